@@ -1,0 +1,94 @@
+#pragma once
+// The attention kernel, written once for every scalar type:
+//   P_ij = exp(β⟨Q x_i, K x_j⟩) / Z_i,  Z_i = Σ_k exp(β⟨Q x_i, K x_k⟩)   (softmax, "SA")
+//   P_ij = exp(β⟨Q x_i, K x_j⟩) / n                                    (unnormalised, "USA")
+// The softmax subtracts each row's maximum before exponentiating, so it never overflows.
+#include "attnflow/tokens.hpp"
+
+#include <cmath>
+
+namespace attnflow {
+
+enum class Normalization { Softmax, Uniform };
+
+/// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i.
+template <class T>
+Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
+                           Normalization norm = Normalization::Softmax, bool causal = false) {
+  using std::exp;
+  const Eigen::Index n = x.rows();
+  const Tokens<T> qx = x * Q.transpose();  // rows Q x_i
+  const Tokens<T> kx = x * K.transpose();  // rows K x_j
+  Matrix<T> L = (qx * kx.transpose()) * beta;
+  Matrix<T> P(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::Index last = causal ? i : n - 1;
+    T row_max = L(i, 0);
+    for (Eigen::Index j = 1; j <= last; ++j)
+      if (L(i, j) > row_max) row_max = L(i, j);
+    T z = 0;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      P(i, j) = j <= last ? T(exp(L(i, j) - row_max)) : T(0);
+      z += P(i, j);
+    }
+    if (norm == Normalization::Softmax) {
+      for (Eigen::Index j = 0; j <= last; ++j) P(i, j) /= z;
+    } else {
+      // exp(L - m) · exp(m) / n: the same numbers as exp(L)/n, computed in the stable order.
+      const T scale = exp(row_max) / T(n);
+      for (Eigen::Index j = 0; j <= last; ++j) P(i, j) *= scale;
+    }
+  }
+  return P;
+}
+
+/// Row sums Z_i = Σ_j exp(β⟨Q x_i, K x_j⟩) (the softmax normaliser), needed by the energy identity.
+template <class T>
+Vector<T> attention_normalizers(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta) {
+  using std::exp;
+  const Matrix<T> L = ((x * Q.transpose()) * (x * K.transpose()).transpose()) * beta;
+  Vector<T> z(x.rows());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    T s = 0;
+    for (Eigen::Index j = 0; j < L.cols(); ++j) s += exp(L(i, j));
+    z(i) = s;
+  }
+  return z;
+}
+
+/// Tangent projection on the sphere: Π_x y = y − ⟨x, y⟩ x, applied row by row.
+template <class T, class Derived>
+void project_tangent_rows(const Tokens<T>& x, Eigen::MatrixBase<Derived>& y) {
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const T ip = x.row(i).dot(y.row(i));
+    y.row(i) -= ip * x.row(i);
+  }
+}
+
+/// e^M by scaling and squaring of a Taylor series, in any scalar type (no library does this
+/// for MPFR matrices). Terms are added until they fall below the working epsilon.
+template <class T> Matrix<T> matrix_exponential(const Matrix<T>& M) {
+  using std::abs;
+  using std::ldexp;
+  T norm = 0;
+  for (Eigen::Index i = 0; i < M.rows(); ++i) norm = std::max<T>(norm, M.row(i).cwiseAbs().sum());
+  int s = 0;
+  while (norm > T(1) / 2) { norm /= 2; ++s; }
+  Matrix<T> A = M;
+  for (int k = 0; k < s; ++k) A /= T(2);
+  const Eigen::Index d = M.rows();
+  Matrix<T> result = Matrix<T>::Identity(d, d);
+  Matrix<T> term = Matrix<T>::Identity(d, d);
+  const T eps = epsilon<T>();
+  for (int k = 1; k < 400; ++k) {
+    term = (term * A) / T(k);
+    result += term;
+    T tn = 0;
+    for (Eigen::Index i = 0; i < d; ++i) tn = std::max<T>(tn, term.row(i).cwiseAbs().sum());
+    if (tn <= eps * T(1) / 4) break;
+  }
+  for (int k = 0; k < s; ++k) result = result * result;
+  return result;
+}
+
+}  // namespace attnflow

@@ -1,0 +1,38 @@
+#include "attnflow/precision_json.hpp"
+
+#include "attnflow/errors.hpp"
+
+namespace attnflow {
+
+Precision parse_precision(const nlohmann::json& j, const std::string& field) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "double") return Precision::double_();
+    if (s == "long-double") return Precision::long_double();
+    if (s == "float128") return Precision::quad();
+    if (s.rfind("mpfr-", 0) == 0) {
+      try {
+        return parse_precision(nlohmann::json{{"digits", std::stoi(s.substr(5))}}, field);
+      } catch (const std::invalid_argument&) {
+      }
+    }
+    input_error(field, "unknown precision \"" + s + "\" (double, long-double, float128 or {\"digits\": N})");
+  }
+  if (j.is_object() && j.contains("digits")) {
+    const auto& d = j.at("digits");
+    if (!d.is_number_integer()) input_error(field + ".digits", "must be an integer");
+    const long digits = d.get<long>();
+    if (digits < kMinMpfrDigits || digits > kMaxMpfrDigits)
+      input_error(field + ".digits", "must be between " + std::to_string(kMinMpfrDigits) + " and " +
+                                         std::to_string(kMaxMpfrDigits) + " (got " + std::to_string(digits) + ")");
+    return Precision::mpfr_digits(static_cast<int>(digits));
+  }
+  input_error(field, "must be \"double\", \"long-double\", \"float128\" or {\"digits\": N}");
+}
+
+nlohmann::json precision_to_json(const Precision& p) {
+  if (p.kind == Precision::Kind::Mpfr) return nlohmann::json{{"digits", p.digits}};
+  return p.name();
+}
+
+}  // namespace attnflow

@@ -1,0 +1,39 @@
+#pragma once
+// A computed trajectory: sampled states plus everything needed to judge how far to trust them.
+#include "attnflow/precision.hpp"
+#include "attnflow/tokens.hpp"
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+struct IntegrationStats {
+  long steps = 0;           // accepted steps (or layers for discrete models)
+  long rejected_steps = 0;  // controlled steppers only
+  long rhs_evaluations = 0;
+  std::string stop_reason = "end";  // "end" | "max-steps" | "predicate"
+};
+
+template <class T> struct Trajectory {
+  std::string model;
+  int n = 0, d = 0;
+  Precision precision;
+  std::string method;       // stepper, or "layer-map" for discrete models
+  double rtol = 0, atol = 0, dt = 0;
+  bool discrete = false;    // t holds layer indices
+  std::vector<T> t;
+  std::vector<Tokens<T>> x;  // one n×d configuration per sample
+  IntegrationStats stats;
+  // Largest deviation (max norm over samples and coordinates) from a re-run at a tighter
+  // tolerance and higher precision; NaN when no such re-run was made.
+  double error_estimate = std::numeric_limits<double>::quiet_NaN();
+  std::string error_estimate_method;  // how the reference run was made
+  nlohmann::json config;               // the (normalised) config that produced it
+
+  std::size_t samples() const { return t.size(); }
+};
+
+}  // namespace attnflow
