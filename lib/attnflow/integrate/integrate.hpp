@@ -1,0 +1,202 @@
+#pragma once
+// integrate(model, x0, settings) → Trajectory, through Boost.Odeint's steppers. The loops are
+// written out (rather than odeint's integrate_times) so that every stepper gets the same step
+// counting, stop conditions and progress reporting.
+#include "attnflow/integrate/settings.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/odeint_compat.hpp"
+#include "attnflow/trajectory.hpp"
+
+#include <cmath>
+
+namespace attnflow {
+
+namespace detail {
+
+namespace odeint = boost::numeric::odeint;
+
+/// Wraps the model as an odeint system and counts right-hand-side evaluations.
+template <class T> struct CountingSystem {
+  const Model<T>* model;
+  long* evaluations;
+  void operator()(const State<T>& x, State<T>& dxdt, const T& t) const {
+    ++*evaluations;
+    model->rhs(x, dxdt, t);
+  }
+};
+
+/// Shared bookkeeping of every stepping loop: samples, step limit, predicate, progress.
+template <class T> struct LoopControl {
+  const Model<T>& model;
+  const IntegrationSettings<T>& s;
+  Trajectory<T>& traj;
+  std::size_t next_sample = 1;
+
+  void record(const State<T>& x, const T& t) {
+    traj.t.push_back(t);
+    traj.x.push_back(as_tokens(x, model.n, model.d));
+  }
+  /// True when the loop must end early; records the state it ends on.
+  bool must_stop(const State<T>& x, const T& t) {
+    if (s.progress) s.progress(to_double((t - s.sample_times.front()) / (s.sample_times.back() - s.sample_times.front())));
+    if (traj.stats.steps >= s.max_steps) {
+      traj.stats.stop_reason = "max-steps";
+    } else if (s.stop_when && s.stop_when(as_tokens(x, model.n, model.d), t)) {
+      traj.stats.stop_reason = "predicate";
+    } else {
+      return false;
+    }
+    if (traj.t.empty() || traj.t.back() != t) record(x, t);
+    return true;
+  }
+};
+
+template <class T, class Stepper>
+void fixed_step_loop(Stepper stepper, const Model<T>& model, State<T> x, const IntegrationSettings<T>& s,
+                     Trajectory<T>& traj) {
+  using std::ceil;
+  CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
+  LoopControl<T> ctl{model, s, traj};
+  ctl.record(x, s.sample_times.front());
+  for (std::size_t k = 1; k < s.sample_times.size(); ++k) {
+    const T t0 = s.sample_times[k - 1], t1 = s.sample_times[k];
+    // Equal steps no longer than dt that land exactly on the sample time.
+    const long m = std::max<long>(1, static_cast<long>(to_double(ceil((t1 - t0) / s.dt))));
+    const T h = (t1 - t0) / T(m);
+    for (long i = 0; i < m; ++i) {
+      const T t = t0 + h * T(i);
+      stepper.do_step(sys, x, t, h);
+      ++traj.stats.steps;
+      const T t_after = i + 1 == m ? t1 : t0 + h * T(i + 1);
+      if (i + 1 == m) ctl.record(x, t1);
+      const bool finished = i + 1 == m && k + 1 == s.sample_times.size();
+      if (!finished && ctl.must_stop(x, t_after)) return;
+    }
+  }
+}
+
+template <class T, class Stepper>
+void dense_output_loop(Stepper stepper, const Model<T>& model, State<T> x, const IntegrationSettings<T>& s,
+                       Trajectory<T>& traj) {
+  CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
+  LoopControl<T> ctl{model, s, traj};
+  ctl.record(x, s.sample_times.front());
+  stepper.initialize(x, s.sample_times.front(), s.dt);
+  State<T> xs(x.size());
+  std::size_t next = 1;
+  while (next < s.sample_times.size()) {
+    stepper.do_step(sys);
+    ++traj.stats.steps;
+    while (next < s.sample_times.size() && s.sample_times[next] <= stepper.current_time()) {
+      stepper.calc_state(s.sample_times[next], xs);
+      ctl.record(xs, s.sample_times[next]);
+      ++next;
+    }
+    if (next < s.sample_times.size() && ctl.must_stop(stepper.current_state(), stepper.current_time())) return;
+  }
+}
+
+template <class T, class Stepper>
+void controlled_loop(Stepper stepper, const Model<T>& model, State<T> x, const IntegrationSettings<T>& s,
+                     Trajectory<T>& traj) {
+  CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
+  LoopControl<T> ctl{model, s, traj};
+  ctl.record(x, s.sample_times.front());
+  T t = s.sample_times.front();
+  T dt = s.dt;
+  traj.stats.rejected_steps = 0;
+  for (std::size_t k = 1; k < s.sample_times.size(); ++k) {
+    const T target = s.sample_times[k];
+    while (t < target) {
+      // Shorten the step to land exactly on the next sample time.
+      const bool clipped = t + dt > target;
+      T step = clipped ? target - t : dt;
+      const T t_before = t;
+      if (stepper.try_step(sys, x, t, step) == odeint::success) {
+        ++traj.stats.steps;
+        if (clipped) t = target;  // the exact sample time, not t_before + (target − t_before) rounded
+        if (!clipped || step > dt) dt = step;     // keep the proposal unless the clip shrank it
+        if (t < target && ctl.must_stop(x, t)) return;
+      } else {
+        ++traj.stats.rejected_steps;
+        dt = step;
+        if (!(dt > T(0)) || t_before != t) throw std::runtime_error("controlled stepper failed to advance");
+        if (traj.stats.rejected_steps > s.max_steps) {
+          traj.stats.stop_reason = "max-steps";
+          ctl.record(x, t);
+          return;
+        }
+      }
+    }
+    ctl.record(x, target);
+    if (k + 1 < s.sample_times.size() && ctl.must_stop(x, t)) return;
+  }
+}
+
+template <class T>
+void layer_loop(const Model<T>& model, State<T> x, const IntegrationSettings<T>& s, Trajectory<T>& traj) {
+  LoopControl<T> ctl{model, s, traj};
+  ctl.record(x, T(0));
+  for (long k = 0; k < s.layers; ++k) {
+    model.layer(x, k);
+    ++traj.stats.steps;
+    const long done = k + 1;
+    if (done % s.sample_every == 0 || done == s.layers) ctl.record(x, T(done));
+    if (s.progress) s.progress(static_cast<double>(done) / static_cast<double>(s.layers));
+    if (done < s.layers) {
+      if (traj.stats.steps >= s.max_steps) { traj.stats.stop_reason = "max-steps"; }
+      else if (s.stop_when && s.stop_when(as_tokens(x, model.n, model.d), T(done))) { traj.stats.stop_reason = "predicate"; }
+      else continue;
+      if (traj.t.back() != T(done)) ctl.record(x, T(done));
+      return;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Integrates the model from x0, sampling at s.sample_times (continuous) or every
+/// s.sample_every layers (discrete).
+template <class T>
+Trajectory<T> integrate(const Model<T>& model, const Tokens<T>& x0, const IntegrationSettings<T>& s) {
+  namespace odeint = boost::numeric::odeint;
+  using S = State<T>;
+  Trajectory<T> traj;
+  traj.model = model.info->id;
+  traj.n = model.n;
+  traj.d = model.d;
+  traj.discrete = model.discrete();
+  traj.method = model.discrete() ? "layer-map" : s.method;
+  traj.rtol = to_double(s.rtol);
+  traj.atol = to_double(s.atol);
+  traj.dt = to_double(s.dt);
+  if (s.fixed_step) traj.method += " (fixed step)";
+  traj.stats.rejected_steps = -1;  // known for rkf78 only
+  const S x = as_state<T>(x0);
+  if (model.discrete()) {
+    detail::layer_loop(model, x, s, traj);
+  } else if (s.method == "euler") {
+    detail::fixed_step_loop(odeint::euler<S, T, S, T>(), model, x, s, traj);
+  } else if (s.method == "rk4") {
+    detail::fixed_step_loop(odeint::runge_kutta4<S, T, S, T>(), model, x, s, traj);
+  } else if (s.fixed_step && s.method == "dopri5") {
+    detail::fixed_step_loop(odeint::runge_kutta_dopri5<S, T, S, T>(), model, x, s, traj);
+  } else if (s.fixed_step && s.method == "rkf78") {
+    detail::fixed_step_loop(odeint::runge_kutta_fehlberg78<S, T, S, T>(), model, x, s, traj);
+  } else if (s.fixed_step) {
+    throw std::invalid_argument("integrate: fixed steps are available for euler, rk4, dopri5 and rkf78");
+  } else if (s.method == "dopri5") {
+    detail::dense_output_loop(odeint::make_dense_output(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>()),
+                              model, x, s, traj);
+  } else if (s.method == "rkf78") {
+    detail::controlled_loop(odeint::make_controlled(s.atol, s.rtol, odeint::runge_kutta_fehlberg78<S, T, S, T>()),
+                            model, x, s, traj);
+  } else if (s.method == "bulirsch-stoer") {
+    detail::dense_output_loop(odeint::bulirsch_stoer_dense_out<S, T, S, T>(s.atol, s.rtol), model, x, s, traj);
+  } else {
+    throw std::invalid_argument("integrate: unknown method " + s.method);
+  }
+  return traj;
+}
+
+}  // namespace attnflow

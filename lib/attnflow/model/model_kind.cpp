@@ -1,0 +1,44 @@
+#include "attnflow/model/model_kind.hpp"
+
+#include "attnflow/errors.hpp"
+
+namespace attnflow {
+
+const std::vector<ModelInfo>& model_catalogue() {
+  static const std::vector<ModelInfo> models = {
+      {ModelKind::SaEuclid, "sa-euclid", "dx_i/dt = sum_j P_ij V x_j", false, false, Normalization::Softmax, false},
+      {ModelKind::SaRescaled, "sa-rescaled", "dz_i/dt = sum_j P_ij(e^{tV} z) V (z_j - z_i)", false, false,
+       Normalization::Softmax, false},
+      {ModelKind::SaSphere, "sa-sphere", "dx_i/dt = Pi_{x_i}(sum_j P_ij V x_j)", false, true, Normalization::Softmax,
+       false},
+      {ModelKind::UsaSphere, "usa-sphere", "dx_i/dt = Pi_{x_i}((1/n) sum_j e^{beta<Qx_i,Kx_j>} V x_j)", false, true,
+       Normalization::Uniform, false},
+      {ModelKind::Multihead, "multihead", "dx_i/dt = Pi_{x_i}(sum_h sum_j P^h_ij V_h x_j)", false, true,
+       Normalization::Softmax, false},
+      {ModelKind::Ffn, "ffn", "dz_i/dt = W sigma(V sum_j P_ij (z_j - z_i))", false, false, Normalization::Softmax,
+       false},
+      {ModelKind::Causal, "causal", "dx_i/dt = Pi_{x_i}(sum_{j<=i} P_ij V x_j)", false, true, Normalization::Softmax,
+       true},
+      {ModelKind::LayerNormalized, "layer-normalized",
+       "x_i^{k+1} = y_i/|y_i|, y_i = x_i + sum_j P_ij(Q_k,K_k) V_k x_j", true, true, Normalization::Softmax, false},
+      {ModelKind::EulerRenormalize, "euler-renormalize", "x_i^{k+1} = normalize(x_i + eta sum_j P_ij V x_j)", true,
+       true, Normalization::Softmax, false},
+  };
+  return models;
+}
+
+const ModelInfo& model_info(ModelKind kind) {
+  for (const auto& m : model_catalogue())
+    if (m.kind == kind) return m;
+  throw std::logic_error("model_info: unknown kind");
+}
+
+const ModelInfo& model_info(const std::string& id) {
+  for (const auto& m : model_catalogue())
+    if (id == m.id) return m;
+  std::string known;
+  for (const auto& m : model_catalogue()) known += (known.empty() ? "" : ", ") + std::string(m.id);
+  input_error("model", "unknown model \"" + id + "\" (known: " + known + ")");
+}
+
+}  // namespace attnflow

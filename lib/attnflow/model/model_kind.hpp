@@ -1,0 +1,27 @@
+#pragma once
+// The model families of THEORY.md §1, by id.
+#include "attnflow/model/attention.hpp"
+
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+enum class ModelKind { SaEuclid, SaRescaled, SaSphere, UsaSphere, Multihead, Ffn, Causal, LayerNormalized, EulerRenormalize };
+
+struct ModelInfo {
+  ModelKind kind;
+  const char* id;
+  const char* equation;  // one line, for `attnflow list` and reports
+  bool discrete;         // a layer map rather than a vector field
+  bool on_sphere;        // tokens live on S^{d-1}
+  Normalization normalization;
+  bool causal;
+};
+
+const std::vector<ModelInfo>& model_catalogue();
+const ModelInfo& model_info(ModelKind kind);
+/// Throws InputError("model: unknown model ...") for an unknown id.
+const ModelInfo& model_info(const std::string& id);
+
+}  // namespace attnflow

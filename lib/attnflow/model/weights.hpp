@@ -1,0 +1,101 @@
+#pragma once
+// Weights Q, K, V, W that are constant, given per layer, or interpolated in time.
+#include "attnflow/suite/json_fields.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/tokens.hpp"
+
+#include <random>
+
+namespace attnflow {
+
+/// The matrix a MatrixSpec names, in T. Random entries are drawn in double from the seed (so
+/// every precision sees the same matrix) and converted exactly.
+template <class T> Matrix<T> build_matrix(const MatrixSpec& spec, int d) {
+  using K = MatrixSpec::Kind;
+  switch (spec.kind) {
+    case K::Identity: return Matrix<T>::Identity(d, d);
+    case K::MinusIdentity: return -Matrix<T>::Identity(d, d);
+    case K::Zero: return Matrix<T>::Zero(d, d);
+    case K::ScaledIdentity: return Matrix<T>::Identity(d, d) * from_decimal<T>(spec.scalar);
+    case K::Diagonal: {
+      Matrix<T> m = Matrix<T>::Zero(d, d);
+      for (int i = 0; i < d; ++i) m(i, i) = from_decimal<T>(spec.entries[i]);
+      return m;
+    }
+    case K::Explicit: {
+      Matrix<T> m(d, d);
+      for (int i = 0; i < d; ++i)
+        for (int k = 0; k < d; ++k) m(i, k) = from_decimal<T>(spec.entries[i * d + k]);
+      return m;
+    }
+    case K::Random: {
+      std::mt19937_64 rng(spec.seed);
+      const double scale = decimal_as_double(spec.scale);
+      Matrix<T> m(d, d);
+      // Drawn row by row with our own transforms: std::*_distribution differ between libraries.
+      for (int i = 0; i < d; ++i)
+        for (int k = 0; k < d; ++k) {
+          const double u1 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
+          if (spec.distribution == "uniform") {
+            m(i, k) = T(scale * (2 * u1 - 1));
+          } else {
+            const double u2 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
+            m(i, k) = T(scale * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+          }
+        }
+      return m;
+    }
+  }
+  throw std::logic_error("build_matrix: unknown kind");
+}
+
+
+template <class T> class WeightSchedule {
+ public:
+  WeightSchedule() = default;
+  /// `layer_duration`: for continuous models a per-layer list is piecewise constant in time,
+  /// layer k acting on [k·h, (k+1)·h).
+  WeightSchedule(const WeightSpec& spec, int d, T layer_duration = T(1))
+      : kind_(spec.kind), layer_duration_(layer_duration) {
+    for (const auto& m : spec.values) values_.push_back(build_matrix<T>(m, d));
+    for (const auto& t : spec.knot_times) knots_.push_back(from_decimal<T>(t));
+  }
+
+  bool constant() const { return kind_ == WeightSpec::Kind::Constant; }
+  const Matrix<T>& constant_value() const { return values_.front(); }
+
+  const Matrix<T>& at_layer(long k) const {
+    if (kind_ == WeightSpec::Kind::PerLayer)
+      return values_[static_cast<std::size_t>(std::min<long>(k, static_cast<long>(values_.size()) - 1))];
+    return values_.front();
+  }
+
+  Matrix<T> at_time(const T& t) const {
+    switch (kind_) {
+      case WeightSpec::Kind::Constant: return values_.front();
+      case WeightSpec::Kind::PerLayer: {
+        using std::floor;
+        const T idx = floor(t / layer_duration_);
+        long k = static_cast<long>(idx < T(0) ? T(0) : idx);
+        return at_layer(k);
+      }
+      case WeightSpec::Kind::Knots: {
+        if (t <= knots_.front()) return values_.front();
+        if (t >= knots_.back()) return values_.back();
+        std::size_t k = 1;
+        while (knots_[k] < t) ++k;
+        const T s = (t - knots_[k - 1]) / (knots_[k] - knots_[k - 1]);
+        return values_[k - 1] * (T(1) - s) + values_[k] * s;
+      }
+    }
+    return values_.front();
+  }
+
+ private:
+  WeightSpec::Kind kind_ = WeightSpec::Kind::Constant;
+  T layer_duration_ = T(1);
+  std::vector<Matrix<T>> values_;
+  std::vector<T> knots_;
+};
+
+}  // namespace attnflow

@@ -1,0 +1,106 @@
+#include "attnflow/suite/json_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+namespace attnflow {
+
+namespace {
+std::string kind_of(const nlohmann::json& j) { return j.type_name(); }
+std::string sub(const std::string& field, const std::string& key) {
+  return field.empty() ? key : field + "." + key;
+}
+}  // namespace
+
+bool is_decimal_literal(const std::string& s) {
+  static const std::regex pattern(R"(^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$)");
+  return std::regex_match(s, pattern);
+}
+
+double decimal_as_double(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+std::string read_decimal(const nlohmann::json& j, const std::string& field) {
+  if (j.is_number()) {
+    if (j.is_number_float() && !std::isfinite(j.get<double>())) input_error(field, "must be finite");
+    // dump() of a float is its shortest round-trip text: "0.1" stays "0.1".
+    return j.dump();
+  }
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (!is_decimal_literal(s))
+      input_error(field, "\"" + s + "\" is not a finite decimal number");
+    if (!std::isfinite(decimal_as_double(s))) input_error(field, "\"" + s + "\" is out of range");
+    return s;
+  }
+  input_error(field, "must be a number or a decimal string, got " + kind_of(j));
+}
+
+std::string read_decimal(const nlohmann::json& obj, const std::string& key, const std::string& field,
+                         const std::string& fallback) {
+  if (!obj.contains(key)) return fallback;
+  return read_decimal(obj.at(key), sub(field, key));
+}
+
+long read_integer(const nlohmann::json& obj, const std::string& key, const std::string& field, long lo, long hi) {
+  const std::string name = sub(field, key);
+  if (!obj.contains(key)) input_error(name, "missing");
+  const auto& j = obj.at(key);
+  long v = 0;
+  if (j.is_number_integer()) {
+    v = j.get<long>();
+  } else if (j.is_number_float() && std::isfinite(j.get<double>()) && std::floor(j.get<double>()) == j.get<double>() &&
+             std::abs(j.get<double>()) < 1e15) {
+    v = static_cast<long>(j.get<double>());
+  } else {
+    input_error(name, "must be an integer, got " + (j.is_string() ? "\"" + j.get<std::string>() + "\"" : j.dump()));
+  }
+  if (v < lo || v > hi)
+    input_error(name, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " +
+                          std::to_string(v) + ")");
+  return v;
+}
+
+long read_integer(const nlohmann::json& obj, const std::string& key, const std::string& field, long lo, long hi,
+                  long fallback) {
+  if (!obj.contains(key)) return fallback;
+  return read_integer(obj, key, field, lo, hi);
+}
+
+std::string read_string(const nlohmann::json& obj, const std::string& key, const std::string& field) {
+  const std::string name = sub(field, key);
+  if (!obj.contains(key)) input_error(name, "missing");
+  if (!obj.at(key).is_string()) input_error(name, "must be a string, got " + kind_of(obj.at(key)));
+  return obj.at(key).get<std::string>();
+}
+
+std::string read_string(const nlohmann::json& obj, const std::string& key, const std::string& field,
+                        const std::string& fallback) {
+  if (!obj.contains(key)) return fallback;
+  return read_string(obj, key, field);
+}
+
+bool read_bool(const nlohmann::json& obj, const std::string& key, const std::string& field, bool fallback) {
+  if (!obj.contains(key)) return fallback;
+  if (!obj.at(key).is_boolean()) input_error(sub(field, key), "must be true or false");
+  return obj.at(key).get<bool>();
+}
+
+std::uint64_t read_seed(const nlohmann::json& obj, const std::string& key, const std::string& field,
+                        std::uint64_t fallback) {
+  if (!obj.contains(key)) return fallback;
+  const auto& j = obj.at(key);
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer() && j.get<long>() >= 0) return static_cast<std::uint64_t>(j.get<long>());
+  input_error(sub(field, key), "must be a non-negative integer");
+}
+
+void reject_unknown_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed,
+                         const std::string& where) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+      input_error(sub(where, it.key()), "unknown field");
+  }
+}
+
+}  // namespace attnflow

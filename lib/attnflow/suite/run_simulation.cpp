@@ -1,0 +1,61 @@
+#include "attnflow/suite/json_fields.hpp"
+#include "attnflow/suite/simulate.hpp"
+#include "attnflow/trajectory_io.hpp"
+
+#include <fmt/format.h>
+
+namespace attnflow {
+
+namespace {
+
+std::string tighter(const std::string& decimal, double factor) {
+  return fmt::format("{}", decimal_as_double(decimal) / factor);
+}
+
+/// Largest coordinate deviation between two runs over their common samples, computed at the
+/// reference's (higher) precision.
+template <class T> double max_deviation(const Trajectory<T>& run, const Trajectory<mpfr>& reference) {
+  mpfr worst = 0;
+  const std::size_t samples = std::min(run.samples(), reference.samples());
+  for (std::size_t s = 0; s < samples; ++s) {
+    const Tokens<mpfr> x = convert_tokens<mpfr>(run.x[s]);
+    worst = std::max<mpfr>(worst, (x - reference.x[s]).cwiseAbs().maxCoeff());
+  }
+  return to_double(worst);
+}
+
+}  // namespace
+
+SimConfig tightened_config(const SimConfig& c) {
+  SimConfig r = c;
+  r.precision = c.precision.raised(20);
+  r.rtol = tighter(c.rtol, 100);
+  r.atol = tighter(c.atol, 100);
+  r.dt = tighter(c.dt, 10);
+  r.verify = false;
+  return r;
+}
+
+std::string describe_reference(const SimConfig& r) {
+  if (r.discrete()) return fmt::format("re-run of the layer map at {} (no truncation error)", r.precision.name());
+  if (r.method == "euler" || r.method == "rk4" || r.fixed_step)
+    return fmt::format("re-run with {} at dt = {} and {}", r.method, r.dt, r.precision.name());
+  return fmt::format("re-run with {} at rtol = {}, atol = {} and {}", r.method, r.rtol, r.atol, r.precision.name());
+}
+
+SimulationOutput run_simulation(const SimConfig& c, const std::function<void(double)>& progress) {
+  return with_precision(c.precision, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Trajectory<T> tr = simulate<T>(c, progress);
+    if (c.verify) {
+      const SimConfig ref = tightened_config(c);
+      MpfrDigitsScope scope(ref.precision.digits);
+      const Trajectory<mpfr> reference = simulate<mpfr>(ref);
+      tr.error_estimate = max_deviation(tr, reference);
+      tr.error_estimate_method = describe_reference(ref);
+    }
+    return SimulationOutput{trajectory_to_json(tr), trajectory_to_csv(tr)};
+  });
+}
+
+}  // namespace attnflow

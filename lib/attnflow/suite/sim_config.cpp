@@ -1,0 +1,291 @@
+#include "attnflow/suite/sim_config.hpp"
+
+#include "attnflow/precision_json.hpp"
+#include "attnflow/suite/json_fields.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace attnflow {
+
+const std::vector<std::string> kMethods = {"euler", "rk4", "dopri5", "rkf78", "bulirsch-stoer"};
+
+namespace {
+
+constexpr long kMaxTokens = 1 << 20;
+constexpr long kMaxDim = 1 << 16;
+
+MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field) {
+  MatrixSpec m;
+  if (j.is_string()) {
+    const auto s = j.get<std::string>();
+    if (s == "identity") m.kind = MatrixSpec::Kind::Identity;
+    else if (s == "minus-identity") m.kind = MatrixSpec::Kind::MinusIdentity;
+    else if (s == "zero") m.kind = MatrixSpec::Kind::Zero;
+    else input_error(field, "unknown matrix \"" + s + "\" (identity, minus-identity, zero, a d×d array, "
+                            "{\"random\": ...}, {\"diag\": [...]}, {\"scaled-identity\": a})");
+    return m;
+  }
+  if (j.is_number()) {  // a number a means a·I
+    m.kind = MatrixSpec::Kind::ScaledIdentity;
+    m.scalar = read_decimal(j, field);
+    return m;
+  }
+  if (j.is_array()) {
+    if (static_cast<int>(j.size()) != d)
+      input_error(field, "must have d = " + std::to_string(d) + " rows, got " + std::to_string(j.size()));
+    m.kind = MatrixSpec::Kind::Explicit;
+    for (std::size_t r = 0; r < j.size(); ++r) {
+      const std::string row = field + "[" + std::to_string(r) + "]";
+      if (!j[r].is_array() || static_cast<int>(j[r].size()) != d)
+        input_error(row, "must be a row of d = " + std::to_string(d) + " numbers");
+      for (std::size_t c = 0; c < j[r].size(); ++c)
+        m.entries.push_back(read_decimal(j[r][c], row + "[" + std::to_string(c) + "]"));
+    }
+    return m;
+  }
+  if (j.is_object()) {
+    if (j.contains("random")) {
+      reject_unknown_keys(j, {"random", "seed", "scale"}, field);
+      m.kind = MatrixSpec::Kind::Random;
+      m.distribution = read_string(j, "random", field);
+      if (m.distribution != "gaussian" && m.distribution != "uniform")
+        input_error(field + ".random", "must be \"gaussian\" or \"uniform\"");
+      m.seed = read_seed(j, "seed", field, 0);
+      m.scale = read_decimal(j, "scale", field, "1");
+      return m;
+    }
+    if (j.contains("diag")) {
+      reject_unknown_keys(j, {"diag"}, field);
+      const auto& dj = j.at("diag");
+      if (!dj.is_array() || static_cast<int>(dj.size()) != d)
+        input_error(field + ".diag", "must be a list of d = " + std::to_string(d) + " numbers");
+      m.kind = MatrixSpec::Kind::Diagonal;
+      for (std::size_t c = 0; c < dj.size(); ++c)
+        m.entries.push_back(read_decimal(dj[c], field + ".diag[" + std::to_string(c) + "]"));
+      return m;
+    }
+    if (j.contains("scaled-identity")) {
+      reject_unknown_keys(j, {"scaled-identity"}, field);
+      m.kind = MatrixSpec::Kind::ScaledIdentity;
+      m.scalar = read_decimal(j.at("scaled-identity"), field + ".scaled-identity");
+      return m;
+    }
+  }
+  input_error(field, "must be a matrix: \"identity\", \"minus-identity\", \"zero\", a number a (a·I), a d×d array, "
+                     "{\"random\": \"gaussian\"|\"uniform\", \"seed\": s}, {\"diag\": [...]} or "
+                     "{\"scaled-identity\": a}");
+}
+
+WeightSpec parse_weight(const nlohmann::json& j, int d, const std::string& field) {
+  WeightSpec w;
+  if (j.is_object() && j.contains("layers")) {
+    reject_unknown_keys(j, {"layers"}, field);
+    const auto& list = j.at("layers");
+    if (!list.is_array() || list.empty()) input_error(field + ".layers", "must be a non-empty list of matrices");
+    w.kind = WeightSpec::Kind::PerLayer;
+    for (std::size_t k = 0; k < list.size(); ++k)
+      w.values.push_back(parse_matrix(list[k], d, field + ".layers[" + std::to_string(k) + "]"));
+    return w;
+  }
+  if (j.is_object() && j.contains("knots")) {
+    reject_unknown_keys(j, {"knots"}, field);
+    const auto& list = j.at("knots");
+    if (!list.is_array() || list.size() < 2) input_error(field + ".knots", "must list at least two {t, value}");
+    w.kind = WeightSpec::Kind::Knots;
+    double last = -1e300;
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string kf = field + ".knots[" + std::to_string(k) + "]";
+      if (!list[k].is_object() || !list[k].contains("t") || !list[k].contains("value"))
+        input_error(kf, "must be {\"t\": time, \"value\": matrix}");
+      const std::string t = read_decimal(list[k].at("t"), kf + ".t");
+      if (decimal_as_double(t) <= last) input_error(kf + ".t", "knot times must increase");
+      last = decimal_as_double(t);
+      w.knot_times.push_back(t);
+      w.values.push_back(parse_matrix(list[k].at("value"), d, kf + ".value"));
+    }
+    return w;
+  }
+  w.values.push_back(parse_matrix(j, d, field));
+  return w;
+}
+
+InitSpec parse_init(const nlohmann::json& j, int n, int d) {
+  InitSpec init;
+  if (j.is_string()) {
+    init.kind = j.get<std::string>();
+  } else if (j.is_object()) {
+    reject_unknown_keys(j, {"kind", "seed", "standard", "scale", "points"}, "init");
+    init.kind = read_string(j, "kind", "init");
+    init.seed = read_seed(j, "seed", "init", 0);
+    init.standard_basis = read_bool(j, "standard", "init", false);
+    init.scale = read_decimal(j, "scale", "init", "1");
+    if (init.kind == "explicit") {
+      if (!j.contains("points")) input_error("init.points", "missing (explicit start needs n×d points)");
+      const auto& p = j.at("points");
+      if (!p.is_array() || static_cast<int>(p.size()) != n)
+        input_error("init.points", "must have n = " + std::to_string(n) + " points");
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        const std::string row = "init.points[" + std::to_string(i) + "]";
+        if (!p[i].is_array() || static_cast<int>(p[i].size()) != d)
+          input_error(row, "must have d = " + std::to_string(d) + " coordinates");
+        for (std::size_t c = 0; c < p[i].size(); ++c)
+          init.points.push_back(read_decimal(p[i][c], row + "[" + std::to_string(c) + "]"));
+      }
+    }
+  } else {
+    input_error("init", "must be a kind name or {\"kind\": ..., \"seed\": ...}");
+  }
+  static const std::vector<std::string> kinds = {"uniform-sphere", "uniform-cube", "orthogonal", "hemisphere",
+                                                 "explicit"};
+  if (std::find(kinds.begin(), kinds.end(), init.kind) == kinds.end())
+    input_error("init.kind", "unknown start \"" + init.kind +
+                                 "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, explicit)");
+  if (init.kind == "explicit" && init.points.empty()) input_error("init.points", "missing");
+  if (init.kind == "orthogonal" && d < n)
+    input_error("init", "an orthogonal start needs d >= n (got n = " + std::to_string(n) + ", d = " +
+                            std::to_string(d) + ")");
+  if (decimal_as_double(init.scale) <= 0) input_error("init.scale", "must be positive");
+  return init;
+}
+
+}  // namespace
+
+SimConfig parse_sim_config(const nlohmann::json& j) {
+  if (!j.is_object()) input_error("config", "must be a JSON object");
+  reject_unknown_keys(j, {"model", "n", "d", "beta", "Q", "K", "V", "W", "heads", "activation", "causal", "eta", "init",
+                          "time", "layers", "method", "rtol", "atol", "dt", "fixed_step", "max_steps", "stop", "precision", "verify",
+                          "comment"},
+                      "");
+  SimConfig c;
+  c.source = j;
+  c.model = &model_info(read_string(j, "model", ""));
+  c.n = static_cast<int>(read_integer(j, "n", "", 1, kMaxTokens));
+  c.d = static_cast<int>(read_integer(j, "d", "", 1, kMaxDim));
+  c.beta = read_decimal(j, "beta", "beta", "1");
+  c.causal = c.model->causal || read_bool(j, "causal", "", false);
+  c.eta = read_decimal(j, "eta", "eta", "0.1");
+  if (decimal_as_double(c.eta) <= 0) input_error("eta", "must be positive");
+
+  // Heads: "heads": h; each of Q, K, V is one matrix for all heads or {"heads": [per head]}.
+  const int h = static_cast<int>(read_integer(j, "heads", "", 1, 1024, 1));
+  if (h > 1 && c.model->kind != ModelKind::Multihead && c.model->discrete)
+    input_error("heads", "multiple heads are supported by the continuous models only");
+  c.heads.resize(h);
+  for (const char* name : {"Q", "K", "V"}) {
+    const nlohmann::json spec = j.contains(name) ? j.at(name) : nlohmann::json("identity");
+    for (int k = 0; k < h; ++k) {
+      WeightSpec w;
+      if (spec.is_object() && spec.contains("heads")) {
+        const auto& list = spec.at("heads");
+        if (!list.is_array() || static_cast<int>(list.size()) != h)
+          input_error(std::string(name) + ".heads", "must list one matrix per head (" + std::to_string(h) + ")");
+        w = parse_weight(list[k], c.d, std::string(name) + ".heads[" + std::to_string(k) + "]");
+      } else {
+        w = parse_weight(spec, c.d, name);
+        // A random matrix shared by all heads would make the heads identical: vary the seed.
+        for (auto& m : w.values)
+          if (m.kind == MatrixSpec::Kind::Random) m.seed += static_cast<std::uint64_t>(k) * 1000003u;
+      }
+      (name[0] == 'Q' ? c.heads[k].Q : name[0] == 'K' ? c.heads[k].K : c.heads[k].V) = w;
+    }
+  }
+  c.W = parse_weight(j.contains("W") ? j.at("W") : nlohmann::json("identity"), c.d, "W");
+  c.activation = read_string(j, "activation", "", "relu");
+  if (c.activation != "relu" && c.activation != "tanh" && c.activation != "identity")
+    input_error("activation", "must be relu, tanh or identity");
+  if (c.model->kind == ModelKind::SaRescaled && h > 1)
+    input_error("heads", "sa-rescaled has one head (its rescaling uses that head's V)");
+  if (c.model->kind == ModelKind::SaRescaled)
+    for (const auto& head : c.heads)
+      if (head.V.kind != WeightSpec::Kind::Constant)
+        input_error("V", "sa-rescaled needs a constant V (the rescaling is z = e^{-tV} x)");
+
+  c.init = parse_init(j.contains("init") ? j.at("init") : nlohmann::json("uniform-sphere"), c.n, c.d);
+  if (c.model->on_sphere && c.init.kind == "uniform-cube")
+    input_error("init.kind", std::string("uniform-cube does not put tokens on the sphere that ") + c.model->id +
+                                 " needs (use uniform-sphere, orthogonal, hemisphere or explicit unit vectors)");
+
+  // Time or layers.
+  const nlohmann::json time = j.contains("time") ? j.at("time") : nlohmann::json::object();
+  if (!time.is_object()) input_error("time", "must be an object {\"t_end\": T, \"samples\": m} or {\"layers\": L}");
+  reject_unknown_keys(time, {"t_end", "samples", "times", "layers", "every"}, "time");
+  if (c.model->discrete) {
+    if (time.contains("layers")) c.layers = read_integer(time, "layers", "time", 1, 100000000);
+    else if (j.contains("layers")) c.layers = read_integer(j, "layers", "", 1, 100000000);
+    else input_error("time.layers", "missing (discrete models run a number of layers)");
+    c.sample_every = read_integer(time, "every", "time", 1, 100000000, 1);
+  } else {
+    if (time.contains("times")) {
+      const auto& list = time.at("times");
+      if (!list.is_array() || list.size() < 2) input_error("time.times", "must list at least two times");
+      double last = -1;
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        const std::string f = "time.times[" + std::to_string(k) + "]";
+        c.times.push_back(read_decimal(list[k], f));
+        const double v = decimal_as_double(c.times.back());
+        if (k == 0 && v != 0) input_error(f, "the first sample time must be 0");
+        if (k > 0 && v <= last) input_error(f, "sample times must increase");
+        last = v;
+      }
+    } else {
+      if (!time.contains("t_end")) input_error("time.t_end", "missing");
+      const std::string t_end = read_decimal(time, "t_end", "time", "0");
+      if (decimal_as_double(t_end) <= 0) input_error("time.t_end", "must be positive (got " + t_end + ")");
+      const long samples = read_integer(time, "samples", "time", 2, 10000000, 101);
+      c.times = {"0", t_end};
+      c.grid_samples = samples;
+    }
+  }
+  for (const auto& head : c.heads)
+    for (const WeightSpec* w : {&head.Q, &head.K, &head.V})
+      if (c.model->discrete && w->kind == WeightSpec::Kind::PerLayer && static_cast<long>(w->values.size()) < c.layers)
+        input_error("Q/K/V.layers", "lists " + std::to_string(w->values.size()) + " matrices but the run has " +
+                                        std::to_string(c.layers) + " layers");
+
+  c.method = read_string(j, "method", "", "dopri5");
+  if (!c.model->discrete && std::find(kMethods.begin(), kMethods.end(), c.method) == kMethods.end())
+    input_error("method", "unknown method \"" + c.method + "\" (euler, rk4, dopri5, rkf78, bulirsch-stoer)");
+  c.rtol = read_decimal(j, "rtol", "rtol", "1e-10");
+  c.atol = read_decimal(j, "atol", "atol", "1e-12");
+  c.dt = read_decimal(j, "dt", "dt", "0.01");
+  if (decimal_as_double(c.rtol) < 0) input_error("rtol", "must not be negative (got " + c.rtol + ")");
+  if (decimal_as_double(c.atol) < 0) input_error("atol", "must not be negative (got " + c.atol + ")");
+  if (decimal_as_double(c.rtol) == 0 && decimal_as_double(c.atol) == 0)
+    input_error("rtol", "rtol and atol cannot both be zero");
+  if (decimal_as_double(c.dt) <= 0) input_error("dt", "must be positive (got " + c.dt + ")");
+  c.fixed_step = read_bool(j, "fixed_step", "", false);
+  if (c.fixed_step && c.method != "dopri5" && c.method != "rkf78" && c.method != "euler" && c.method != "rk4")
+    input_error("fixed_step", "is available for euler, rk4, dopri5 and rkf78");
+  c.max_steps = read_integer(j, "max_steps", "", 1, 1000000000000L, 10000000);
+  if (j.contains("stop")) {
+    const auto& s = j.at("stop");
+    if (!s.is_object()) input_error("stop", "must be {\"diameter_below\": delta}");
+    reject_unknown_keys(s, {"diameter_below"}, "stop");
+    c.stop_diameter_below = read_decimal(s, "diameter_below", "stop", "");
+    if (!c.stop_diameter_below.empty() && decimal_as_double(c.stop_diameter_below) <= 0)
+      input_error("stop.diameter_below", "must be positive");
+  }
+  c.precision = j.contains("precision") ? parse_precision(j.at("precision")) : Precision::double_();
+  c.verify = read_bool(j, "verify", "", false);
+  return c;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) input_error(path, "cannot be read");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    const auto pos = what.find("parse error");
+    input_error(path, "invalid JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");
+  }
+}
+
+SimConfig load_sim_config(const std::string& path) { return parse_sim_config(read_json_file(path)); }
+
+}  // namespace attnflow

@@ -1,0 +1,81 @@
+#pragma once
+// The simulate config (DESIGN.md "simulate config"), validated once and kept as exact decimal
+// text so that any scalar type can be built from it without going through double.
+#include "attnflow/model/model_kind.hpp"
+#include "attnflow/precision.hpp"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+/// One d×d matrix: a named one, explicit entries, a diagonal, or seeded random entries.
+struct MatrixSpec {
+  enum class Kind { Identity, MinusIdentity, Zero, ScaledIdentity, Diagonal, Explicit, Random };
+  Kind kind = Kind::Identity;
+  std::vector<std::string> entries;  // Explicit: d*d row-major; Diagonal: d
+  std::string scalar = "1";          // ScaledIdentity: α in α I
+  std::string distribution;          // Random: "gaussian" (N(0, scale^2)) | "uniform" (U[-scale, scale])
+  std::uint64_t seed = 0;
+  std::string scale = "1";
+};
+
+/// A weight that may change with the layer or with time.
+struct WeightSpec {
+  enum class Kind { Constant, PerLayer, Knots };
+  Kind kind = Kind::Constant;
+  std::vector<MatrixSpec> values;      // Constant: 1; PerLayer: one per layer; Knots: one per knot
+  std::vector<std::string> knot_times;  // Knots: increasing times, piecewise-linear in between
+};
+
+struct HeadSpec {
+  WeightSpec Q, K, V;
+};
+
+struct InitSpec {
+  std::string kind = "uniform-sphere";  // uniform-sphere | uniform-cube | orthogonal | hemisphere | explicit
+  std::uint64_t seed = 0;
+  bool standard_basis = false;          // orthogonal: e_1..e_n instead of a random frame
+  std::string scale = "1";              // uniform-cube: half-width
+  std::vector<std::string> points;      // explicit: n*d row-major
+};
+
+struct SimConfig {
+  const ModelInfo* model = nullptr;
+  int n = 0, d = 0;
+  std::string beta = "1";
+  std::vector<HeadSpec> heads;  // size = number of heads
+  WeightSpec W;                  // ffn only
+  std::string activation = "relu";
+  bool causal = false;
+  std::string eta = "0.1";       // euler-renormalize step
+  InitSpec init;
+  // time: continuous models sample at `times`; discrete models run `layers` layers and keep
+  // every `sample_every`-th one (and the last).
+  std::vector<std::string> times;  // explicit sample times, or {0, t_end} with a grid
+  long grid_samples = 0;            // > 0: sample k is t_end·k/(grid_samples−1), formed exactly in T
+  long layers = 0;
+  long sample_every = 1;
+  std::string method = "dopri5";
+  std::string rtol = "1e-10", atol = "1e-12", dt = "0.01";
+  bool fixed_step = false;  // dopri5/rkf78 without step control (steps ≤ dt)
+  long max_steps = 10000000;
+  std::string stop_diameter_below;  // empty: no predicate
+  Precision precision = Precision::double_();
+  bool verify = false;
+  nlohmann::json source;  // the config as given, for provenance
+
+  bool discrete() const { return model->discrete; }
+  std::string t_end() const { return times.empty() ? "0" : times.back(); }
+};
+
+SimConfig parse_sim_config(const nlohmann::json& j);
+/// Reads and parses a file; unreadable files and invalid JSON are InputErrors.
+SimConfig load_sim_config(const std::string& path);
+nlohmann::json read_json_file(const std::string& path);
+
+extern const std::vector<std::string> kMethods;
+
+}  // namespace attnflow

@@ -1,0 +1,28 @@
+#pragma once
+// Each subcommand registers its options and a runner; main() parses and dispatches.
+#include "attnflow/version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace attnflow::cli {
+
+void register_commands(CLI::App& app);
+/// Runs the subcommand that was parsed; returns the exit code.
+int run_selected(CLI::App& app);
+
+/// Registered by each command's file.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+void add_command(CLI::App* sub, std::function<int()> run);
+
+void register_simulate(CLI::App& app);
+void register_check(CLI::App& app);
+
+/// Progress on stderr: a bar when stderr is a terminal, otherwise nothing per step.
+std::function<void(double)> progress_printer(const std::string& label);
+
+}  // namespace attnflow::cli
