@@ -1,0 +1,47 @@
+#pragma once
+// The catalogue: one entry per statement of THEORY.md §2. An entry knows its statement, its
+// expected verdict, and how to check it on an ensemble sized by the suite file.
+#include "attnflow/catalogue/verdict.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+/// What a check gets from the runner: its parameters from the suite file and the seeds.
+struct CheckContext {
+  nlohmann::json params = nlohmann::json::object();  // the suite's entry for this check
+  std::uint64_t suite_seed = 1;
+  std::string id;
+  std::function<void(double)> progress;  // fraction of this check done
+
+  /// Seed of instance i: a hash of (suite seed, check id, i), the same for any --jobs.
+  std::uint64_t instance_seed(std::uint64_t index) const;
+  /// params[key] or the default, with the check id in any error message.
+  long integer(const std::string& key, long fallback) const;
+  double real(const std::string& key, double fallback) const;
+  std::string text(const std::string& key, const std::string& fallback) const;
+};
+
+struct CatalogueEntry {
+  std::string id;
+  std::string kind;    // theorem | lemma | conjecture | numerical observation | probability
+  std::string source;  // e.g. "[B] Thm 6.8"
+  std::string summary; // one line
+  Verdict expected = Verdict::Holds;
+  std::function<CheckResult(const CheckContext&)> run;
+};
+
+const std::vector<CatalogueEntry>& catalogue();
+/// nullptr when unknown.
+const CatalogueEntry* find_entry(const std::string& id);
+/// Path of proofs/<id>.tex (the LaTeX statement).
+std::string statement_path(const std::string& id);
+
+/// SplitMix64 finaliser: a well-mixed 64-bit hash for deriving seeds.
+std::uint64_t mix_seed(std::uint64_t x);
+
+}  // namespace attnflow

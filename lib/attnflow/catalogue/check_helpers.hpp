@@ -1,0 +1,52 @@
+#pragma once
+// Small pieces shared by the catalogue's checks: building simulate configs for an instance,
+// hypotheses records, and summary numbers.
+#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/catalogue/ensemble.hpp"
+#include "attnflow/suite/sim_config.hpp"
+
+#include <fmt/format.h>
+
+namespace attnflow {
+
+inline nlohmann::json hypothesis(const std::string& name, const std::string& established, const std::string& detail) {
+  return {{"name", name}, {"established", established}, {"detail", detail}};
+}
+
+/// Largest |⟨x_i, x_j⟩ − g| over i ≠ j.
+template <class T> T max_offdiag_deviation(const Tokens<T>& x, const T& g) {
+  const Matrix<T> G = x * x.transpose();
+  T worst = 0;
+  for (Eigen::Index i = 0; i < G.rows(); ++i)
+    for (Eigen::Index j = 0; j < G.cols(); ++j)
+      if (i != j) worst = std::max<T>(worst, G(i, j) > g ? T(G(i, j) - g) : T(g - G(i, j)));
+  return worst;
+}
+
+/// max_{i,j} ‖x_i − x_j‖.
+template <class T> T token_diameter(const Tokens<T>& x) {
+  using std::sqrt;
+  T worst = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) worst = std::max<T>(worst, (x.row(i) - x.row(j)).squaredNorm());
+  return sqrt(worst);
+}
+
+inline std::string sci(double v) { return fmt::format("{:.3g}", v); }
+
+/// A series for a figure: {"x": [...], "y": [...]}, downsampled to at most `max_points`.
+inline nlohmann::json series(const std::vector<double>& x, const std::vector<double>& y, std::size_t max_points = 200) {
+  nlohmann::json sx = nlohmann::json::array(), sy = nlohmann::json::array();
+  const std::size_t stride = std::max<std::size_t>(1, (x.size() + max_points - 1) / max_points);
+  for (std::size_t i = 0; i < x.size(); i += stride) {
+    sx.push_back(x[i]);
+    sy.push_back(y[i]);
+  }
+  if (!x.empty() && (x.size() - 1) % stride != 0) {
+    sx.push_back(x.back());
+    sy.push_back(y.back());
+  }
+  return {{"x", sx}, {"y", sy}};
+}
+
+}  // namespace attnflow

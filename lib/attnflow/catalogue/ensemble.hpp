@@ -1,0 +1,64 @@
+#pragma once
+// Running the instances of a check: in parallel over instances (OpenMP), results stored by
+// index so the outcome does not depend on the number of threads; error estimates from a
+// tighter re-run; violations confirmed at higher precision before they are believed.
+#include "attnflow/suite/json_fields.hpp"
+#include "attnflow/suite/simulate.hpp"
+#include "attnflow/tokens.hpp"
+
+#include <functional>
+#include <vector>
+
+namespace attnflow {
+
+/// fn(i) for i < count, in parallel; result i is fn(i) whatever the thread count.
+/// fn must not change the MPFR precision (it is process-wide in Boost 1.74).
+template <class R> std::vector<R> run_instances(long count, const std::function<R(long)>& fn) {
+  std::vector<R> out(static_cast<std::size_t>(count));
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long i = 0; i < count; ++i) {
+    try {
+      out[static_cast<std::size_t>(i)] = fn(i);
+    } catch (...) {
+#pragma omp critical
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return out;
+}
+
+/// A trajectory with the size of its integration error measured, not assumed.
+template <class T> struct MeasuredRun {
+  Trajectory<T> trajectory;
+  double error_estimate = 0;  // max deviation from a 100× tighter run at the same precision
+};
+
+/// Runs c and a copy at 100× tighter tolerances (fixed steps: 10× smaller) at the same precision;
+/// the largest deviation over all samples estimates the truncation error. Round-off is covered
+/// separately by the precision floor (eps·scale) that checks add to their tolerance.
+template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
+  MeasuredRun<T> r{simulate<T>(c), 0};
+  SimConfig tight = tightened_config(c);
+  tight.precision = c.precision;
+  const Trajectory<T> ref = simulate<T>(tight);
+  T worst = 0;
+  const std::size_t samples = std::min(r.trajectory.samples(), ref.samples());
+  for (std::size_t s = 0; s < samples; ++s)
+    worst = std::max<T>(worst, (r.trajectory.x[s] - ref.x[s]).cwiseAbs().maxCoeff());
+  r.error_estimate = to_double(worst);
+  r.trajectory.error_estimate = r.error_estimate;
+  r.trajectory.error_estimate_method = "100x tighter re-run at the same precision";
+  return r;
+}
+
+/// Re-runs a config at ≥ 20 more digits and 100× tighter tolerances and evaluates `fails` on
+/// it: a violation is only reported when it survives this.
+inline bool survives_tighter_run(const SimConfig& c, const std::function<bool(const Trajectory<mpfr>&)>& fails) {
+  const SimConfig ref = tightened_config(c);
+  MpfrDigitsScope scope(ref.precision.digits);
+  return fails(simulate<mpfr>(ref));
+}
+
+}  // namespace attnflow

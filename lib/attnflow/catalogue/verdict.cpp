@@ -1,0 +1,83 @@
+#include "attnflow/catalogue/verdict.hpp"
+
+#include "attnflow/errors.hpp"
+
+namespace attnflow {
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Holds: return "holds";
+    case Verdict::Violated: return "violated";
+    case Verdict::Inconclusive: return "inconclusive";
+    case Verdict::Reported: return "reported";
+  }
+  return "?";
+}
+
+Verdict verdict_from_string(const std::string& s) {
+  if (s == "holds") return Verdict::Holds;
+  if (s == "violated") return Verdict::Violated;
+  if (s == "inconclusive") return Verdict::Inconclusive;
+  if (s == "reported") return Verdict::Reported;
+  input_error("verdict", "unknown verdict \"" + s + "\"");
+}
+
+bool CheckResult::as_expected() const {
+  auto ok = [](Verdict expected, Verdict got) { return expected == Verdict::Reported || expected == got; };
+  if (!ok(expected, verdict)) return false;
+  for (const auto& c : controls)
+    if (!ok(c.expected, c.verdict)) return false;
+  return true;
+}
+
+nlohmann::json CheckResult::to_json() const {
+  nlohmann::json controls_json = nlohmann::json::array();
+  for (const auto& c : controls)
+    controls_json.push_back({{"description", c.description},
+                             {"expected", to_string(c.expected)},
+                             {"verdict", to_string(c.verdict)},
+                             {"evidence", c.evidence}});
+  return {{"id", id},
+          {"kind", kind},
+          {"source", source},
+          {"expected", to_string(expected)},
+          {"verdict", to_string(verdict)},
+          {"as_expected", as_expected()},
+          {"instances", instances},
+          {"key_number", key_number},
+          {"hypotheses", hypotheses},
+          {"evidence", evidence},
+          {"controls", controls_json},
+          {"figures", figures},
+          {"violations", violations}};
+}
+
+CheckResult CheckResult::from_json(const nlohmann::json& j) {
+  CheckResult r;
+  r.id = j.at("id").get<std::string>();
+  r.kind = j.at("kind").get<std::string>();
+  r.source = j.at("source").get<std::string>();
+  r.expected = verdict_from_string(j.at("expected").get<std::string>());
+  r.verdict = verdict_from_string(j.at("verdict").get<std::string>());
+  r.instances = j.value("instances", 0L);
+  r.key_number = j.value("key_number", std::string());
+  r.hypotheses = j.value("hypotheses", nlohmann::json::array());
+  r.evidence = j.value("evidence", nlohmann::json::object());
+  r.figures = j.value("figures", nlohmann::json::object());
+  r.violations = j.value("violations", nlohmann::json::array());
+  for (const auto& c : j.value("controls", nlohmann::json::array()))
+    r.controls.push_back({c.at("description").get<std::string>(), verdict_from_string(c.at("expected").get<std::string>()),
+                          verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object())});
+  return r;
+}
+
+Verdict combine(const std::vector<Verdict>& v) {
+  bool inconclusive = v.empty();
+  for (Verdict x : v) {
+    if (x == Verdict::Violated) return Verdict::Violated;
+    if (x == Verdict::Inconclusive) inconclusive = true;
+  }
+  return inconclusive ? Verdict::Inconclusive : Verdict::Holds;
+}
+
+}  // namespace attnflow

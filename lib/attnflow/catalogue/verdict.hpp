@@ -1,0 +1,46 @@
+#pragma once
+// The outcome of checking a statement: holds / violated / inconclusive, or — for conjectures
+// and observations, which have no expected outcome until a baseline exists — only reported.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+enum class Verdict { Holds, Violated, Inconclusive, Reported };
+
+std::string to_string(Verdict v);
+Verdict verdict_from_string(const std::string& s);  // throws InputError on anything else
+
+/// A negative control: inputs outside the hypotheses, with the outcome they should produce.
+struct ControlResult {
+  std::string description;
+  Verdict expected = Verdict::Violated;
+  Verdict verdict = Verdict::Inconclusive;
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+struct CheckResult {
+  std::string id, kind, source;
+  Verdict expected = Verdict::Holds;
+  Verdict verdict = Verdict::Inconclusive;
+  long instances = 0;
+  std::string key_number;  // one line for summary tables, e.g. "max |<x_i,x_j> - gamma| = 3e-12"
+  nlohmann::json hypotheses = nlohmann::json::array();  // [{name, established: certified|numerical|assumed, detail}]
+  nlohmann::json evidence = nlohmann::json::object();
+  std::vector<ControlResult> controls;
+  nlohmann::json figures = nlohmann::json::object();  // name → data series
+  nlohmann::json violations = nlohmann::json::array();  // offending instances as simulate configs
+
+  /// The statement's verdict and every control's verdict equal their expectations
+  /// (Reported never fails).
+  bool as_expected() const;
+  nlohmann::json to_json() const;
+  static CheckResult from_json(const nlohmann::json& j);
+};
+
+/// Aggregates per-instance verdicts: any violated → violated, else any inconclusive →
+/// inconclusive, else holds.
+Verdict combine(const std::vector<Verdict>& instance_verdicts);
+
+}  // namespace attnflow
