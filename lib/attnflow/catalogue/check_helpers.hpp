@@ -50,3 +50,23 @@ inline nlohmann::json series(const std::vector<double>& x, const std::vector<dou
 }
 
 }  // namespace attnflow
+
+namespace attnflow {
+
+/// min_{i≠j} ⟨x_i, x_j⟩ (1 when n = 1).
+template <class T> T min_offdiag_inner(const Tokens<T>& x) {
+  const Matrix<T> G = x * x.transpose();
+  T best = 1;
+  for (Eigen::Index i = 0; i < G.rows(); ++i)
+    for (Eigen::Index j = 0; j < G.cols(); ++j)
+      if (i != j) best = std::min<T>(best, G(i, j));
+  return best;
+}
+
+/// Confirms a violation by a tighter, higher-precision re-run, else downgrades it to inconclusive.
+inline Verdict confirmed(Verdict v, const SimConfig& c, const std::function<bool(const Trajectory<mpfr>&)>& fails) {
+  if (v != Verdict::Violated) return v;
+  return survives_tighter_run(c, fails) ? Verdict::Violated : Verdict::Inconclusive;
+}
+
+}  // namespace attnflow
