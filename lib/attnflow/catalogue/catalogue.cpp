@@ -5,11 +5,13 @@ namespace attnflow {
 // Each entry lives in catalogue/checks/<id>.cpp.
 CatalogueEntry entry_b_6_8();
 CatalogueEntry entry_causal();
+CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_a_c_5();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
       entry_a_c_5(),
+      entry_precision_trap(),
       entry_b_6_8(),
       entry_causal(),
   };
