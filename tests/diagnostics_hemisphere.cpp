@@ -78,19 +78,32 @@ BOOST_AUTO_TEST_CASE(configurations_with_zero_in_the_hull) {
 }
 
 BOOST_AUTO_TEST_CASE(tampered_certificates_are_rejected) {
+  // Each tamper breaks exactly one condition the verifier checks, the rest kept consistent, so
+  // every check is shown to be doing work.
   const Tokens<double> yes = rows(3, 2, {1, 0.1, 0.5, 1, -0.2, 1});
   const HemisphereResult good = find_hemisphere(yes);
   BOOST_REQUIRE(verify_hemisphere_certificate(yes, good));
+  auto exact_min = [&](const Vector<double>& w) {
+    Rational m = exact_dot(Vector<double>(yes.row(0).transpose()), w);
+    for (Eigen::Index i = 1; i < yes.rows(); ++i) m = std::min(m, exact_dot(Vector<double>(yes.row(i).transpose()), w));
+    return m;
+  };
 
   HemisphereResult bad = good;
-  bad.w << 1, -1;  // ⟨(−0.2, 1), w⟩ < 0
+  bad.w << 1, -1;  // ⟨(−0.2, 1), w⟩ < 0; min_dot and margin made consistent with this w
+  bad.min_dot = exact_min(bad.w);
+  bad.margin = hemisphere_margin(bad.min_dot, bad.w);
   BOOST_TEST(!verify_hemisphere_certificate(yes, bad));
+
   bad = good;
-  bad.min_dot += Rational(1, 1000000);  // claimed margin larger than the true minimum
+  bad.min_dot /= 2;  // claimed minimum is not the true one (margin consistent with the claim)
+  bad.margin = hemisphere_margin(bad.min_dot, bad.w);
   BOOST_TEST(!verify_hemisphere_certificate(yes, bad));
+
   bad = good;
-  bad.margin *= 2;
+  bad.margin *= 2;  // only the derived margin is wrong
   BOOST_TEST(!verify_hemisphere_certificate(yes, bad));
+
   bad = good;
   bad.exists = false;  // a "no" with no weights
   BOOST_TEST(!verify_hemisphere_certificate(yes, bad));
@@ -98,18 +111,27 @@ BOOST_AUTO_TEST_CASE(tampered_certificates_are_rejected) {
   bad.certified = false;
   BOOST_TEST(!verify_hemisphere_certificate(yes, bad));
 
+  // "No" certificates. Triangle around 0: λ = (⅔, ⅙, ⅙) is the only one.
   const Tokens<double> no = rows(3, 2, {1, 0, -2, 1, -2, -1});
   const HemisphereResult none = find_hemisphere(no);
   BOOST_REQUIRE(verify_hemisphere_certificate(no, none));
   HemisphereResult bad_no = none;
-  bad_no.weights[0] += Rational(1, 10);  // sum ≠ 1
+  for (Rational& q : bad_no.weights) q *= 2;  // Σ λ_i x_i = 0 and λ ≥ 0 still, but Σ λ = 2
   BOOST_TEST(!verify_hemisphere_certificate(no, bad_no));
   bad_no = none;
   std::swap(bad_no.weights[0], bad_no.weights[1]);  // ≥ 0, sum 1, but Σ λ_i x_i ≠ 0
   BOOST_TEST(!verify_hemisphere_certificate(no, bad_no));
   bad_no = none;
-  bad_no.weights = {Rational(3, 2), Rational(-1, 4), Rational(-1, 4)};  // sum 1, but negative
+  bad_no.weights.pop_back();  // one weight per point
   BOOST_TEST(!verify_hemisphere_certificate(no, bad_no));
+
+  // ±e1, ±e2: the weights (¾, ¾, −¼, −¼) sum to 1 and give Σ λ_i x_i = 0 — only the sign is wrong.
+  const Tokens<double> cross = rows(4, 2, {1, 0, -1, 0, 0, 1, 0, -1});
+  HemisphereResult signs = find_hemisphere(cross);
+  BOOST_REQUIRE(verify_hemisphere_certificate(cross, signs));
+  signs.weights = {Rational(3, 4), Rational(3, 4), Rational(-1, 4), Rational(-1, 4)};
+  BOOST_TEST(!verify_hemisphere_certificate(cross, signs));
+
   // A valid certificate for other points does not transfer.
   BOOST_TEST(!verify_hemisphere_certificate(yes, none));
   BOOST_TEST(!verify_hemisphere_certificate(no, good));

@@ -92,6 +92,7 @@ template <class T> HullProjection<T> project_onto_hull(const Tokens<T>& points, 
     const T gap = x.dot(Vector<T>(x - s.col(best)));
     r.distance = x.norm();
     r.lower_bound = r.distance > T(0) ? std::max<T>(T(0), T(r.distance - gap / r.distance)) : T(0);
+    r.lower_bound = std::min(r.lower_bound, r.distance);  // rounding can push it a few ulps above
     if (r.distance - r.lower_bound <= tolerance) {
       r.converged = true;
       break;

@@ -8,10 +8,9 @@
 #include <cmath>
 
 namespace attnflow {
-namespace {
 
-/// min_dot / ‖w‖_2 through 128-bit MPFR, so the reported double is correctly rounded or nearly.
-double margin_of(const Rational& min_dot, const Vector<double>& w) {
+// Through 128-bit MPFR so the reported double is (nearly) the correctly rounded quotient.
+double hemisphere_margin(const Rational& min_dot, const Vector<double>& w) {
   mpfr_t norm, m, t;
   mpfr_inits2(128, norm, m, t, static_cast<mpfr_ptr>(nullptr));
   mpfr_set_zero(norm, 1);
@@ -27,6 +26,8 @@ double margin_of(const Rational& min_dot, const Vector<double>& w) {
   mpfr_clears(norm, m, t, static_cast<mpfr_ptr>(nullptr));
   return r;
 }
+
+namespace {
 
 /// Recomputes min_i ⟨x_i, w⟩ in T on the unrounded points. Each dot product of d terms carries a
 /// rounding error of at most γ_d Σ_k |x_ik w_k| (γ_d = d u / (1 − d u), u the unit roundoff of T);
@@ -78,7 +79,7 @@ template <class T> HemisphereResult find_hemisphere(const Tokens<T>& points) {
       r.certified = true;
       r.w = cert.w;
       r.min_dot = cert.min_gap;
-      r.margin = margin_of(cert.min_gap, cert.w);
+      r.margin = hemisphere_margin(cert.min_gap, cert.w);
       break;
     case SeparationCertificate::Kind::InHull:
       r.exists = false;
@@ -106,7 +107,7 @@ template <class T> bool verify_hemisphere_certificate(const Tokens<T>& points, c
     cert.min_gap = c.min_dot;
     if (!verify_separation_certificate(x, Vector<double>::Zero(x.cols()), cert)) return false;
     // The reported margin must be the one the exact minimum implies (it is derived, not free).
-    return c.margin == margin_of(c.min_dot, c.w);
+    return c.margin == hemisphere_margin(c.min_dot, c.w);
   }
   cert.kind = SeparationCertificate::Kind::InHull;
   cert.weights = c.weights;

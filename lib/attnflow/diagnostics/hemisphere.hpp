@@ -36,6 +36,9 @@ struct HemisphereResult {
 /// Hemisphere test for the rows of `points` (n ≥ 1 tokens in R^d, finite).
 template <class T> HemisphereResult find_hemisphere(const Tokens<T>& points);
 
+/// min_dot / ‖w‖_2 rounded to double (evaluated in 128-bit MPFR): how `margin` is derived.
+double hemisphere_margin(const Rational& min_dot, const Vector<double>& w);
+
 /// Re-verifies a certificate from scratch in exact arithmetic against the points (rounded to
 /// double first, as find_hemisphere did): w with every ⟨x_i, w⟩ > 0 and min_dot their exact
 /// minimum, or weights with λ ≥ 0, Σ λ = 1, Σ λ_i x_i = 0. An uncertified result never verifies.
