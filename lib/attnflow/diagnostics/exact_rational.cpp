@@ -60,6 +60,4 @@ std::optional<std::vector<Rational>> solve_exactly(std::vector<std::vector<Ratio
   return y;
 }
 
-bool all_finite(const Tokens<double>& x) { return x.allFinite(); }
-
 }  // namespace attnflow

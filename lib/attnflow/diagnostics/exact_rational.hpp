@@ -29,7 +29,4 @@ Rational exact_dot(const Vector<double>& a, const Vector<double>& b);
 std::optional<std::vector<Rational>> solve_exactly(std::vector<std::vector<Rational>> A,
                                                    std::vector<Rational> b);
 
-/// True when every entry of x is finite (a precondition of to_rational).
-bool all_finite(const Tokens<double>& x);
-
 }  // namespace attnflow
