@@ -5,13 +5,17 @@ namespace attnflow {
 // Each entry lives in catalogue/checks/<id>.cpp.
 CatalogueEntry entry_b_6_8();
 CatalogueEntry entry_causal();
+CatalogueEntry entry_b_single_cluster();
+CatalogueEntry entry_blog_c2();
 CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_a_c_5();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
+      entry_blog_c2(),
       entry_a_c_5(),
       entry_precision_trap(),
+      entry_b_single_cluster(),
       entry_b_6_8(),
       entry_causal(),
   };
