@@ -185,4 +185,27 @@ BOOST_AUTO_TEST_CASE(pairwise_distances_never_decrease_in_d1) {
   BOOST_TEST(n.violating_pairs > 0);
 }
 
+BOOST_AUTO_TEST_CASE(mpfr_identity_and_checks) {
+  MpfrDigitsScope scope(30);
+  const Tokens<mpfr> x = convert_tokens<mpfr>(sphere_start());
+  Tokens<mpfr> xu = x;
+  for (Eigen::Index i = 0; i < xu.rows(); ++i) xu.row(i) /= mpfr(xu.row(i).norm());  // unit at 30 digits
+  const mpfr beta("1.5");
+  for (Normalization norm : {Normalization::Softmax, Normalization::Uniform}) {
+    const Tokens<mpfr> v = sphere_identity_velocity(xu, beta, norm);
+    const mpfr chain = energy_rate(xu, v, beta);
+    BOOST_TEST(abs(energy_rate_identity(xu, v, beta, norm) - chain) < mpfr("1e-27") * abs(chain));
+  }
+  // A three-sample trajectory: the residual machinery and the checks run at 30 digits.
+  Trajectory<mpfr> traj;
+  const auto d = rk4(sphere_field(1.5, Normalization::Softmax, +1), sphere_start(), 0.01, 3, 4);
+  for (std::size_t k = 0; k < d.x.size(); ++k) traj.t.push_back(mpfr(d.t[k])), traj.x.push_back(convert_tokens<mpfr>(d.x[k]));
+  const auto r = energy_identity_residual(traj, beta, Normalization::Softmax);
+  BOOST_TEST(to_double(r.relative_residual) < 1e-3);
+  BOOST_TEST(r.to_json().at("residual").at(0).is_string());
+  BOOST_TEST(check_energy_monotone(traj, beta, Direction::NonDecreasing).holds);
+  BOOST_TEST(check_pairwise_distances_nondecreasing(traj, DistanceMetric::Angle).pairs == 6);
+  BOOST_TEST(check_min_inner_product_nondecreasing(traj, Vector<mpfr>(Vector<mpfr>::Unit(3, 0))).holds);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -48,7 +48,7 @@ BOOST_AUTO_TEST_CASE(student_t_quantiles) {
 
 BOOST_AUTO_TEST_CASE(planted_exponential_rate_inside_a_narrow_interval) {
   const double C = 2, lambda = 0.7;
-  const auto [t, y] = planted(201, 0.1, 11, [&](double t, double z) { return C * std::exp(-lambda * t) * (1 + 0.01 * z); });
+  const auto [t, y] = planted(201, 0.1, 11, [&](double s, double z) { return C * std::exp(-lambda * s) * (1 + 0.01 * z); });
   const auto e = fit_exponential_auto(t, y);
   BOOST_TEST_MESSAGE(e.summary());
   BOOST_TEST(e.rate_ci_contains(lambda));
@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(confidence_interval_has_its_coverage) {
   int covered = 0;
   const int runs = 400;
   for (int s = 0; s < runs; ++s) {
-    const auto [t, y] = planted(40, 0.25, 1000 + s, [&](double t, double z) { return std::exp(-lambda * t + 0.05 * z); });
+    const auto [t, y] = planted(40, 0.25, 1000 + s, [&](double s, double z) { return std::exp(-lambda * s + 0.05 * z); });
     covered += fit_exponential(t, y, 0, t.size() - 1).rate_ci_contains(lambda) ? 1 : 0;
   }
   BOOST_TEST_MESSAGE("coverage " << covered << "/" << runs);
