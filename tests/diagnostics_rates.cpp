@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(confidence_interval_has_its_coverage) {
   int covered = 0;
   const int runs = 400;
   for (int s = 0; s < runs; ++s) {
-    const auto [t, y] = planted(40, 0.25, 1000 + s, [&](double s, double z) { return std::exp(-lambda * s + 0.05 * z); });
+    const auto [t, y] = planted(40, 0.25, 1000 + s, [&](double u, double z) { return std::exp(-lambda * u + 0.05 * z); });
     covered += fit_exponential(t, y, 0, t.size() - 1).rate_ci_contains(lambda) ? 1 : 0;
   }
   BOOST_TEST_MESSAGE("coverage " << covered << "/" << runs);
