@@ -1,0 +1,258 @@
+#include "attnflow/diagnostics/rates.hpp"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attnflow {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+/// t statistic of c in log y = a + b·u + c·u², u = t rescaled to [−1, 1] (keeps XᵀX well
+/// conditioned). NaN with fewer than 4 points; ±inf when the fit is exact but curved.
+double curvature_t_statistic(const std::vector<double>& t, const std::vector<double>& ly, std::size_t first,
+                             std::size_t last) {
+  const std::size_t m = last - first + 1;
+  if (m < 4) return kNaN;
+  const double mid = 0.5 * (t[first] + t[last]), half = 0.5 * (t[last] - t[first]);
+  Eigen::MatrixXd X(m, 3);
+  Eigen::VectorXd y(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    const double u = half > 0 ? (t[first + k] - mid) / half : 0.0;
+    X(k, 0) = 1, X(k, 1) = u, X(k, 2) = u * u;
+    y(k) = ly[first + k];
+  }
+  const Eigen::Matrix3d XtX = X.transpose() * X;
+  const Eigen::Vector3d coef = XtX.ldlt().solve(X.transpose() * y);
+  const double rss = (y - X * coef).squaredNorm();
+  const double s2 = rss / double(m - 3);
+  const double var_c = s2 * XtX.inverse()(2, 2);
+  if (var_c <= 0) return coef(2) == 0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), coef(2));
+  return coef(2) / std::sqrt(var_c);
+}
+}  // namespace
+
+namespace {
+/// P(|T| ≤ t) for Student's t with an integer number ν of degrees of freedom, by the exact
+/// finite series in θ = atan(t/√ν) (Abramowitz & Stegun 26.7.3–4):
+///   ν odd : (2/π)(θ + sinθ cosθ (1 + (2/3)cos²θ + … + (2·4…(ν−3))/(1·3…(ν−2)) cos^{ν−3}θ)), ν > 1
+///   ν even: sinθ (1 + (1/2)cos²θ + … + (1·3…(ν−3))/(2·4…(ν−2)) cos^{ν−2}θ)
+double student_t_central_mass(double t, long nu) {
+  const double theta = std::atan(t / std::sqrt(double(nu)));
+  const double s = std::sin(theta), c = std::cos(theta), c2 = c * c;
+  double sum = 1, term = 1;
+  if (nu % 2 == 1) {
+    if (nu == 1) return 2 * theta / M_PI;
+    for (long k = 1; k <= (nu - 3) / 2; ++k) sum += (term *= double(2 * k) / double(2 * k + 1) * c2);
+    return 2 / M_PI * (theta + s * c * sum);
+  }
+  for (long k = 1; k <= (nu - 2) / 2; ++k) sum += (term *= double(2 * k - 1) / double(2 * k) * c2);
+  return s * sum;
+}
+}  // namespace
+
+// Not Boost.Math's students_t: attnflow_lib is compiled with -frounding-math (for the interval
+// code), and with GCC 12 that corrupts Boost.Math 1.74's constant tables (a GCC bug, see
+// boostorg/math#1133): tgamma(3.5) is NaN, the t quantile NaN or silently wrong (4.0 instead of
+// 2.447 at 6 dof). The exact series above, inverted by bisection, needs no tables.
+double student_t_critical(double alpha, double dof) {
+  if (!(dof > 0) || !(alpha > 0 && alpha < 1)) return kNaN;
+  const long nu = std::lround(dof);
+  if (double(nu) != dof) throw std::invalid_argument("student_t_critical: integer degrees of freedom only");
+  const double target = 1 - alpha;  // central mass between −t and t
+  double lo = 0, hi = 1;
+  while (student_t_central_mass(hi, nu) < target) lo = hi, hi *= 2;
+  for (int it = 0; it < 200 && hi - lo > 2 * std::numeric_limits<double>::epsilon() * hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (student_t_central_mass(mid, nu) < target ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y, double confidence) {
+  if (x.size() != y.size()) throw std::invalid_argument("fit_line: x and y differ in length");
+  LinearFit f;
+  f.points = x.size();
+  f.confidence = confidence;
+  const std::size_t n = x.size();
+  if (n < 2) return f;
+  double xm = 0, ym = 0;
+  for (std::size_t k = 0; k < n; ++k) xm += x[k], ym += y[k];
+  xm /= double(n), ym /= double(n);
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    sxx += (x[k] - xm) * (x[k] - xm);
+    sxy += (x[k] - xm) * (y[k] - ym);
+    syy += (y[k] - ym) * (y[k] - ym);
+  }
+  if (sxx == 0) return f;
+  f.slope = sxy / sxx;
+  f.intercept = ym - f.slope * xm;
+  double rss = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double r = y[k] - f.intercept - f.slope * x[k];
+    rss += r * r;
+  }
+  f.r_squared = syy > 0 ? 1 - rss / syy : 1.0;
+  if (n < 3) return f;
+  const double s2 = rss / double(n - 2);
+  f.residual_sd = std::sqrt(s2);
+  f.slope_se = std::sqrt(s2 / sxx);
+  f.intercept_se = std::sqrt(s2 * (1.0 / double(n) + xm * xm / sxx));
+  f.t_quantile = student_t_critical(1 - confidence, double(n - 2));
+  f.slope_ci_low = f.slope - f.t_quantile * f.slope_se;
+  f.slope_ci_high = f.slope + f.t_quantile * f.slope_se;
+  f.intercept_ci_low = f.intercept - f.t_quantile * f.intercept_se;
+  f.intercept_ci_high = f.intercept + f.t_quantile * f.intercept_se;
+  return f;
+}
+
+nlohmann::json LinearFit::to_json() const {
+  return {{"points", points},
+          {"slope", num(slope)},
+          {"intercept", num(intercept)},
+          {"slope_se", num(slope_se)},
+          {"intercept_se", num(intercept_se)},
+          {"residual_sd", num(residual_sd)},
+          {"r_squared", num(r_squared)},
+          {"confidence", confidence},
+          {"t_quantile", num(t_quantile)},
+          {"slope_ci", {num(slope_ci_low), num(slope_ci_high)}},
+          {"intercept_ci", {num(intercept_ci_low), num(intercept_ci_high)}}};
+}
+
+ExponentialFit fit_log_linear_window(const std::vector<double>& t, const std::vector<double>& log_y, std::size_t first,
+                                     std::size_t last, double confidence) {
+  if (t.size() != log_y.size()) throw std::invalid_argument("fit_exponential: t and y differ in length");
+  if (first > last || last >= t.size()) throw std::invalid_argument("fit_exponential: window outside the samples");
+  ExponentialFit e;
+  e.samples = t.size();
+  e.first = first, e.last = last;
+  e.t_first = t[first], e.t_last = t[last];
+  const std::vector<double> tw(t.begin() + long(first), t.begin() + long(last) + 1);
+  const std::vector<double> lw(log_y.begin() + long(first), log_y.begin() + long(last) + 1);
+  for (double v : lw)
+    if (!std::isfinite(v)) throw std::invalid_argument("fit_exponential: y must be positive and finite in the window");
+  e.fit = fit_line(tw, lw, confidence);
+  e.rate = -e.fit.slope;
+  e.rate_ci_low = -e.fit.slope_ci_high;
+  e.rate_ci_high = -e.fit.slope_ci_low;
+  e.log_prefactor = e.fit.intercept;
+  e.curvature_t = curvature_t_statistic(t, log_y, first, last);
+  const std::size_t m = last - first + 1;
+  e.curvature_critical = m >= 4 ? student_t_critical(RateWindowOptions{}.curvature_alpha, double(m - 3)) : kNaN;
+  e.line_consistent = std::isfinite(e.curvature_t) && std::abs(e.curvature_t) < e.curvature_critical;
+  e.window_rule = "explicit window";
+  return e;
+}
+
+ExponentialFit fit_log_linear_auto(const std::vector<double>& t, const std::vector<double>& log_y,
+                                   const std::vector<bool>& usable, const RateWindowOptions& opt) {
+  const std::size_t n = t.size();
+  std::size_t excluded = 0;
+  for (bool u : usable) excluded += u ? 0 : 1;
+  // The last contiguous run of usable samples.
+  std::size_t end = n;
+  while (end > 0 && !usable[end - 1]) --end;
+  if (end == 0) throw std::invalid_argument("fit_exponential_auto: no sample above the floor");
+  std::size_t begin = end - 1;
+  while (begin > 0 && usable[begin - 1]) --begin;
+  const std::size_t last = end - 1, run = end - begin;
+  if (run < 3) throw std::invalid_argument("fit_exponential_auto: fewer than 3 samples above the floor at late times");
+
+  auto passes = [&](std::size_t first, double* tstat, double* crit) {
+    const std::size_t m = last - first + 1;
+    *tstat = curvature_t_statistic(t, log_y, first, last);
+    *crit = m >= 4 ? student_t_critical(opt.curvature_alpha, double(m - 3)) : kNaN;
+    return std::isfinite(*tstat) && std::abs(*tstat) < *crit;
+  };
+  const auto by_fraction = static_cast<std::size_t>(std::ceil(opt.min_fraction * double(run)));
+  const std::size_t min_pts = std::min(std::max<std::size_t>({opt.min_points, by_fraction, 4}), run);
+  std::size_t first = last + 1 - min_pts;
+  double tstat = kNaN, crit = kNaN;
+  bool consistent = passes(first, &tstat, &crit);
+  if (consistent) {
+    while (first > begin) {
+      double ts = kNaN, cr = kNaN;
+      if (!passes(first - 1, &ts, &cr)) break;
+      --first, tstat = ts, crit = cr;
+    }
+  }
+  ExponentialFit e = fit_log_linear_window(t, log_y, first, last, opt.confidence);
+  e.excluded_at_floor = excluded;
+  e.line_consistent = consistent;
+  e.curvature_t = tstat;
+  e.curvature_critical = crit;
+  e.window_rule = fmt::format(
+      "longest suffix of the last run above the floor whose quadratic term is not significant "
+      "(|t| < t_{{1-{:g}/2, m-3}}), grown from {} points{}",
+      opt.curvature_alpha, min_pts, consistent ? "" : "; even the smallest window is curved: line_consistent = false");
+  return e;
+}
+
+std::string ExponentialFit::summary() const {
+  return fmt::format("rate {:.6g} ({:g}% CI [{:.6g}, {:.6g}]) on t in [{:.4g}, {:.4g}] ({} of {} samples, "
+                     "{} excluded at the floor, R^2 {:.6f}{})",
+                     rate, 100 * fit.confidence, rate_ci_low, rate_ci_high, t_first, t_last, last - first + 1, samples,
+                     excluded_at_floor, fit.r_squared, line_consistent ? "" : ", window not consistent with a line");
+}
+
+nlohmann::json ExponentialFit::to_json() const {
+  return {{"rate", num(rate)},
+          {"rate_ci", {num(rate_ci_low), num(rate_ci_high)}},
+          {"log_prefactor", num(log_prefactor)},
+          {"fit", fit.to_json()},
+          {"window", {{"first", first}, {"last", last}, {"t_first", t_first}, {"t_last", t_last}}},
+          {"samples", samples},
+          {"excluded_at_floor", excluded_at_floor},
+          {"line_consistent", line_consistent},
+          {"curvature_t", num(curvature_t)},
+          {"curvature_critical", num(curvature_critical)},
+          {"window_rule", window_rule},
+          {"summary", summary()}};
+}
+
+ConvergenceOrder convergence_order_from_logs(const std::vector<double>& h, const std::vector<double>& error,
+                                             const std::vector<double>& log_error, double confidence) {
+  if (h.size() != error.size() || h.size() != log_error.size())
+    throw std::invalid_argument("convergence_order: h and error differ in length");
+  ConvergenceOrder c;
+  std::vector<double> lh;
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    ConvergenceRow r;
+    r.refinement = k, r.h = h[k], r.error = error[k], r.log_error = log_error[k];
+    if (k > 0) r.observed_order = (log_error[k - 1] - log_error[k]) / (std::log(h[k - 1]) - std::log(h[k]));
+    c.rows.push_back(r);
+    lh.push_back(std::log(h[k]));
+  }
+  c.fit = fit_line(lh, log_error, confidence);
+  c.order = c.fit.slope;
+  c.order_ci_low = c.fit.slope_ci_low;
+  c.order_ci_high = c.fit.slope_ci_high;
+  return c;
+}
+
+std::string ConvergenceOrder::table() const {
+  std::string s = fmt::format("{:>10} {:>12} {:>12} {:>8}\n", "refinement", "h", "error", "order");
+  for (const auto& r : rows)
+    s += fmt::format("{:>10} {:>12.4e} {:>12.4e} {:>8}\n", r.refinement, r.h, r.error,
+                     std::isfinite(r.observed_order) ? fmt::format("{:.2f}", r.observed_order) : std::string("-"));
+  s += fmt::format("least-squares order {:.4f}, {:g}% CI [{:.4f}, {:.4f}] over {} rows\n", order,
+                   100 * fit.confidence, order_ci_low, order_ci_high, rows.size());
+  return s;
+}
+
+nlohmann::json ConvergenceOrder::to_json() const {
+  nlohmann::json r = nlohmann::json::array();
+  for (const auto& row : rows)
+    r.push_back({{"refinement", row.refinement}, {"h", row.h}, {"error", row.error}, {"log_error", num(row.log_error)},
+                 {"observed_order", num(row.observed_order)}});
+  return {{"rows", r}, {"order", num(order)}, {"order_ci", {num(order_ci_low), num(order_ci_high)}},
+          {"fit", fit.to_json()}, {"table", table()}};
+}
+
+}  // namespace attnflow
