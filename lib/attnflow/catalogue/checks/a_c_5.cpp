@@ -3,7 +3,7 @@
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/model/model.hpp"
 
-#include <boost/math/distributions/students_t.hpp>
+#include "attnflow/diagnostics/rates.hpp"
 
 namespace attnflow {
 
@@ -36,18 +36,10 @@ Outcome measure(const SimConfig& c, const Trajectory<double>& tr, double err) {
     lx.push_back(std::log(o.t[s]));
     ly.push_back(std::log(o.norm[s]));
   }
-  const double m = static_cast<double>(lx.size());
-  double mx = 0, my = 0;
-  for (std::size_t k = 0; k < lx.size(); ++k) { mx += lx[k] / m; my += ly[k] / m; }
-  double sxx = 0, sxy = 0;
-  for (std::size_t k = 0; k < lx.size(); ++k) { sxx += (lx[k] - mx) * (lx[k] - mx); sxy += (lx[k] - mx) * (ly[k] - my); }
-  o.slope = sxy / sxx;
-  double rss = 0;
-  for (std::size_t k = 0; k < lx.size(); ++k) rss += std::pow(ly[k] - my - o.slope * (lx[k] - mx), 2);
-  const double se = std::sqrt(rss / (m - 2) / sxx);
-  const double q = boost::math::quantile(boost::math::students_t(m - 2), 0.975);
-  o.slope_lo = o.slope - q * se;
-  o.slope_hi = o.slope + q * se;
+  const LinearFit fit = fit_line(lx, ly);
+  o.slope = fit.slope;
+  o.slope_lo = fit.slope_ci_low;
+  o.slope_hi = fit.slope_ci_high;
   const Matrix<double> P = model.attention(tr.x.back(), tr.t.back());
   o.p_distance = (P.array() - 1.0 / tr.n).abs().maxCoeff();
   o.tolerance = 3 * std::sqrt(double(tr.d)) * err + 100 * std::numeric_limits<double>::epsilon() * o.max_norm_bound;
