@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(orthogonal_start_follows_gamma_in_double) {
   for (const char* model : {"sa-sphere", "usa-sphere"})
     for (const char* beta : {"1", "4"})
       for (bool standard : {false, true}) {
-        json j = orthogonal_config(model, standard ? 4 : 4, standard ? 4 : 6, beta, standard);
+        json j = orthogonal_config(model, 4, standard ? 4 : 6, beta, standard);
         j["method"] = "dopri5";
         j["rtol"] = "1e-13";
         j["atol"] = "1e-15";
