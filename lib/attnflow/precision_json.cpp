@@ -2,6 +2,8 @@
 
 #include "attnflow/errors.hpp"
 
+#include <algorithm>
+
 namespace attnflow {
 
 Precision parse_precision(const nlohmann::json& j, const std::string& field) {
@@ -11,9 +13,13 @@ Precision parse_precision(const nlohmann::json& j, const std::string& field) {
     if (s == "long-double") return Precision::long_double();
     if (s == "float128") return Precision::quad();
     if (s.rfind("mpfr-", 0) == 0) {
-      try {
-        return parse_precision(nlohmann::json{{"digits", std::stoi(s.substr(5))}}, field);
-      } catch (const std::invalid_argument&) {
+      // "mpfr-N" with N all digits; anything else ("mpfr-50x") falls through to "unknown".
+      const std::string tail = s.substr(5);
+      if (!tail.empty() && std::all_of(tail.begin(), tail.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        if (tail.size() > 9)  // would overflow an int: out of range, not an internal error
+          input_error(field + ".digits", "must be between " + std::to_string(kMinMpfrDigits) + " and " +
+                                             std::to_string(kMaxMpfrDigits) + " (got " + tail + ")");
+        return parse_precision(nlohmann::json{{"digits", std::stoi(tail)}}, field);
       }
     }
     input_error(field, "unknown precision \"" + s + "\" (double, long-double, float128 or {\"digits\": N})");

@@ -163,9 +163,9 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   c.model = &model_info(read_string(j, "model", ""));
   c.n = static_cast<int>(read_integer(j, "n", "", 1, kMaxTokens));
   c.d = static_cast<int>(read_integer(j, "d", "", 1, kMaxDim));
-  c.beta = read_decimal(j, "beta", "beta", "1");
+  c.beta = read_decimal(j, "beta", "", "1");
   c.causal = c.model->causal || read_bool(j, "causal", "", false);
-  c.eta = read_decimal(j, "eta", "eta", "0.1");
+  c.eta = read_decimal(j, "eta", "", "0.1");
   if (decimal_as_double(c.eta) <= 0) input_error("eta", "must be positive");
 
   // Heads: "heads": h; each of Q, K, V is one matrix for all heads or {"heads": [per head]}.
@@ -239,17 +239,17 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
     }
   }
   for (const auto& head : c.heads)
-    for (const WeightSpec* w : {&head.Q, &head.K, &head.V})
+    for (const auto& [name, w] : {std::pair{"Q", &head.Q}, std::pair{"K", &head.K}, std::pair{"V", &head.V}})
       if (c.model->discrete && w->kind == WeightSpec::Kind::PerLayer && static_cast<long>(w->values.size()) < c.layers)
-        input_error("Q/K/V.layers", "lists " + std::to_string(w->values.size()) + " matrices but the run has " +
+        input_error(std::string(name) + ".layers", "lists " + std::to_string(w->values.size()) + " matrices but the run has " +
                                         std::to_string(c.layers) + " layers");
 
   c.method = read_string(j, "method", "", "dopri5");
   if (!c.model->discrete && std::find(kMethods.begin(), kMethods.end(), c.method) == kMethods.end())
     input_error("method", "unknown method \"" + c.method + "\" (euler, rk4, dopri5, rkf78, bulirsch-stoer)");
-  c.rtol = read_decimal(j, "rtol", "rtol", "1e-10");
-  c.atol = read_decimal(j, "atol", "atol", "1e-12");
-  c.dt = read_decimal(j, "dt", "dt", "0.01");
+  c.rtol = read_decimal(j, "rtol", "", "1e-10");
+  c.atol = read_decimal(j, "atol", "", "1e-12");
+  c.dt = read_decimal(j, "dt", "", "0.01");
   if (decimal_as_double(c.rtol) < 0) input_error("rtol", "must not be negative (got " + c.rtol + ")");
   if (decimal_as_double(c.atol) < 0) input_error("atol", "must not be negative (got " + c.atol + ")");
   if (decimal_as_double(c.rtol) == 0 && decimal_as_double(c.atol) == 0)
@@ -279,7 +279,7 @@ nlohmann::json read_json_file(const std::string& path) {
   buffer << in.rdbuf();
   try {
     return nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for literals such as 1e999
     std::string what = e.what();
     const auto pos = what.find("parse error");
     input_error(path, "invalid JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");

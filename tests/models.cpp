@@ -1,0 +1,438 @@
+// The models: [B] Theorem 6.8 (orthogonal start, one γ(t) for every pair) against the scalar
+// γ ODE integrated here, and the invariants every model must keep (softmax rows, unit norms,
+// rescaling, 1-D monotonicity, causality, discrete normalisation, time-dependent weights).
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/model/model.hpp"
+#include "attnflow/odeint_compat.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/suite/simulate.hpp"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <string>
+#include <vector>
+
+using namespace attnflow;
+using nlohmann::json;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// [B] Theorem 6.8: the scalar γ ODE.
+
+/// γ' for SA (usa = false) or USA: γ' = 2e^{βγ}(1−γ)((n−1)γ+1) / (e^β + (n−1)e^{βγ}), resp.
+/// (2/n) e^{βγ}(1−γ)((n−1)γ+1).
+template <class T> struct GammaOde {
+  bool usa;
+  T beta;
+  int n;
+  void operator()(const std::vector<T>& g, std::vector<T>& dg, const T&) const {
+    using std::exp;
+    const T e = exp(beta * g[0]);
+    const T core = T(2) * e * (T(1) - g[0]) * (T(n - 1) * g[0] + T(1));
+    dg.resize(1);
+    dg[0] = usa ? core / T(n) : core / (exp(beta) + T(n - 1) * e);
+  }
+};
+
+constexpr int kGammaSamples = 21;  // t_k = k/10, k = 0..20, t_end = 2
+
+/// γ(k/10), k = 0..20, γ(0) = 0, by Bulirsch–Stoer at 60 digits and rtol = atol = 1e-45 (a
+/// 1-D state; ten thousand times below the 50-digit check's tolerance). Cached per (usa, β, n).
+const std::vector<mpfr>& gamma_reference(bool usa, const std::string& beta, int n) {
+  namespace odeint = boost::numeric::odeint;
+  static std::map<std::tuple<bool, std::string, int>, std::vector<mpfr>> cache;
+  const auto key = std::make_tuple(usa, beta, n);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  MpfrDigitsScope scope(60);
+  using S = std::vector<mpfr>;
+  const mpfr tol = from_decimal<mpfr>("1e-45");
+  S g{mpfr(0)};
+  std::vector<mpfr> ts, out;
+  for (int k = 0; k < kGammaSamples; ++k) ts.push_back(mpfr(k) / 10);
+  odeint::integrate_times(odeint::bulirsch_stoer<S, mpfr, S, mpfr>(tol, tol), GammaOde<mpfr>{usa, from_decimal<mpfr>(beta), n},
+                          g, ts.begin(), ts.end(), mpfr(1) / 100, [&](const S& x, const mpfr&) { out.push_back(x[0]); });
+  return cache[key] = out;
+}
+
+json orthogonal_config(const std::string& model, int n, int d, const std::string& beta, bool standard) {
+  json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", beta},
+            {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
+            {"time", {{"t_end", 2}, {"samples", kGammaSamples}}}};
+  j["init"] = standard ? json{{"kind", "orthogonal"}, {"standard", true}} : json{{"kind", "orthogonal"}, {"seed", 3}};
+  return j;
+}
+
+struct GammaError {
+  double vs_gamma = 0;    // max over samples and pairs of |⟨x_i, x_j⟩ − γ(t)|
+  double spread = 0;      // max over samples of (max − min) of the pairwise inner products
+  double gamma_end = 0;   // γ(t_end), to show the dynamics went somewhere
+};
+
+/// Simulates the config at T and compares every pairwise inner product with γ(t) (usa selects
+/// the formula, so a mismatch of model and formula is a negative control).
+template <class T> GammaError gamma_error(const json& j, bool usa_formula) {
+  const SimConfig c = parse_sim_config(j);
+  const Trajectory<T> tr = simulate<T>(c);
+  BOOST_REQUIRE(tr.stats.stop_reason == "end");
+  // The sample times are k/10 rounded to T: γ' ≤ 2, so the rounding moves γ by < 4 ulps of T.
+  const std::vector<mpfr>& gamma = gamma_reference(usa_formula, c.beta, c.n);
+  BOOST_REQUIRE(gamma.size() == tr.samples());
+  GammaError e;
+  for (std::size_t s = 0; s < tr.samples(); ++s) {
+    const Matrix<T> G = tr.x[s] * tr.x[s].transpose();
+    T lo = G(0, 1), hi = G(0, 1);
+    for (int i = 0; i < c.n; ++i)
+      for (int k = i + 1; k < c.n; ++k) {
+        e.vs_gamma = std::max(e.vs_gamma, to_double(abs(convert_scalar<mpfr>(G(i, k)) - gamma[s])));
+        lo = std::min<T>(lo, G(i, k));
+        hi = std::max<T>(hi, G(i, k));
+      }
+    e.spread = std::max(e.spread, to_double(T(hi - lo)));
+  }
+  e.gamma_end = to_double(gamma.back());
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants, in double.
+
+Trajectory<double> run(const json& j) {
+  const Trajectory<double> tr = simulate<double>(parse_sim_config(j));
+  BOOST_REQUIRE(tr.stats.stop_reason == "end");
+  return tr;
+}
+
+double max_abs(const Matrix<double>& m) { return m.cwiseAbs().maxCoeff(); }
+
+double max_norm_defect(const Trajectory<double>& tr) {
+  double worst = 0;
+  for (const auto& x : tr.x)
+    for (Eigen::Index i = 0; i < x.rows(); ++i) worst = std::max(worst, std::abs(x.row(i).norm() - 1));
+  return worst;
+}
+
+json random_qk(json j, int seed) {
+  j["Q"] = {{"random", "gaussian"}, {"seed", seed}};
+  j["K"] = {{"random", "gaussian"}, {"seed", seed + 1}};
+  return j;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(models)
+
+// ------------------------------------- [B] Theorem 6.8 -------------------------------------
+
+BOOST_AUTO_TEST_CASE(orthogonal_start_follows_gamma_in_double) {
+  // dopri5 at rtol 1e-13: γ must be matched to 1e-9 at every sample and pair.
+  for (const char* model : {"sa-sphere", "usa-sphere"})
+    for (const char* beta : {"1", "4"})
+      for (bool standard : {false, true}) {
+        json j = orthogonal_config(model, 4, standard ? 4 : 6, beta, standard);
+        j["method"] = "dopri5";
+        j["rtol"] = "1e-13";
+        j["atol"] = "1e-15";
+        const bool usa = std::string(model) == "usa-sphere";
+        const GammaError e = gamma_error<double>(j, usa);
+        BOOST_TEST_MESSAGE(model << " beta=" << beta << (standard ? " standard basis" : " random frame")
+                                 << " (double): max |<x_i,x_j> - gamma| = " << e.vs_gamma << ", spread " << e.spread
+                                 << ", gamma(2) = " << e.gamma_end);
+        BOOST_TEST_CONTEXT(model << " beta " << beta << (standard ? " standard" : " random frame")) {
+          BOOST_TEST(e.vs_gamma <= 1e-9);
+          BOOST_TEST(e.gamma_end > 0.05);  // the tokens really moved toward each other (SA, β = 4: slowly)
+        }
+      }
+}
+
+BOOST_AUTO_TEST_CASE(orthogonal_start_follows_gamma_at_50_digits) {
+  // Bulirsch–Stoer at 50 digits, rtol 1e-36: γ must be matched to 1e-30.
+  MpfrDigitsScope scope(50);
+  for (const char* model : {"sa-sphere", "usa-sphere"})
+    for (const char* beta : {"1", "4"}) {
+      const bool standard = std::string(beta) == "1";
+      json j = orthogonal_config(model, 3, standard ? 3 : 4, beta, standard);
+      j["method"] = "bulirsch-stoer";
+      j["rtol"] = "1e-36";
+      j["atol"] = "1e-38";
+      j["precision"] = {{"digits", 50}};
+      const bool usa = std::string(model) == "usa-sphere";
+      const GammaError e = gamma_error<mpfr>(j, usa);
+      BOOST_TEST_MESSAGE(model << " beta=" << beta << (standard ? " standard basis" : " random frame")
+                               << " (50 digits): max |<x_i,x_j> - gamma| = " << e.vs_gamma << ", spread " << e.spread
+                               << ", gamma(2) = " << e.gamma_end);
+      BOOST_TEST_CONTEXT(model << " beta " << beta) {
+        BOOST_TEST(e.vs_gamma <= 1e-30);
+        BOOST_TEST(e.gamma_end > 0.05);
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(gamma_check_can_fail) {
+  // Negative controls: the SA trajectory against the USA formula, and a non-orthogonal start
+  // (whose pairwise inner products are not all equal).
+  json j = orthogonal_config("sa-sphere", 4, 4, "1", true);
+  j["rtol"] = "1e-13";
+  j["atol"] = "1e-15";
+  const GammaError wrong = gamma_error<double>(j, true);
+  BOOST_TEST_MESSAGE("SA trajectory vs USA gamma: " << wrong.vs_gamma);
+  BOOST_TEST(wrong.vs_gamma > 1e-3);
+  j["init"] = {{"kind", "uniform-sphere"}, {"seed", 3}};
+  const GammaError generic = gamma_error<double>(j, false);
+  BOOST_TEST_MESSAGE("uniform-sphere start: spread of inner products " << generic.spread);
+  BOOST_TEST(generic.spread > 1e-2);
+  BOOST_TEST(generic.vs_gamma > 1e-3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants.
+
+BOOST_AUTO_TEST_CASE(softmax_rows_sum_to_one) {
+  // Every softmax model, at every sample, every head: Σ_j P_ij = 1 to round-off (n·eps).
+  struct Case {
+    const char* model;
+    json extra;
+  };
+  const std::vector<Case> cases = {
+      {"sa-euclid", {{"init", "uniform-cube"}}},
+      {"sa-rescaled", {{"init", "uniform-cube"}, {"V", {{"diag", {"0.5", "-0.3", "0.2"}}}}}},
+      {"sa-sphere", json::object()},
+      {"multihead", {{"heads", 2}}},
+      {"ffn", {{"init", "uniform-cube"}, {"activation", "tanh"}}},
+      {"causal", json::object()},
+      {"layer-normalized", {{"time", {{"layers", 20}}}}},
+      {"euler-renormalize", {{"time", {{"layers", 20}}}}},
+  };
+  for (const auto& c : cases) {
+    json j = random_qk({{"model", c.model}, {"n", 5}, {"d", 3}, {"beta", 3}, {"time", {{"t_end", 2}, {"samples", 11}}}}, 31);
+    for (auto it = c.extra.begin(); it != c.extra.end(); ++it) j[it.key()] = it.value();
+    const SimConfig cfg = parse_sim_config(j);
+    const Model<double> m = build_model<double>(cfg);
+    const Trajectory<double> tr = run(j);
+    double worst = 0, causal_upper = 0, off_diag = 0;
+    for (std::size_t s = 0; s < tr.samples(); ++s)
+      for (int h = 0; h < static_cast<int>(cfg.heads.size()); ++h) {
+        const Matrix<double> P = m.attention(tr.x[s], tr.t[s], h);
+        worst = std::max(worst, (P.rowwise().sum().array() - 1).abs().maxCoeff());
+        BOOST_TEST(P.minCoeff() >= 0.0);
+        for (int i = 0; i < cfg.n; ++i)
+          for (int k = 0; k < cfg.n; ++k) {
+            if (k > i) causal_upper = std::max(causal_upper, std::abs(P(i, k)));
+            if (k != i) off_diag = std::max(off_diag, P(i, k));
+          }
+      }
+    BOOST_TEST_MESSAGE(c.model << ": max |row sum - 1| = " << worst);
+    BOOST_TEST_CONTEXT(c.model) {
+      BOOST_TEST(worst <= 5 * 5 * std::numeric_limits<double>::epsilon());
+      if (cfg.causal) BOOST_TEST(causal_upper == 0.0);  // token i sees only j <= i
+      else BOOST_TEST(causal_upper > 1e-3);
+      BOOST_TEST(off_diag > 1e-3);  // not a trivial (diagonal) attention
+    }
+  }
+  // Negative control: USA rows are not normalised.
+  json u = random_qk({{"model", "usa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 3}, {"time", {{"t_end", 1}, {"samples", 3}}}}, 31);
+  const Model<double> mu = build_model<double>(parse_sim_config(u));
+  const Trajectory<double> tu = run(u);
+  BOOST_TEST((mu.attention(tu.x[0], tu.t[0]).rowwise().sum().array() - 1).abs().maxCoeff() > 1e-2);
+}
+
+BOOST_AUTO_TEST_CASE(sphere_models_keep_unit_norms) {
+  // dopri5 at rtol 1e-12 over t ∈ [0, 5]: the norms drift by at most the global error bound
+  // 1000·rtol. Euclidean models are the control: their norms change.
+  for (const char* model : {"sa-sphere", "usa-sphere", "multihead", "causal"}) {
+    json j = random_qk({{"model", model}, {"n", 6}, {"d", 4}, {"beta", 2}, {"heads", 2},
+                        {"V", {{"random", "gaussian"}, {"seed", 77}}},
+                        {"time", {{"t_end", 5}, {"samples", 51}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                       41);
+    if (std::string(model) != "multihead") j["heads"] = 1;
+    const double defect = max_norm_defect(run(j));
+    BOOST_TEST_MESSAGE(model << ": max | |x_i| - 1 | = " << defect);
+    BOOST_TEST(defect <= 1e-9, model << ": " << defect);
+  }
+  json e = random_qk({{"model", "sa-euclid"}, {"n", 6}, {"d", 4}, {"time", {{"t_end", 2}, {"samples", 11}}}}, 41);
+  BOOST_TEST(max_norm_defect(run(e)) > 1e-2);
+}
+
+BOOST_AUTO_TEST_CASE(rescaled_model_has_the_same_attention) {
+  // x(t) from sa-euclid and z(t) from sa-rescaled, same Q, K, V (V diagonal, not I) and z(0) = x(0):
+  // Model::attention must agree at every sample, and x(t) = e^{tV} z(t).
+  for (const json& V : {json{{"diag", {"0.5", "-0.3", "0.2"}}}, json{{"random", "gaussian"}, {"seed", 8}, {"scale", "0.5"}}}) {
+    json j = random_qk({{"n", 5}, {"d", 3}, {"beta", 1}, {"V", V}, {"init", {{"kind", "uniform-cube"}, {"seed", 9}}},
+                        {"time", {{"t_end", 3}, {"samples", 31}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                       51);
+    j["model"] = "sa-euclid";
+    const Model<double> mx = build_model<double>(parse_sim_config(j));
+    const Trajectory<double> tx = run(j);
+    j["model"] = "sa-rescaled";
+    const Model<double> mz = build_model<double>(parse_sim_config(j));
+    const Trajectory<double> tz = run(j);
+    BOOST_REQUIRE(tx.samples() == tz.samples());
+    BOOST_TEST(max_abs(tx.x[0] - tz.x[0]) == 0.0);
+    const Matrix<double> Vm = mz.rescale_V;
+    double dP = 0, dx = 0, unscaled = 0, moved = 0;
+    for (std::size_t s = 0; s < tx.samples(); ++s) {
+      BOOST_TEST(tx.t[s] == tz.t[s]);
+      const Matrix<double> Px = mx.attention(tx.x[s], tx.t[s]);
+      const Matrix<double> Pz = mz.attention(tz.x[s], tz.t[s]);
+      dP = std::max(dP, max_abs(Px - Pz));
+      const Matrix<double> E = matrix_exponential<double>(Vm * tz.t[s]);
+      const Tokens<double> x_from_z = tz.x[s] * E.transpose();
+      dx = std::max(dx, max_abs(tx.x[s] - x_from_z) / std::max(1.0, max_abs(tx.x[s])));
+      // Control: the attention of z without the rescaling is a different matrix.
+      unscaled = std::max(unscaled, max_abs(Px - mx.attention(tz.x[s], tz.t[s])));
+      moved = std::max(moved, max_abs(Px - mx.attention(tx.x[0], tx.t[0])));
+    }
+    BOOST_TEST_MESSAGE("V = " << V.dump() << ": max |P_x - P_z| = " << dP << ", max rel |x - e^{tV} z| = " << dx
+                              << "; P changed by " << moved << ", P(z) without rescaling off by " << unscaled);
+    BOOST_TEST(dP <= 1e-9);
+    BOOST_TEST(dx <= 1e-9);
+    BOOST_TEST(unscaled > 1e-3);
+    BOOST_TEST(moved > 1e-2);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_dimensional_distances_never_decrease) {
+  // d = 1, Q = K = V = 1 ([A] Theorem 2.1 setting): every pairwise distance is non-decreasing.
+  // The check allows only integration noise (rtol 1e-12 of the distance) between samples.
+  auto worst_decrease = [](const json& V) {
+    json j = {{"model", "sa-euclid"}, {"n", 5}, {"d", 1}, {"Q", 1}, {"K", 1}, {"V", V},
+              {"init", {{"kind", "explicit"}, {"points", {{-1}, {"-0.3"}, {"0.2"}, {"0.25"}, {"0.9"}}}}},
+              {"time", {{"t_end", 3}, {"samples", 301}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}};
+    const Trajectory<double> tr = run(j);
+    double worst = -1e300;  // max over pairs and consecutive samples of (decrease / distance)
+    for (std::size_t s = 1; s < tr.samples(); ++s)
+      for (int i = 0; i < 5; ++i)
+        for (int k = i + 1; k < 5; ++k) {
+          const double before = std::abs(tr.x[s - 1](i, 0) - tr.x[s - 1](k, 0));
+          const double after = std::abs(tr.x[s](i, 0) - tr.x[s](k, 0));
+          worst = std::max(worst, (before - after) / before);
+        }
+    return worst;
+  };
+  const double w = worst_decrease(1);
+  BOOST_TEST_MESSAGE("V = 1: largest relative decrease of a pairwise distance between samples " << w);
+  BOOST_TEST(w <= 1e-12);
+  // Negative control: V = -1 pulls tokens together.
+  const double c = worst_decrease(-1);
+  BOOST_TEST_MESSAGE("V = -1 (control): largest relative decrease " << c);
+  BOOST_TEST(c > 1e-3);
+}
+
+BOOST_AUTO_TEST_CASE(causal_first_token_never_moves) {
+  // [C]: V = I, random Q, K: token 0 attends only to itself, Π_{x_0} x_0 = 0.
+  json j = random_qk({{"model", "causal"}, {"n", 6}, {"d", 3}, {"beta", 2}, {"V", "identity"},
+                      {"time", {{"t_end", 10}, {"samples", 101}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                     61);
+  const Trajectory<double> tr = run(j);
+  double first = 0, last = 0;
+  for (const auto& x : tr.x) {
+    first = std::max(first, (x.row(0) - tr.x[0].row(0)).cwiseAbs().maxCoeff());
+    last = std::max(last, (x.row(5) - tr.x[0].row(5)).cwiseAbs().maxCoeff());
+  }
+  BOOST_TEST_MESSAGE("causal, V = I: token 0 moved " << first << ", token 5 moved " << last);
+  BOOST_TEST(first <= 1e-14);
+  BOOST_TEST(last > 1e-2);
+  // Every token tends to x_0(0) ([C]): at t = 10 they are already close.
+  double spread = 0;
+  for (int i = 1; i < 6; ++i) spread = std::max(spread, (tr.x.back().row(i) - tr.x[0].row(0)).norm());
+  BOOST_TEST_MESSAGE("causal, V = I: max |x_i(10) - x_0(0)| = " << spread);
+  // Control: with V ≠ I, Π_{x_0} V x_0 ≠ 0 and token 0 moves.
+  j["V"] = {{"random", "gaussian"}, {"seed", 5}};
+  const Trajectory<double> tv = run(j);
+  BOOST_TEST((tv.x.back().row(0) - tv.x[0].row(0)).cwiseAbs().maxCoeff() > 1e-2);
+}
+
+BOOST_AUTO_TEST_CASE(discrete_models_keep_unit_norms) {
+  // Each layer divides by the norm: ‖x_i‖ = 1 to a few ulps after every layer.
+  for (const char* model : {"layer-normalized", "euler-renormalize"}) {
+    json j = random_qk({{"model", model}, {"n", 7}, {"d", 4}, {"beta", 2},
+                        {"V", {{"random", "gaussian"}, {"seed", 12}}}, {"eta", "0.3"},
+                        {"time", {{"layers", 200}}}},
+                       71);
+    const Trajectory<double> tr = run(j);
+    BOOST_TEST(tr.samples() == 201u);
+    const double defect = max_norm_defect(tr);
+    BOOST_TEST_MESSAGE(model << ": max | |x_i| - 1 | over 200 layers = " << defect);
+    BOOST_TEST(defect <= 4 * std::numeric_limits<double>::epsilon());
+    BOOST_TEST(max_abs(tr.x.back() - tr.x.front()) > 1e-2);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(discrete_per_layer_weights_are_honoured) {
+  // Per-layer Q_k, K_k, V_k: layer k of the scheduled run equals one layer of the model whose
+  // weights are constant (Q_k, K_k, V_k), applied to the same state; layers with V_k = 0 leave
+  // the tokens where they are.
+  const json Vs = {"identity", "zero", "zero", {{"random", "gaussian"}, {"seed", 4}}, {{"scaled-identity", "0.5"}}, "zero"};
+  const json Qs = {"identity", {{"random", "gaussian"}, {"seed", 5}}, "identity", {{"random", "gaussian"}, {"seed", 6}},
+                   {{"diag", {2, 1, "0.5"}}}, "identity"};
+  const json Ks = {{{"random", "uniform"}, {"seed", 7}}, "identity", "identity", "minus-identity", "identity", "identity"};
+  for (const char* model : {"layer-normalized", "euler-renormalize"}) {
+    json j = {{"model", model}, {"n", 5}, {"d", 3}, {"beta", "1.5"}, {"eta", "0.25"},
+              {"init", {{"kind", "uniform-sphere"}, {"seed", 13}}}, {"time", {{"layers", 6}}},
+              {"Q", {{"layers", Qs}}}, {"K", {{"layers", Ks}}}, {"V", {{"layers", Vs}}}};
+    const Trajectory<double> tr = run(j);
+    BOOST_REQUIRE(tr.samples() == 7u);
+    for (int k = 0; k < 6; ++k) {
+      json one = j;
+      one["Q"] = Qs[k];
+      one["K"] = Ks[k];
+      one["V"] = Vs[k];
+      one["time"] = {{"layers", 1}};
+      const Model<double> m = build_model<double>(parse_sim_config(one));
+      State<double> x = as_state<double>(tr.x[k]);
+      m.layer(x, 0);
+      const double step = max_abs(tr.x[k + 1] - tr.x[k]);
+      BOOST_TEST_CONTEXT(model << " layer " << k << " (V = " << Vs[k].dump() << ", moved " << step << ")") {
+        BOOST_TEST(max_abs(as_tokens(x, 5, 3) - tr.x[k + 1]) == 0.0);
+        if (Vs[k] == "zero") BOOST_TEST(step <= 2 * std::numeric_limits<double>::epsilon());
+        else BOOST_TEST(step > 1e-3);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(continuous_time_dependent_weights_are_honoured) {
+  // A per-layer list on a continuous model splits [0, t_end] into equal pieces: V = I then 0
+  // on [0, 2] moves the tokens until t = 1 and not after.
+  json j = random_qk({{"model", "sa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 1},
+                      {"V", {{"layers", {"identity", "zero"}}}},
+                      {"time", {{"t_end", 2}, {"samples", 21}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                     81);
+  const Trajectory<double> tr = run(j);
+  double before = 0, after = 0;
+  for (std::size_t s = 0; s < tr.samples(); ++s) {
+    if (tr.t[s] <= 1.0) before = std::max(before, max_abs(tr.x[s] - tr.x[0]));
+    if (tr.t[s] >= 1.1) after = std::max(after, max_abs(tr.x[s] - tr.x.back()));
+  }
+  BOOST_TEST_MESSAGE("V = [I, 0] on [0, 2]: moved " << before << " on [0, 1], " << after << " on [1.1, 2]");
+  BOOST_TEST(before > 1e-2);
+  BOOST_TEST(after <= 1e-12);
+
+  // A knot schedule that takes the same value at every knot is the constant weight.
+  json constant = random_qk({{"model", "sa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 1},
+                             {"V", {{"random", "gaussian"}, {"seed", 3}}},
+                             {"time", {{"t_end", 2}, {"samples", 21}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                            91);
+  auto knots = [](const json& value, const json& last) {
+    return json{{"knots", {{{"t", 0}, {"value", value}}, {{"t", "0.7"}, {"value", value}}, {{"t", 2}, {"value", last}}}}};
+  };
+  json scheduled = constant;
+  scheduled["V"] = knots(constant["V"], constant["V"]);
+  scheduled["Q"] = knots(constant["Q"], constant["Q"]);
+  const Trajectory<double> tc = run(constant), tk = run(scheduled);
+  double diff = 0;
+  for (std::size_t s = 0; s < tc.samples(); ++s) diff = std::max(diff, max_abs(tc.x[s] - tk.x[s]));
+  BOOST_TEST_MESSAGE("constant V vs knots equal to it: max difference " << diff);
+  BOOST_TEST(diff <= 1e-12);
+  // Control: a knot schedule that changes the value changes the trajectory.
+  json varying = constant;
+  varying["V"] = knots(constant["V"], "minus-identity");
+  const Trajectory<double> tv = run(varying);
+  double dv = 0;
+  for (std::size_t s = 0; s < tc.samples(); ++s) dv = std::max(dv, max_abs(tc.x[s] - tv.x[s]));
+  BOOST_TEST(dv > 1e-3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
