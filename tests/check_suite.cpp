@@ -1,0 +1,78 @@
+// The check runner: verdicts as expected on the quick suite (every statement and its negative
+// control), results independent of --jobs, and --resume equal to an uninterrupted run.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/suite/check_runner.hpp"
+#include "attnflow/suite/sim_config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace attnflow;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path fresh_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("attnflow-check-suite-" + std::to_string(::getpid())) / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+CheckRunOutcome run(const std::string& suite, const fs::path& out, int jobs, std::vector<std::string> only = {},
+                    bool resume = false) {
+  CheckRunOptions o;
+  o.suite = suite;
+  o.out = out.string();
+  o.jobs = jobs;
+  o.only = std::move(only);
+  o.resume = resume;
+  o.quiet = true;
+  return run_checks(o);
+}
+const std::string kMini = std::string(ATTNFLOW_SOURCE_DIR) + "/tests/data/mini_suite.json";
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(check_suite)
+
+BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
+  const auto r = run("quick", fresh_dir("quick"), 2);
+  BOOST_TEST(r.results["checks"].size() == catalogue().size());
+  for (const auto& c : r.results["checks"]) {
+    BOOST_TEST_INFO(c["id"].get<std::string>() + ": " + c["key_number"].get<std::string>());
+    BOOST_TEST(c["as_expected"].get<bool>());
+    // Every statement carries at least one negative control, and each control must be able to
+    // come out "violated" — here it must actually have done so where that is expected.
+    BOOST_TEST(!c["controls"].empty());
+    for (const auto& ctl : c["controls"])
+      BOOST_TEST(ctl["verdict"] == ctl["expected"]);
+  }
+  BOOST_TEST(r.exit_code == 0);
+}
+
+BOOST_AUTO_TEST_CASE(results_identical_for_any_number_of_jobs) {
+  const auto one = run(kMini, fresh_dir("jobs1"), 1);
+  const auto two = run(kMini, fresh_dir("jobs2"), 2);
+  BOOST_TEST(deterministic_part(one.results).dump() == deterministic_part(two.results).dump());
+  BOOST_TEST(one.results["checks"].size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(resume_gives_the_uninterrupted_result) {
+  const auto whole = run(kMini, fresh_dir("whole"), 2);
+  const fs::path dir = fresh_dir("resumed");
+  run(kMini, dir, 2, {"B-6.8"});  // a run stopped after one check
+  const auto resumed = run(kMini, dir, 2, {}, true);
+  BOOST_TEST(deterministic_part(whole.results).dump() == deterministic_part(resumed.results).dump());
+}
+
+BOOST_AUTO_TEST_CASE(bad_suite_input_is_an_input_error) {
+  BOOST_CHECK_THROW(run("no-such-suite", fresh_dir("bad1"), 1), InputError);
+  BOOST_CHECK_THROW(run(kMini, fresh_dir("bad2"), 1, {"no-such-id"}), InputError);
+  const fs::path bad = fresh_dir("bad3") / "suite.json";
+  std::ofstream(bad) << R"({"name": "x", "checks": {"B-6.8": {"instances": "four"}}})";
+  BOOST_CHECK_THROW(run(bad.string(), fresh_dir("bad4"), 1), InputError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
