@@ -1,6 +1,7 @@
 // attnflow check [--suite quick|full|NAME] [--only ID,…] [--out DIR] [--jobs N] [--seed S] [--resume]
 // attnflow list
 #include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/report/report.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "cli/commands.hpp"
 
@@ -8,6 +9,8 @@
 #include <iostream>
 
 namespace attnflow::cli {
+
+int print_report_outcome(const ReportOutcome& r);
 
 void register_check(CLI::App& app) {
   auto o = std::make_shared<CheckRunOptions>();
@@ -21,10 +24,21 @@ void register_check(CLI::App& app) {
   auto* seed_opt = sub->add_option("--seed", *seed, "suite seed (default: the suite's own)");
   sub->add_flag("--resume", o->resume, "skip checks already in DIR/results.json");
   sub->add_flag("--quiet", o->quiet, "no progress or table");
-  add_command(sub, [o, seed, seed_opt] {
+  auto no_pdf = std::make_shared<bool>(false);
+  sub->add_flag("--no-pdf", *no_pdf, "skip the LaTeX report");
+  add_command(sub, [o, seed, seed_opt, no_pdf] {
     if (seed_opt->count()) o->seed = *seed;
     const CheckRunOutcome r = run_checks(*o);
-    if (r.exit_code != 130) std::cout << "attnflow: results in " << r.results_path << "\n";
+    if (r.exit_code == 130) return r.exit_code;
+    std::cout << "attnflow: results in " << r.results_path << "\n";
+    // The report never changes the exit code: a check run does not fail for LaTeX.
+    if (!*no_pdf) {
+      try {
+        print_report_outcome(write_report(r.results, o->out));
+      } catch (const std::exception& e) {
+        std::cout << "attnflow: no report (" << e.what() << ")\n";
+      }
+    }
     return r.exit_code;
   });
 

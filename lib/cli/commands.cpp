@@ -18,6 +18,8 @@ void add_command(CLI::App* sub, std::function<int()> run) { registry().push_back
 void register_commands(CLI::App& app) {
   register_simulate(app);
   register_check(app);
+  register_diagnose(app);
+  register_report(app);
 }
 
 int run_selected(CLI::App& app) {

@@ -21,6 +21,8 @@ void add_command(CLI::App* sub, std::function<int()> run);
 
 void register_simulate(CLI::App& app);
 void register_check(CLI::App& app);
+void register_diagnose(CLI::App& app);
+void register_report(CLI::App& app);
 
 /// Progress on stderr: a bar when stderr is a terminal, otherwise nothing per step.
 std::function<void(double)> progress_printer(const std::string& label);

@@ -18,7 +18,7 @@ namespace attnflow {
 inline constexpr int kMaxQhullDimension = 8;
 /// Singular values of the centred points at or below this fraction of the largest count as zero:
 /// a set flatter than that is beyond what a hull computed in double resolves reliably.
-inline constexpr double kDefaultRankTolerance = 1e-12;
+inline constexpr double kHullRankTolerance = 1e-12;
 
 struct HullResult {
   enum class Status {
@@ -33,7 +33,7 @@ struct HullResult {
   std::string computed_in = "double (Qhull)";
   int dimension = 0;         // ambient d
   int affine_dimension = 0;  // numerical rank of the centred points (SVD in T)
-  double rank_tolerance = kDefaultRankTolerance;
+  double rank_tolerance = kHullRankTolerance;
   double volume = 0;       // d-dimensional volume; 0 unless Ok
   double face_volume = 0;  // k-dimensional volume inside the affine hull (= volume when Ok;
                            // the length for k = 1; 0 for k = 0)
@@ -43,11 +43,11 @@ struct HullResult {
 
 /// Hull of the rows of `points` (n ≥ 1 tokens in R^d, finite). The affine dimension is found in
 /// T; the hull itself is computed by Qhull in double.
-template <class T> HullResult convex_hull(const Tokens<T>& points, double rank_tolerance = kDefaultRankTolerance);
+template <class T> HullResult convex_hull(const Tokens<T>& points, double rank_tolerance = kHullRankTolerance);
 
 /// Dimension of the affine hull of the rows: the number of singular values of the centred points
 /// above rank_tolerance × the largest one (computed in T).
-template <class T> int affine_dimension(const Tokens<T>& points, double rank_tolerance = kDefaultRankTolerance);
+template <class T> int affine_dimension(const Tokens<T>& points, double rank_tolerance = kHullRankTolerance);
 
 const char* to_string(HullResult::Status status);
 

@@ -1,0 +1,77 @@
+#include "attnflow/report/convergence_table.hpp"
+
+#include "attnflow/report/latex_escape.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <stdexcept>
+
+namespace attnflow {
+
+void ConvergenceTable::add_value(const std::string& column, double value) {
+  if (!columns_.count(column)) order_.push_back(column);
+  columns_[column].push_back(value);
+}
+
+void ConvergenceTable::evaluate_orders(const std::string& column, const std::string& refinement) {
+  const auto& e = this->column(column);
+  const auto& h = this->column(refinement);
+  if (e.size() != h.size()) throw std::invalid_argument("ConvergenceTable: columns of different length");
+  const std::string name = column + " order";
+  if (!columns_.count(name)) order_.push_back(name);
+  auto& orders = columns_[name];
+  orders.assign(e.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t k = 1; k < e.size(); ++k)
+    if (e[k] > 0 && e[k - 1] > 0 && h[k] > 0 && h[k - 1] > 0 && h[k] != h[k - 1])
+      orders[k] = std::log(e[k - 1] / e[k]) / std::log(h[k - 1] / h[k]);
+  digits_[name] = 2;
+}
+
+void ConvergenceTable::set_precision(const std::string& column, int digits) { digits_[column] = digits; }
+
+std::size_t ConvergenceTable::rows() const {
+  std::size_t r = 0;
+  for (const auto& [_, v] : columns_) r = std::max(r, v.size());
+  return r;
+}
+
+const std::vector<double>& ConvergenceTable::column(const std::string& name) const {
+  const auto it = columns_.find(name);
+  if (it == columns_.end()) throw std::invalid_argument("ConvergenceTable: no column " + name);
+  return it->second;
+}
+
+namespace {
+std::string cell(const std::vector<double>& v, std::size_t r, int digits, bool fixed) {
+  if (r >= v.size() || !std::isfinite(v[r])) return "--";
+  return fixed ? fmt::format("{:.{}f}", v[r], digits) : fmt::format("{:.{}e}", v[r], digits);
+}
+}  // namespace
+
+void ConvergenceTable::write_tex(std::ostream& out, const std::string& caption) const {
+  out << "\\begin{table}[htbp]\\centering\n\\caption{" << latex_escape(caption) << "}\n";
+  out << "\\begin{tabular}{" << std::string(order_.size(), 'r') << "}\n\\toprule\n";
+  for (std::size_t c = 0; c < order_.size(); ++c) out << (c ? " & " : "") << latex_escape(order_[c]);
+  out << " \\\\\n\\midrule\n";
+  for (std::size_t r = 0; r < rows(); ++r) {
+    for (std::size_t c = 0; c < order_.size(); ++c) {
+      const auto d = digits_.find(order_[c]);
+      const bool is_order = order_[c].size() > 6 && order_[c].compare(order_[c].size() - 6, 6, " order") == 0;
+      out << (c ? " & " : "") << cell(columns_.at(order_[c]), r, d == digits_.end() ? 3 : d->second, is_order);
+    }
+    out << " \\\\\n";
+  }
+  out << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+}
+
+void ConvergenceTable::write_text(std::ostream& out) const {
+  for (const auto& c : order_) out << fmt::format("{:>16}", c);
+  out << "\n";
+  for (std::size_t r = 0; r < rows(); ++r) {
+    for (const auto& c : order_) out << fmt::format("{:>16}", cell(columns_.at(c), r, 3, false));
+    out << "\n";
+  }
+}
+
+}  // namespace attnflow

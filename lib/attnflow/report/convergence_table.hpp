@@ -1,0 +1,30 @@
+#pragma once
+// One object from numbers to a LaTeX table, in the style of deal.II's ConvergenceTable: add
+// rows of named values, ask for observed orders of one column against a refinement column,
+// write a booktabs table.
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+class ConvergenceTable {
+ public:
+  /// Appends value to column (creating it); rows are completed column by column.
+  void add_value(const std::string& column, double value);
+  /// Adds "<column> order": log(e_k/e_{k+1}) / log(h_k/h_{k+1}) against the refinement column.
+  void evaluate_orders(const std::string& column, const std::string& refinement);
+  void set_precision(const std::string& column, int digits);
+  void write_tex(std::ostream& out, const std::string& caption) const;
+  void write_text(std::ostream& out) const;
+  std::size_t rows() const;
+  const std::vector<double>& column(const std::string& name) const;
+
+ private:
+  std::vector<std::string> order_;
+  std::map<std::string, std::vector<double>> columns_;
+  std::map<std::string, int> digits_;
+};
+
+}  // namespace attnflow

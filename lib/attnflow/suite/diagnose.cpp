@@ -1,0 +1,125 @@
+#include "attnflow/suite/diagnose.hpp"
+
+#include "attnflow/diagnostics/attention_diagnostics.hpp"
+#include "attnflow/diagnostics/clusters.hpp"
+#include "attnflow/diagnostics/energy.hpp"
+#include "attnflow/diagnostics/extent.hpp"
+#include "attnflow/diagnostics/hemisphere.hpp"
+#include "attnflow/diagnostics/hull.hpp"
+#include "attnflow/diagnostics/hyperplanes.hpp"
+#include "attnflow/diagnostics/monotone.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/trajectory_io.hpp"
+
+#include <algorithm>
+
+namespace attnflow {
+
+const std::vector<std::string> kDiagnostics = {"clusters", "pairwise", "energy", "attention",
+                                               "hull", "hemisphere", "hyperplanes"};
+
+namespace {
+
+nlohmann::json hemisphere_json(const HemisphereResult& h) {
+  nlohmann::json j = {{"exists", h.exists}, {"certified", h.certified}, {"method", h.method},
+                      {"points_rounded_to_double", h.points_rounded_to_double},
+                      {"applies_to_input", h.applies_to_input}};
+  if (h.exists) {
+    j["w"] = std::vector<double>(h.w.data(), h.w.data() + h.w.size());
+    j["margin"] = h.margin;
+    j["min_dot_exact"] = rational_to_string(h.min_dot);
+  } else {
+    nlohmann::json w = nlohmann::json::array();
+    for (const auto& l : h.weights) w.push_back(rational_to_string(l));
+    j["convex_weights_exact"] = w;
+  }
+  return j;
+}
+
+nlohmann::json hull_json(const HullResult& h) {
+  return {{"status", to_string(h.status)}, {"message", h.message}, {"computed_in", h.computed_in},
+          {"dimension", h.dimension}, {"affine_dimension", h.affine_dimension}, {"volume", h.volume},
+          {"face_volume", h.face_volume}, {"vertices", h.vertices}, {"facet_count", h.facet_count}};
+}
+
+/// The model the trajectory came from, rebuilt from its provenance config (needed for P, β, V).
+SimConfig config_of(const nlohmann::json& tj, const std::string& what) {
+  if (!tj.contains("provenance") || !tj["provenance"].contains("config"))
+    input_error("trajectory.provenance.config", "missing (needed for the " + what + " diagnostic)");
+  return parse_sim_config(tj["provenance"]["config"]);
+}
+
+template <class T>
+nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::string>& what, double delta) {
+  const Trajectory<T> tr = trajectory_from_json<T>(tj);
+  const Tokens<T>& last = tr.x.back();
+  nlohmann::json out = {{"model", tr.model}, {"n", tr.n}, {"d", tr.d}, {"precision", precision_to_json(tr.precision)},
+                        {"samples", tr.samples()}, {"t_final", to_double(tr.t.back())},
+                        {"error_estimate", double_or_null(tr.error_estimate)}};
+  const bool on_sphere = [&] {
+    for (const auto& m : model_catalogue())
+      if (tr.model == m.id) return m.on_sphere;
+    return false;
+  }();
+  const DistanceMetric metric = on_sphere ? DistanceMetric::Angle : DistanceMetric::Euclidean;
+  ClusterOptions copt;
+  copt.metric = metric;
+  copt.error_estimate = std::isfinite(tr.error_estimate) ? tr.error_estimate : 0.0;
+  for (const auto& w : what) {
+    if (w == "clusters") {
+      const auto series = cluster_counts(tr, T(delta), metric);
+      out["clusters"] = {{"metric", metric_name(metric)},
+                         {"final", cluster_tokens(last, T(delta), copt).to_json()},
+                         {"counts", series.to_json()}};
+    } else if (w == "pairwise") {
+      out["pairwise"] = pairwise_extremes(pairwise_distances(last)).to_json();
+      out["pairwise"]["distances_never_decrease"] = check_pairwise_distances_nondecreasing(tr).to_json();
+    } else if (w == "energy") {
+      const SimConfig c = config_of(tj, "energy");
+      const T beta = from_decimal<T>(c.beta);
+      std::vector<double> e;
+      for (const auto& v : energy_series(tr, beta)) e.push_back(to_double(v));
+      out["energy"] = {{"beta", c.beta}, {"series", e},
+                       {"non_decreasing", check_energy_monotone(tr, beta, Direction::NonDecreasing).to_json()},
+                       {"non_increasing", check_energy_monotone(tr, beta, Direction::NonIncreasing).to_json()}};
+    } else if (w == "attention") {
+      const SimConfig c = config_of(tj, "attention");
+      const Model<T> model = build_model<T>(c);
+      const Matrix<T> P = model.attention(last, tr.t.back());
+      out["attention"] = diagnose_attention(P, tr.d == 1 ? &last : nullptr).to_json();
+    } else if (w == "hull") {
+      std::vector<double> diam;
+      for (const auto& x : tr.x) diam.push_back(to_double(diameter(x).value));
+      out["hull"] = {{"final", hull_json(convex_hull(last))}, {"diameter_series", diam}};
+    } else if (w == "hemisphere") {
+      out["hemisphere"] = {{"initial", hemisphere_json(find_hemisphere(tr.x.front()))},
+                           {"final", hemisphere_json(find_hemisphere(last))}};
+      if (!on_sphere) out["hemisphere"]["note"] = "the tokens are not on a sphere; the test is about directions";
+    } else if (w == "hyperplanes") {
+      const SimConfig c = config_of(tj, "hyperplanes");
+      const Model<T> model = build_model<T>(c);
+      const auto& h = model.heads.front();
+      out["hyperplanes"] = check_good_triple(h.Q.at_time(T(0)), h.K.at_time(T(0)), h.V.at_time(T(0))).to_json();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::string> what, double delta) {
+  if (!(delta > 0) || !std::isfinite(delta)) input_error("--delta", "must be a positive number");
+  if (what.empty()) what = kDiagnostics;
+  for (const auto& w : what)
+    if (std::find(kDiagnostics.begin(), kDiagnostics.end(), w) == kDiagnostics.end())
+      input_error("--what", "unknown diagnostic \"" + w + "\" (clusters, pairwise, energy, attention, hull, "
+                            "hemisphere, hyperplanes)");
+  if (!tj.is_object()) input_error("trajectory", "must be a JSON object");
+  const Precision p = tj.contains("precision") ? parse_precision(tj.at("precision"), "trajectory.precision")
+                                               : Precision::double_();
+  return with_precision(p, [&](auto tag) { return diagnose_at<typename decltype(tag)::type>(tj, what, delta); });
+}
+
+}  // namespace attnflow

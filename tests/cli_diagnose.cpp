@@ -1,0 +1,89 @@
+// attnflow diagnose: diagnostics.json from a simulated trajectory, at the trajectory's precision;
+// bad input gets exit code 2 and one line.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/errors.hpp"
+#include "attnflow/suite/diagnose.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/suite/simulate.hpp"
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace attnflow;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+fs::path fresh_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("attnflow-diagnose-" + std::to_string(::getpid())) / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+int run(const std::string& cmd, std::string* err) {
+  std::string out;
+  std::array<char, 4096> buf{};
+  FILE* pipe = ::popen((cmd + " 2>&1 >/dev/null").c_str(), "r");
+  while (pipe && std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
+  const int rc = pipe ? ::pclose(pipe) : -1;
+  if (err) *err = out;
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+json sphere_trajectory(const json& precision) {
+  const json cfg = {{"model", "sa-sphere"}, {"n", 5}, {"d", 3}, {"init", {{"kind", "hemisphere"}, {"seed", 4}}},
+                    {"time", {{"t_end", 30}, {"samples", 31}}}, {"precision", precision}, {"rtol", 1e-10},
+                    {"atol", 1e-12}};
+  return run_simulation(parse_sim_config(cfg)).trajectory;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli_diagnose)
+
+BOOST_AUTO_TEST_CASE(clustered_hemisphere_start_is_diagnosed_consistently) {
+  const json d = diagnose_trajectory(sphere_trajectory("double"), {}, 1e-6);
+  for (const auto& key : kDiagnostics) BOOST_TEST(d.contains(key));
+  // Hemisphere start, V = I: the tokens collapse (one cluster at T), the hemisphere certificate
+  // exists at t = 0 and the energy is non-decreasing.
+  BOOST_TEST(d["hemisphere"]["initial"]["exists"].get<bool>());
+  BOOST_TEST(d["hemisphere"]["initial"]["certified"].get<bool>());
+  BOOST_TEST(d["clusters"]["final"].dump().find("\"count\":1") != std::string::npos);
+  BOOST_TEST(d["energy"]["non_decreasing"].dump().find("holds") != std::string::npos);
+  BOOST_TEST(d["energy"]["non_increasing"].dump().find("violated") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(multiprecision_trajectory_is_read_at_its_precision) {
+  const json d = diagnose_trajectory(sphere_trajectory({{"digits", 30}}), {"clusters", "pairwise"}, 1e-6);
+  BOOST_TEST(d["precision"].dump() == R"({"digits":30})");
+  BOOST_TEST(!d.contains("energy"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_exits_2_with_one_line) {
+  const char* bin = std::getenv("ATTNFLOW_BIN");
+  BOOST_REQUIRE(bin);
+  const fs::path dir = fresh_dir("bad");
+  json t = sphere_trajectory("double");
+  std::ofstream(dir / "good.json") << t.dump();
+  t["x"][2][1] = json::array({1.0, 2.0});  // wrong dimension
+  std::ofstream(dir / "wrongdim.json") << t.dump();
+  std::ofstream(dir / "broken.json") << "{\"model\": ";
+  const std::string out = " --out " + (dir / "o").string();
+  for (const std::string& args :
+       {" --trajectory " + (dir / "missing.json").string(), " --trajectory " + (dir / "broken.json").string(),
+        " --trajectory " + (dir / "wrongdim.json").string(),
+        " --trajectory " + (dir / "good.json").string() + " --what bogus",
+        " --trajectory " + (dir / "good.json").string() + " --delta -1"}) {
+    std::string err;
+    BOOST_TEST_INFO(args);
+    BOOST_TEST(run(std::string(bin) + " diagnose" + args + out, &err) == 2);
+    BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1);
+  }
+  std::string err;
+  BOOST_TEST(run(std::string(bin) + " diagnose --trajectory " + (dir / "good.json").string() + out, &err) == 0);
+  BOOST_TEST(fs::exists(dir / "o" / "diagnostics.json"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
