@@ -25,6 +25,10 @@ struct Plateau {
   }
 };
 
+/// A metastable plateau: ≥ 2 clusters, entered after the O(1) formation time (t ≥ 1) and lasting
+/// at least a decade in t. Fixed before any run.
+inline bool is_metastable(const Plateau& p) { return p.t_enter >= 1 && p.t_exit >= 10 * p.t_enter; }
+
 struct Outcome {
   nlohmann::json config;
   double beta = 0, error_estimate = 0, delta = 0, floor_max = 0;
@@ -33,7 +37,7 @@ struct Outcome {
   bool energy_monotone = true;
   std::string energy_summary;
   std::vector<double> t, count, energy;
-  /// Longest plateau with ≥ 2 clusters lasting a decade in t (t_exit ≥ 10 t_enter).
+  /// Longest plateau with ≥ 2 clusters (any duration).
   const Plateau* longest() const {
     const Plateau* best = nullptr;
     for (const auto& p : plateaus)
@@ -42,7 +46,7 @@ struct Outcome {
   }
   bool metastable() const {
     for (const auto& p : plateaus)
-      if (p.t_exit >= 10 * p.t_enter) return true;
+      if (is_metastable(p)) return true;
     return false;
   }
 };
@@ -57,15 +61,15 @@ nlohmann::json config(int n, int d, double beta, double t_end, std::uint64_t see
           {"time", {{"times", times}}}, {"method", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12}};
 }
 
-template <class T> std::vector<Plateau> plateaus_of(const ClusterCountSeries<T>& s, const std::vector<double>& E, int n) {
+template <class T> std::vector<Plateau> plateaus_of(const ClusterCountSeries<T>& s, const std::vector<double>& E, int /*n*/) {
   std::vector<Plateau> out;
   const double total = E.back() - E.front();
   std::size_t k = 0;
   while (k < s.count.size()) {
     std::size_t e = k;
     while (e + 1 < s.count.size() && s.count[e + 1] == s.count[k]) ++e;
-    // Exclude the initial run (no cluster formed yet: count n from t = 0) and single clusters.
-    if (s.count[k] >= 2 && !(k == 0 && s.count[k] == n)) {
+    // Exclude the initial run (from t = 0: clusters not formed yet, whatever its count) and single clusters.
+    if (s.count[k] >= 2 && k != 0) {
       Plateau p;
       p.count = s.count[k];
       p.t_enter = to_double(s.t[k]);
@@ -154,8 +158,8 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
   r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-10 atol 1e-12"}, {"n", n}, {"d", d},
                 {"t_end", t_end}, {"time_grid", "0 and 20 samples per decade from 1e-2 to T"},
                 {"cluster_rule", "single linkage at Euclidean delta (clusters.hpp; merges below the resolution floor reported)"},
-                {"plateau_rule", "maximal run of a constant cluster count >= 2, excluding the initial unclustered run; censored if "
-                                 "still running at T (excluded from the fit)"},
+                {"plateau_rule", "maximal run of a constant cluster count >= 2, excluding the run that starts at t = 0; censored if "
+                                 "still running at T (excluded from the fit); metastable: entered at t >= 1 and t_exit >= 10 t_enter"},
                 {"fit_log_plateau_vs_beta", fit.to_json()}, {"energy_monotone_self_check", energy_ok},
                 {"values_finite", all_finite}, {"per_beta", per_beta}, {"runs", per_run}};
   for (std::size_t b = 0; b < betas.size() && b < outs.size(); ++b) {
@@ -167,7 +171,7 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
   }
 
   // Control: β = 1 (fast collapse regime): no multi-cluster plateau lasting a decade.
-  ControlResult ctl{"beta = 1 (small): tested for a metastable plateau (>= 2 clusters for a decade in t)", Verdict::Violated};
+  ControlResult ctl{"beta = 1 (small): tested for a metastable plateau (>= 2 clusters, entered at t >= 1, lasting a decade in t)", Verdict::Violated};
   const double t_ctl = std::min(t_end, 200.0);
   const auto small = run_instances<Outcome>(per, [&](long i) { return measure(config(n, d, 1.0, t_ctl, ctx.instance_seed(5000 + i)), delta); });
   bool any = false;
@@ -180,7 +184,7 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
       std::vector<double> E;
       for (const auto& e : energy_series(tr, mpfr(1.0))) E.push_back(to_double(e));
       for (const auto& p : plateaus_of(s, E, n))
-        if (p.t_exit >= 10 * p.t_enter) return false;
+        if (is_metastable(p)) return false;
       return true;
     });
   ctl.evidence = {{"t_end", t_ctl}, {"runs", rows}};
