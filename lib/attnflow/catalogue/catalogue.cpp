@@ -9,14 +9,24 @@ CatalogueEntry entry_b_single_cluster();
 CatalogueEntry entry_blog_c2();
 CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_a_c_5();
+CatalogueEntry entry_energy();
+CatalogueEntry entry_b_6_4();
+CatalogueEntry entry_b_6_9();
+CatalogueEntry entry_b_metastability();
+CatalogueEntry entry_phase_diagram();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
       entry_blog_c2(),
       entry_a_c_5(),
       entry_precision_trap(),
+      entry_energy(),
       entry_b_single_cluster(),
+      entry_b_6_4(),
       entry_b_6_8(),
+      entry_b_6_9(),
+      entry_b_metastability(),
+      entry_phase_diagram(),
       entry_causal(),
   };
   return entries;

@@ -2,28 +2,13 @@
 // one γ(t) solving a scalar ODE. The sharpest quantitative check: the simulated inner products
 // must match γ(t) to the integrator's measured error.
 #include "attnflow/catalogue/check_helpers.hpp"
-#include "attnflow/odeint_compat.hpp"
+#include "attnflow/catalogue/gamma_curve.hpp"
 
 #include <cmath>
 
 namespace attnflow {
 
 namespace {
-
-/// γ(t) at the sample times, by the scalar ODE integrated far more tightly than the flow.
-std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times) {
-  namespace odeint = boost::numeric::odeint;
-  auto rhs = [&](const std::vector<double>& g, std::vector<double>& dg, double) {
-    const double e = std::exp(beta * g[0]);
-    const double core = 2 * e * (1 - g[0]) * ((n - 1) * g[0] + 1);
-    dg[0] = usa ? core / n : core / (std::exp(beta) + (n - 1) * e);
-  };
-  std::vector<double> g{0.0}, out;
-  auto stepper = odeint::make_dense_output(1e-15, 1e-15, odeint::runge_kutta_dopri5<std::vector<double>>());
-  odeint::integrate_times(stepper, rhs, g, times.begin(), times.end(), 1e-4,
-                          [&](const std::vector<double>& s, double) { out.push_back(s[0]); });
-  return out;
-}
 
 struct Instance {
   nlohmann::json config;

@@ -1,0 +1,66 @@
+// Catalogue entries from [B] (and [M]): energy, B-6.4, B-6.9, B-metastability, phase-diagram, each
+// on one small instance set: verdicts as expected, every control as expected.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/catalogue/catalogue.hpp"
+
+#include <cmath>
+
+using namespace attnflow;
+
+namespace {
+CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
+  const CatalogueEntry* e = find_entry(id);
+  BOOST_REQUIRE(e != nullptr);
+  CheckContext ctx;
+  ctx.id = id;
+  ctx.params = params;
+  ctx.suite_seed = 20231;
+  CheckResult r = e->run(ctx);
+  BOOST_TEST_MESSAGE(id << ": " << to_string(r.verdict) << " — " << r.key_number);
+  BOOST_TEST(!r.controls.empty());
+  for (const auto& c : r.controls) {
+    BOOST_TEST_INFO(id << " control: " << c.description << " " << c.evidence.dump());
+    BOOST_TEST(to_string(c.verdict) == to_string(c.expected));
+  }
+  return r;
+}
+void expect(const std::string& id, const CheckResult& r) {
+  BOOST_TEST_INFO(id << ": " << r.key_number);
+  BOOST_TEST(to_string(r.verdict) == to_string(find_entry(id)->expected));
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(catalogue_paper_b)
+
+BOOST_AUTO_TEST_CASE(energy_monotone_and_identity) {
+  const auto r = run_entry("energy", {{"instances", 4}, {"n", 4}, {"d", 3}, {"t_end", 2}, {"samples", 81}});
+  expect("energy", r);
+}
+
+BOOST_AUTO_TEST_CASE(cone_collapse) {
+  const auto r = run_entry("B-6.4", {{"instances", 4}, {"n", 4}, {"d", 3}, {"t_end", 25}});
+  expect("B-6.4", r);
+  for (const auto& inst : r.evidence["instances"]) BOOST_TEST(std::isfinite(inst["fitted_rate"].get<double>()));
+}
+
+BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
+  const auto r = run_entry("B-6.9", {{"instances", 4}, {"n", 4}, {"t_end", 3}, {"ds", {16, 64, 256}}});
+  expect("B-6.9", r);
+}
+
+BOOST_AUTO_TEST_CASE(metastability_reported) {
+  const auto r = run_entry("B-metastability", {{"instances", 1}, {"n", 12}, {"d", 2}, {"t_end", 200}, {"betas", {9, 16}}});
+  BOOST_TEST(to_string(r.verdict) == "reported");
+  BOOST_TEST(r.evidence["values_finite"].get<bool>());
+  BOOST_TEST(!r.evidence["runs"].empty());
+}
+
+BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
+  const auto r = run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}});
+  BOOST_TEST(to_string(r.verdict) == "reported");
+  BOOST_TEST(r.evidence["values_finite"].get<bool>());
+  BOOST_TEST(r.figures["fraction_heat_map"]["F"].size() == 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
