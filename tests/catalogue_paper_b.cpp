@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(cone_collapse) {
 }
 
 BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
-  const auto r = run_entry("B-6.9", {{"instances", 4}, {"n", 4}, {"t_end", 3}, {"ds", {16, 64, 256}}});
+  const auto r = run_entry("B-6.9", {{"instances", 8}, {"n", 4}, {"t_end", 4}, {"ds", {8, 16, 32, 64}}});
   expect("B-6.9", r);
 }
 
