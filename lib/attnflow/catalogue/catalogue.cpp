@@ -6,13 +6,21 @@ namespace attnflow {
 CatalogueEntry entry_b_6_8();
 CatalogueEntry entry_causal();
 CatalogueEntry entry_b_single_cluster();
+CatalogueEntry entry_blog_p2_1();
+CatalogueEntry entry_blog_l2_2();
+CatalogueEntry entry_blog_c1();
 CatalogueEntry entry_blog_c2();
+CatalogueEntry entry_wendel();
 CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_a_c_5();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
+      entry_blog_p2_1(),
+      entry_blog_l2_2(),
+      entry_blog_c1(),
       entry_blog_c2(),
+      entry_wendel(),
       entry_a_c_5(),
       entry_precision_trap(),
       entry_b_single_cluster(),
