@@ -9,7 +9,9 @@
 //    intercept log C, CIs;
 //  - envelope: C_env = exp(intercept + largest residual), the smallest C that with the fitted D
 //    bounds those points; coverage is then tested as a prediction on every regime point and
-//    reported on every measured point (also beyond the regime) as Δ_k ≤ C_env·D^k·ε·(1 + tol).
+//    reported on every measured point (also beyond the regime) as
+//    Δ_k ≤ C_env·D^k·ε·max(1 + tol, (ε/ε_train)^tol) — the growth of Δ/ε that a local slope
+//    within tol of 1 allows above the fitted range ε ≤ ε_train.
 // Logarithms are taken in T (so MPFR deviations far below double's range keep their meaning);
 // statistics are done in double, as in rates.hpp.
 #include "attnflow/diagnostics/rates.hpp"
@@ -163,7 +165,10 @@ inline PerturbationFit fit_perturbation_logs(const std::vector<double>& eps, con
       if (!f.usable[e][k]) continue;
       const double log_ratio = log_delta[e][k] - (log_C_env + f.growth.slope * layers[k] + std::log(eps[e]));
       if (log_ratio > worst) worst = log_ratio, f.worst_cover_eps = eps[e];
-      if (log_ratio > std::log1p(opt.slope_tolerance)) {
+      // A slope within tol of 1 lets Δ/ε grow by (ε/ε_train)^tol above the fitted range.
+      const double allowed = std::max(std::log1p(opt.slope_tolerance),
+                                      opt.slope_tolerance * std::log(eps[e] / f.train_eps_max));
+      if (log_ratio > allowed) {
         f.covers_all = false;
         if (e >= f.regime_first && e <= f.regime_last) f.covers_regime = false;
       }

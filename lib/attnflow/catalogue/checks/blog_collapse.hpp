@@ -30,6 +30,7 @@ struct Collapse {
   std::string reason;
   int clusters_end = 0;  // single-linkage clusters of the final state at `cluster_delta`
   std::string cluster_summary;
+  std::string fit_note;
 };
 
 /// Phase 1 (safe inside run_instances: double only).
@@ -71,7 +72,12 @@ inline void finish_collapse(Collapse& c, bool need_hemisphere, double cluster_de
   c.floor = kFloorSafety * std::max(c.rounding_difference, eps);
   const RateWindowOptions opt;
   c.target = opt.floor_margin * c.floor;
-  c.fit = fit_exponential_auto<double>(c.k, c.diameter, c.floor, opt);
+  try {
+    c.fit = fit_exponential_auto<double>(c.k, c.diameter, c.floor, opt);
+  } catch (const std::exception& e) {
+    c.fit = ExponentialFit{};  // e.g. no sample above the floor: no rate can be measured
+    c.fit_note = e.what();
+  }
   const Clustering<double> cl = cluster_tokens<double>(lo.x.back(), cluster_delta, ClusterOptions{DistanceMetric::Euclidean, kDefaultFloorFactor, c.rounding_difference});
   c.clusters_end = cl.count;
   c.cluster_summary = cl.summary();
@@ -121,6 +127,7 @@ inline nlohmann::json describe(const Collapse& c) {
           {"rate_ci", {c.fit.rate_ci_low, c.fit.rate_ci_high}},
           {"fit_window_layers", {c.fit.t_first, c.fit.t_last}},
           {"fit_points", c.fit.fit.points},
+          {"fit_note", c.fit_note},
           {"clusters_end", c.clusters_end},
           {"clusters", c.cluster_summary},
           {"verdict", to_string(c.verdict)},
