@@ -144,7 +144,9 @@ CheckResult check_wendel(const CheckContext& ctx) {
   // negatives) are outside "i.i.d. uniform"; 0 is always in their hull, so the frequency is 0.
   {
     const Pair p = pairs.front();
-    const int half = std::max(1, p.n / 2);
+    // n = 4 (two points and their negatives): p(4, d) >= 1/2, so 400 samples separate 0 from p
+    // by >= 20 standard errors.
+    const int half = 2;
     const long m = std::min<long>(samples, 400);
     ControlResult ctl{fmt::format("antipodally symmetric samples ({} points and their negatives, d = {})", half, p.d),
                       Verdict::Violated};
