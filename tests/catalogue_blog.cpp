@@ -61,13 +61,13 @@ BOOST_AUTO_TEST_SUITE(catalogue_blog)
 BOOST_AUTO_TEST_CASE(perturbation_recovers_planted_C_and_D) {
   const std::vector<double> eps = decades(-12, -1), k = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   const std::vector<double> no_floor(eps.size(), -std::numeric_limits<double>::infinity());
-  const PerturbationFit f = fit_perturbation_logs(eps, k, planted(eps, k, 3.0, 1.2, 1.0), no_floor);
+  const PerturbationFit f = fit_perturbation_logs(eps, k, planted(eps, k, 3.0, 1.2, 5.0), no_floor);
   BOOST_REQUIRE(f.has_regime);
-  BOOST_TEST(f.C == 3.0, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(f.C == 3.0, boost::test_tools::tolerance(1e-5));
   BOOST_TEST(f.D == 1.2, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(f.D_ci_low <= 1.2);
   BOOST_TEST(f.D_ci_high >= 1.2);
-  // Local slope 1 + O(a ε) leaves the tolerance 0.05 near ε = 1e-2: linear up to 1e-3 or 1e-2.
+  // Local slopes 1 + O(a ε): 1.019 on (1e-3, 1e-2), 1.155 on (1e-2, 1e-1): linear up to 1e-2.
   BOOST_TEST(f.eps_linear_max >= 1e-3);
   BOOST_TEST(f.eps_linear_max <= 1e-2);
   BOOST_TEST(f.decades >= 9.0);
