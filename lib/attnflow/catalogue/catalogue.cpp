@@ -6,7 +6,11 @@ namespace attnflow {
 CatalogueEntry entry_b_6_8();
 CatalogueEntry entry_causal();
 CatalogueEntry entry_b_single_cluster();
+CatalogueEntry entry_blog_p2_1();
+CatalogueEntry entry_blog_l2_2();
+CatalogueEntry entry_blog_c1();
 CatalogueEntry entry_blog_c2();
+CatalogueEntry entry_wendel();
 CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_a_c_5();
 CatalogueEntry entry_energy();
@@ -17,7 +21,11 @@ CatalogueEntry entry_phase_diagram();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
+      entry_blog_p2_1(),
+      entry_blog_l2_2(),
+      entry_blog_c1(),
       entry_blog_c2(),
+      entry_wendel(),
       entry_a_c_5(),
       entry_precision_trap(),
       entry_energy(),
