@@ -9,11 +9,21 @@ CatalogueEntry entry_b_single_cluster();
 CatalogueEntry entry_blog_c2();
 CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_a_c_5();
+CatalogueEntry entry_a_2_1();
+CatalogueEntry entry_a_3_1();
+CatalogueEntry entry_a_4_1();
+CatalogueEntry entry_a_5_1();
+CatalogueEntry entry_a_n1();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
       entry_blog_c2(),
+      entry_a_2_1(),
+      entry_a_3_1(),
+      entry_a_4_1(),
+      entry_a_5_1(),
       entry_a_c_5(),
+      entry_a_n1(),
       entry_precision_trap(),
       entry_b_single_cluster(),
       entry_b_6_8(),
