@@ -203,12 +203,19 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   const nlohmann::json pts = paper_a::decimal_points(rng, n, 1, 1.0);
   control("V = -1 (QK = 1): tokens contract, P tends to the uniform matrix, not to a Boolean one", config("1", "1", "-1", pts, t_end));
   nlohmann::json dup = pts;
-  std::size_t lo = 0;
-  for (std::size_t i = 1; i < dup.size(); ++i)
+  std::size_t lo = 0, hi = 0;
+  for (std::size_t i = 1; i < dup.size(); ++i) {
     if (std::stod(dup[i][0].get<std::string>()) < std::stod(dup[lo][0].get<std::string>())) lo = i;
-  dup[(lo + 1) % dup.size()] = dup[lo];
-  control("tokens not distinct (the leftmost token duplicated), Q = K = V = 1: rows attending to it tend to "
-          "(e_1 + e_2)/2, not to a Boolean row",
+    if (std::stod(dup[i][0].get<std::string>()) > std::stod(dup[hi][0].get<std::string>())) hi = i;
+  }
+  std::vector<std::size_t> others;
+  for (std::size_t i = 0; i < dup.size(); ++i)
+    if (i != lo && i != hi) others.push_back(i);
+  if (others.size() < 2) input_error(ctx.id + ".n", "A-2.1 needs n >= 4");
+  dup[others[0]] = dup[lo];
+  dup[others[1]] = dup[hi];
+  control("tokens not distinct (the leftmost and the rightmost token each duplicated), Q = K = V = 1: rows "
+          "attending to an extreme tend to (e_j + e_j')/2, not to a Boolean row",
           config("1", "1", "1", dup, t_end));
   return r;
 }
