@@ -18,6 +18,11 @@ CatalogueEntry entry_b_6_4();
 CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
+CatalogueEntry entry_a_2_1();
+CatalogueEntry entry_a_3_1();
+CatalogueEntry entry_a_4_1();
+CatalogueEntry entry_a_5_1();
+CatalogueEntry entry_a_n1();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -26,7 +31,12 @@ const std::vector<CatalogueEntry>& catalogue() {
       entry_blog_c1(),
       entry_blog_c2(),
       entry_wendel(),
+      entry_a_2_1(),
+      entry_a_3_1(),
+      entry_a_4_1(),
+      entry_a_5_1(),
       entry_a_c_5(),
+      entry_a_n1(),
       entry_precision_trap(),
       entry_energy(),
       entry_b_single_cluster(),

@@ -1,0 +1,67 @@
+// The catalogue entries from [A] (A-2.1, A-3.1, A-4.1, A-5.1, A-N1) on one small instance each:
+// the verdict equals the entry's expectation, and every negative control's verdict equals its own.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/catalogue/catalogue.hpp"
+
+#include <cmath>
+
+using namespace attnflow;
+
+namespace {
+CheckResult run_entry(const std::string& id, nlohmann::json params) {
+  const CatalogueEntry* e = find_entry(id);
+  BOOST_REQUIRE(e != nullptr);
+  CheckContext ctx;
+  ctx.id = id;
+  ctx.params = std::move(params);
+  ctx.suite_seed = 20231;
+  return e->run(ctx);
+}
+
+void expect_as_declared(const CheckResult& r, const CatalogueEntry& e) {
+  BOOST_TEST_INFO(e.id + ": " + r.key_number);
+  if (e.expected != Verdict::Reported) BOOST_TEST(to_string(r.verdict) == to_string(e.expected));
+  BOOST_TEST(!r.controls.empty());
+  for (const auto& c : r.controls) {
+    BOOST_TEST_INFO(e.id + " control: " + c.description + " -> " + c.evidence.dump().substr(0, 400));
+    BOOST_TEST(to_string(c.verdict) == to_string(c.expected));
+  }
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(catalogue_paper_a)
+
+BOOST_AUTO_TEST_CASE(a_2_1_extreme_capture) {
+  const CheckResult r = run_entry("A-2.1", {{"instances", 2}, {"n", 5}, {"t_end", 6}});
+  expect_as_declared(r, *find_entry("A-2.1"));
+  BOOST_TEST(r.evidence["instances"].size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_3_1_hull_shrinks) {
+  const CheckResult r = run_entry("A-3.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 30}});
+  expect_as_declared(r, *find_entry("A-3.1"));
+}
+
+BOOST_AUTO_TEST_CASE(a_4_1_good_triple_levels) {
+  const CheckResult r = run_entry("A-4.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 40}});
+  expect_as_declared(r, *find_entry("A-4.1"));
+}
+
+BOOST_AUTO_TEST_CASE(a_5_1_paranormal) {
+  const CheckResult r = run_entry("A-5.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 40}});
+  expect_as_declared(r, *find_entry("A-5.1"));
+  BOOST_TEST(r.evidence.contains("suspicious_case"));
+}
+
+BOOST_AUTO_TEST_CASE(a_n1_reported_fractions) {
+  const CheckResult r = run_entry("A-N1", {{"instances", 3}, {"n", 5}, {"d", 2}, {"t_end", 30}});
+  expect_as_declared(r, *find_entry("A-N1"));
+  BOOST_TEST(r.evidence["instances"].size() == 3u);
+  for (const auto& inst : r.evidence["instances"]) {
+    BOOST_TEST(std::isfinite(inst["movement_0.9T_to_T"].get<double>()));
+    BOOST_TEST(std::isfinite(inst["max_norm_T"].get<double>()));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
