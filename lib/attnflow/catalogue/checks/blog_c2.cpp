@@ -33,9 +33,15 @@ Antipodal classify(const Tokens<double>& x, double delta) {
   return a;
 }
 
-nlohmann::json config(const std::string& alpha, int n, int d, long layers, std::uint64_t seed) {
-  return {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", 1}, {"V", {{"scaled-identity", alpha}}},
-          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}}, {"time", {{"layers", layers}, {"every", 10}}}};
+/// Q = K = I, or (random_qk) fixed Gaussian Q, K: the outcome depends on which (see evidence).
+nlohmann::json config(const std::string& alpha, int n, int d, long layers, std::uint64_t seed, bool random_qk) {
+  nlohmann::json c = {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", 1}, {"V", {{"scaled-identity", alpha}}},
+                      {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}}, {"time", {{"layers", layers}, {"every", 10}}}};
+  if (random_qk) {
+    c["Q"] = {{"random", "gaussian"}, {"seed", seed + 1}};
+    c["K"] = {{"random", "gaussian"}, {"seed", seed + 2}};
+  }
+  return c;
 }
 
 CheckResult check_blog_c2(const CheckContext& ctx) {
@@ -46,39 +52,42 @@ CheckResult check_blog_c2(const CheckContext& ctx) {
   const double delta = ctx.real("delta", 1e-6);
   const std::string alpha = "-" + ctx.text("alpha", "0.5");
   const auto outs = run_instances<std::pair<nlohmann::json, Antipodal>>(count, [&](long i) {
-    const nlohmann::json cfg = config(alpha, n, d, layers, ctx.instance_seed(i));
+    const nlohmann::json cfg = config(alpha, n, d, layers, ctx.instance_seed(i), i % 2 == 1);
     const Trajectory<double> tr = simulate<double>(parse_sim_config(cfg));
     return std::make_pair(cfg, classify(tr.x.back(), delta));
   });
-  long two = 0, one = 0;
+  long two = 0, one = 0, two_identity = 0, two_random = 0;
   std::map<long, long> splits;
   nlohmann::json per = nlohmann::json::array();
   for (const auto& [cfg, a] : outs) {
     two += a.two_antipodal;
+    (cfg.contains("Q") ? two_random : two_identity) += a.two_antipodal;
     one += a.one_cluster;
     if (a.two_antipodal) ++splits[a.split_small];
-    per.push_back({{"seed", cfg["init"]["seed"]}, {"two_antipodal", a.two_antipodal}, {"one_cluster", a.one_cluster},
+    per.push_back({{"seed", cfg["init"]["seed"]}, {"QK", cfg.contains("Q") ? "random gaussian" : "identity"},
+                   {"two_antipodal", a.two_antipodal}, {"one_cluster", a.one_cluster},
                    {"smaller_group", a.split_small}, {"max_deviation_from_pm1", a.worst}});
   }
   nlohmann::json split_json = nlohmann::json::object();
   for (const auto& [k, v] : splits) split_json[std::to_string(k)] = v;
   r.verdict = two == count ? Verdict::Holds : (two + one == count ? Verdict::Inconclusive : Verdict::Violated);
   r.instances = count;
-  r.key_number = std::to_string(two) + "/" + std::to_string(count) + " runs end in two antipodal clusters, " +
+  r.key_number = std::to_string(two) + "/" + std::to_string(count) + " runs end in two antipodal clusters (Q = K = I: " +
+                 std::to_string(two_identity) + ", random Q, K: " + std::to_string(two_random) + "), " +
                  std::to_string(one) + " in one cluster";
   r.hypotheses.push_back(hypothesis("V_k = -alpha I, alpha > 0", "certified", "alpha = " + alpha.substr(1)));
   r.evidence = {{"precision", "double"}, {"layers", layers}, {"delta", delta}, {"fraction_two_antipodal",
                 double(two) / double(count)}, {"fraction_one_cluster", double(one) / double(count)},
                 {"smaller_group_sizes", split_json}, {"instances", per},
-                {"observation", "with alpha = 0.5 the tokens repel: for d >= n - 1 they converge to a regular simplex "
-                                "(<x_i,x_j> = -1/(n-1)), for d = 3 to a fixed spherical configuration; with alpha = 3 "
-                                "they collapse to one point. Two antipodal limits were not observed in these runs."},
+                {"two_antipodal_with_QK_identity", two_identity}, {"two_antipodal_with_QK_random", two_random},
+                {"runs_per_variant", nlohmann::json{{"identity", (count + 1) / 2}, {"random", count / 2}}},
                 {"verdict_rule", "holds: every run ends in two antipodal clusters (both non-empty) within delta; "
                                  "inconclusive: some end in a single cluster (a degenerate case of +-x*); violated: "
                                  "some end in neither"}};
 
   ControlResult ctl{"V = +alpha I: one cluster, not two antipodal ones", Verdict::Violated};
-  const Trajectory<double> tr = simulate<double>(parse_sim_config(config(ctx.text("alpha", "0.5"), n, d, layers, ctx.instance_seed(0))));
+  const Trajectory<double> tr =
+      simulate<double>(parse_sim_config(config(ctx.text("alpha", "0.5"), n, d, layers, ctx.instance_seed(0), false)));
   const Antipodal a = classify(tr.x.back(), delta);
   ctl.verdict = a.two_antipodal ? Verdict::Holds : Verdict::Violated;
   ctl.evidence = {{"one_cluster", a.one_cluster}, {"two_antipodal", a.two_antipodal}};
