@@ -288,19 +288,20 @@ BOOST_AUTO_TEST_CASE(sa_sphere_identity_hemisphere_spectrum) {
 }
 
 BOOST_AUTO_TEST_CASE(sa_sphere_spectrum_at_30_digits_agrees_with_double) {
-  // The same finite-time spectrum (same start, same random frame) at 30 digits with rtol 1e-20
-  // and in double with rtol 1e-10: they differ by the double run's integration error.
+  // The same finite-time spectrum (same start, same random frame) at 30 digits with rtol 1e-16
+  // and in double with rtol 1e-10: they differ by the double run's integration error (~1e-11).
+  // The 30-digit trace residual is a global integration error: asserted ≤ rtol·T.
   const json j = {{"model", "sa-sphere"}, {"n", 3}, {"d", 2}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
-                  {"V", "identity"}, {"init", {{"kind", "hemisphere"}, {"seed", 4}}}, {"time", {{"t_end", 8}, {"samples", 2}}}};
+                  {"V", "identity"}, {"init", {{"kind", "hemisphere"}, {"seed", 4}}}, {"time", {{"t_end", 4}, {"samples", 2}}}};
   const SimConfig c = parse_sim_config(j);
   LyapunovSettings<double> sd;
-  sd.t_end = 8;
+  sd.t_end = 4;
   const auto rd = lyapunov_spectrum<double>(build_model<double>(c), initial_tokens<double>(c), sd);
   MpfrDigitsScope digits(30);
   LyapunovSettings<mpfr> sm;
-  sm.t_end = 8;
-  sm.rtol = from_decimal<mpfr>("1e-20");
-  sm.atol = from_decimal<mpfr>("1e-22");
+  sm.t_end = 4;
+  sm.rtol = from_decimal<mpfr>("1e-16");
+  sm.atol = from_decimal<mpfr>("1e-18");
   const auto rm = lyapunov_spectrum<mpfr>(build_model<mpfr>(c), initial_tokens<mpfr>(c), sm);
   double worst = 0;
   for (std::size_t i = 0; i < rd.exponents.size(); ++i) worst = std::max(worst, std::abs(rd.exponents[i] - to_double(rm.exponents[i])));
@@ -308,7 +309,7 @@ BOOST_AUTO_TEST_CASE(sa_sphere_spectrum_at_30_digits_agrees_with_double) {
                      << "; residual " << to_double(rm.trace_residual) << " (double: " << rd.trace_residual
                      << "); max |λ_double − λ_30| = " << worst << "; steps " << rm.steps << " vs " << rd.steps);
   BOOST_TEST(worst <= 1e-7);
-  BOOST_TEST(to_double(rm.trace_residual) <= 1e-17);
+  BOOST_TEST(to_double(rm.trace_residual) <= 1e-16 * 4);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
