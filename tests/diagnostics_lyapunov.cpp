@@ -229,6 +229,19 @@ BOOST_AUTO_TEST_CASE(top_k_equals_leading_part_of_full_spectrum) {
   BOOST_TEST_MESSAGE("top 2 of (0.5, -0.5, -2): " << list(r.exponents) << " late " << list(late));
   BOOST_TEST(std::abs(late[0] - 0.5) <= 1e-3 * 0.5);
   BOOST_TEST(std::abs(late[1] + 0.5) <= 1e-3 * 0.5);
+  // The figure data: one running estimate per re-orthonormalisation time; no residual for k < N.
+  const json out = r.to_json();
+  BOOST_TEST(out.at("times").size() == 800u);  // Δt = 1/2 over [0, 400]
+  BOOST_TEST(out.at("running").size() == 800u);
+  BOOST_TEST(out.at("running").back().size() == 2u);
+  BOOST_TEST(out.at("trace_residual").is_null());
+  BOOST_TEST(out.at("exponents").at(0).get<double>() == r.exponents[0]);
+}
+
+BOOST_AUTO_TEST_CASE(discrete_models_have_no_jacobian_field) {
+  const json j = {{"model", "layer-normalized"}, {"n", 3}, {"d", 2}, {"time", {{"layers", 5}}}};
+  const Model<double> m = build_model<double>(parse_sim_config(j));
+  BOOST_CHECK_THROW(ModelJacobian<double>{m}, std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(trace_identity_time_dependent_linear) {
