@@ -61,6 +61,21 @@ template <class T> class WeightSchedule {
     for (const auto& t : spec.knot_times) knots_.push_back(from_decimal<T>(t));
   }
 
+  /// The same schedule with every number converted to another scalar type by `convert`
+  /// (e.g. to a dual number, to differentiate the model: see diagnostics/lyapunov.hpp).
+  template <class U, class F> WeightSchedule<U> converted(F convert) const {
+    WeightSchedule<U> w;
+    w.kind_ = kind_;
+    w.layer_duration_ = convert(layer_duration_);
+    for (const auto& m : values_) {
+      Matrix<U> c(m.rows(), m.cols());
+      for (Eigen::Index i = 0; i < m.size(); ++i) c.data()[i] = convert(m.data()[i]);
+      w.values_.push_back(c);
+    }
+    for (const auto& t : knots_) w.knots_.push_back(convert(t));
+    return w;
+  }
+
   bool constant() const { return kind_ == WeightSpec::Kind::Constant; }
   const Matrix<T>& constant_value() const { return values_.front(); }
 
@@ -92,6 +107,7 @@ template <class T> class WeightSchedule {
   }
 
  private:
+  template <class> friend class WeightSchedule;
   WeightSpec::Kind kind_ = WeightSpec::Kind::Constant;
   T layer_duration_ = T(1);
   std::vector<Matrix<T>> values_;
