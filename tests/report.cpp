@@ -52,6 +52,7 @@ json small_results() {
              {"figures", {{"decay", series}, {"pair", {{"a", series}, {"b", series}}}}}},
             {{"id", kHostile}, {"kind", "conjecture"}, {"source", "src & co"}, {"expected", "reported"},
              {"verdict", "inconclusive"}, {"instances", 1}, {"key_number", "50% of {runs} #1 $x$"},
+             {"evidence", {{"unicode", "δ = 1e-6, ⟨x_i,x_j⟩ ≤ √2 − ∞ ✓"}}},
              {"controls", {{{"description", "ctl_" + kHostile}, {"expected", "violated"}, {"verdict", "violated"}}}}}}},
           {"provenance", {{"git", "abc_def"}, {"written", "2026-11-29T00:00:00Z"}}}};
 }
@@ -99,6 +100,8 @@ BOOST_AUTO_TEST_CASE(renders_compiles_and_contains_every_id_and_verdict) {
   BOOST_TEST(text.find("ctl_" + kHostile) != std::string::npos);
   BOOST_TEST(text.find("50% of {runs} #1 $x$") != std::string::npos);
   BOOST_TEST(fs::exists(dir / "report-data"));
+  // Unicode from data compiles: known symbols become LaTeX, unknown ones their code point.
+  BOOST_TEST(text.find("U+2713") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(malformed_results_are_input_errors) {
