@@ -139,7 +139,12 @@ std::string instances_table(const json& instances) {
           cols.push_back(it.key());
   if (cols.empty()) return "";
   std::ostringstream t;
-  t << "{\\scriptsize\\begin{longtable}{" << std::string(cols.size(), 'l') << "}\n\\toprule\n";
+  // Equal paragraph columns that share the text width, so long strings wrap instead of overflowing.
+  const double width = 0.94 / static_cast<double>(cols.size());
+  std::string spec;
+  for (std::size_t c = 0; c < cols.size(); ++c)
+    spec += fmt::format(">{{\\raggedright\\arraybackslash}}p{{{:.3f}\\linewidth}}", width);
+  t << "{\\scriptsize\\setlength{\\tabcolsep}{3pt}\\begin{longtable}{" << spec << "}\n\\toprule\n";
   for (std::size_t c = 0; c < cols.size(); ++c) t << (c ? " & " : "") << esc(cols[c]);
   t << " \\\\\n\\midrule\n";
   std::size_t shown = 0;
