@@ -55,6 +55,17 @@ BOOST_AUTO_TEST_CASE(clustered_hemisphere_start_is_diagnosed_consistently) {
   BOOST_TEST(d["energy"]["non_increasing"].dump().find("violated") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(lyapunov_spectrum_of_a_collapsing_sphere_flow) {
+  // V = I, hemisphere start: tokens collapse; every finite-time exponent is ≤ 0 up to the O(1/T)
+  // transient, and the full spectrum sums to the time-averaged trace of the Jacobian.
+  const json d = diagnose_trajectory(sphere_trajectory("double"), {"lyapunov"}, 1e-6);
+  BOOST_REQUIRE(d.contains("lyapunov"));
+  const auto& l = d["lyapunov"];
+  BOOST_TEST(l["exponents"].size() == 15u);
+  BOOST_TEST(std::abs(l["trace_residual"].get<double>()) < 1e-6);
+  for (const auto& e : l["late_window_exponents"]) BOOST_TEST(e.get<double>() < 1e-6);
+}
+
 BOOST_AUTO_TEST_CASE(multiprecision_trajectory_is_read_at_its_precision) {
   const json d = diagnose_trajectory(sphere_trajectory({{"digits", 30}}), {"clusters", "pairwise"}, 1e-6);
   BOOST_TEST(d["precision"].dump() == R"({"digits":30})");

@@ -7,6 +7,7 @@
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/diagnostics/hull.hpp"
 #include "attnflow/diagnostics/hyperplanes.hpp"
+#include "attnflow/diagnostics/lyapunov.hpp"
 #include "attnflow/diagnostics/monotone.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/model/model.hpp"
@@ -19,8 +20,31 @@ namespace attnflow {
 
 const std::vector<std::string> kDiagnostics = {"clusters", "pairwise", "energy", "attention",
                                                "hull", "hemisphere", "hyperplanes"};
+const std::vector<std::string> kOptionalDiagnostics = {"lyapunov"};
 
 namespace {
+
+/// Finite-time Lyapunov exponents over the trajectory's time span, from its first state, by
+/// Benettin's method on the variational equation (exact AD Jacobian); computed in double.
+nlohmann::json lyapunov_json(const SimConfig& c, const Tokens<double>& x0, double t0, double t1, double rtol,
+                             double atol) {
+  if (c.model->discrete) return {{"note", "not defined for a layer map (discrete model)"}};
+  const Model<double> model = build_model<double>(c);
+  LyapunovSettings<double> s;
+  const int N = c.n * c.d;
+  s.exponents = N <= 64 ? 0 : 8;
+  s.t_start = t0;
+  s.t_end = t1;
+  s.interval = (t1 - t0) / 100;
+  s.rtol = rtol > 0 ? rtol : 1e-10;
+  s.atol = atol > 0 ? atol : 1e-12;
+  const LyapunovResult<double> r = lyapunov_spectrum(model, x0, s);
+  nlohmann::json j = r.to_json();
+  j["computed_in"] = "double";
+  j["late_window_from"] = t0 + (t1 - t0) / 2;
+  j["late_window_exponents"] = r.window_exponents(t0 + (t1 - t0) / 2);
+  return j;
+}
 
 nlohmann::json hemisphere_json(const HemisphereResult& h) {
   nlohmann::json j = {{"exists", h.exists}, {"certified", h.certified}, {"method", h.method},
@@ -97,6 +121,10 @@ nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::stri
       out["hemisphere"] = {{"initial", hemisphere_json(find_hemisphere(tr.x.front()))},
                            {"final", hemisphere_json(find_hemisphere(last))}};
       if (!on_sphere) out["hemisphere"]["note"] = "the tokens are not on a sphere; the test is about directions";
+    } else if (w == "lyapunov") {
+      const SimConfig c = config_of(tj, "lyapunov");
+      out["lyapunov"] = lyapunov_json(c, convert_tokens<double>(tr.x.front()), to_double(tr.t.front()),
+                                      to_double(tr.t.back()), tr.rtol, tr.atol);
     } else if (w == "hyperplanes") {
       const SimConfig c = config_of(tj, "hyperplanes");
       const Model<T> model = build_model<T>(c);
@@ -113,9 +141,10 @@ nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::st
   if (!(delta > 0) || !std::isfinite(delta)) input_error("--delta", "must be a positive number");
   if (what.empty()) what = kDiagnostics;
   for (const auto& w : what)
-    if (std::find(kDiagnostics.begin(), kDiagnostics.end(), w) == kDiagnostics.end())
+    if (std::find(kDiagnostics.begin(), kDiagnostics.end(), w) == kDiagnostics.end() &&
+        std::find(kOptionalDiagnostics.begin(), kOptionalDiagnostics.end(), w) == kOptionalDiagnostics.end())
       input_error("--what", "unknown diagnostic \"" + w + "\" (clusters, pairwise, energy, attention, hull, "
-                            "hemisphere, hyperplanes)");
+                            "hemisphere, hyperplanes, lyapunov)");
   if (!tj.is_object()) input_error("trajectory", "must be a JSON object");
   const Precision p = tj.contains("precision") ? parse_precision(tj.at("precision"), "trajectory.precision")
                                                : Precision::double_();

@@ -6,8 +6,10 @@
 
 namespace attnflow {
 
-/// The diagnostics `diagnose` knows, in the order they are written.
+/// The diagnostics `diagnose` runs by default, in the order they are written.
 extern const std::vector<std::string> kDiagnostics;
+/// Run only when asked for with --what (they re-integrate: "lyapunov").
+extern const std::vector<std::string> kOptionalDiagnostics;
 
 /// `what` ⊆ kDiagnostics (empty: all); `delta` the cluster threshold. InputError on bad input.
 nlohmann::json diagnose_trajectory(const nlohmann::json& trajectory, std::vector<std::string> what, double delta);
