@@ -2,6 +2,8 @@
 // diagnostics/perturbation.hpp on planted models.
 #include <boost/test/unit_test.hpp>
 
+#include "catalogue_support.hpp"
+
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/diagnostics/perturbation.hpp"
 
@@ -12,13 +14,7 @@ using namespace attnflow;
 namespace {
 
 CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
-  const CatalogueEntry* e = find_entry(id);
-  BOOST_REQUIRE(e != nullptr);
-  CheckContext ctx;
-  ctx.id = id;
-  ctx.params = params;
-  ctx.suite_seed = 20231;
-  return e->run(ctx);
+  return attnflow::testing::run_catalogue_entry(id, params);
 }
 
 void expect_as_stated(const std::string& id, const nlohmann::json& params) {

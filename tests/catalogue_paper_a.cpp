@@ -2,6 +2,8 @@
 // the verdict equals the entry's expectation, and every negative control's verdict equals its own.
 #include <boost/test/unit_test.hpp>
 
+#include "catalogue_support.hpp"
+
 #include "attnflow/catalogue/catalogue.hpp"
 
 #include <cmath>
@@ -9,14 +11,8 @@
 using namespace attnflow;
 
 namespace {
-CheckResult run_entry(const std::string& id, nlohmann::json params) {
-  const CatalogueEntry* e = find_entry(id);
-  BOOST_REQUIRE(e != nullptr);
-  CheckContext ctx;
-  ctx.id = id;
-  ctx.params = std::move(params);
-  ctx.suite_seed = 20231;
-  return e->run(ctx);
+CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
+  return attnflow::testing::run_catalogue_entry(id, params);
 }
 
 void expect_as_declared(const CheckResult& r, const CatalogueEntry& e) {

@@ -2,6 +2,8 @@
 // on one small instance set: verdicts as expected, every control as expected.
 #include <boost/test/unit_test.hpp>
 
+#include "catalogue_support.hpp"
+
 #include "attnflow/catalogue/catalogue.hpp"
 
 #include <cmath>
@@ -10,13 +12,7 @@ using namespace attnflow;
 
 namespace {
 CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
-  const CatalogueEntry* e = find_entry(id);
-  BOOST_REQUIRE(e != nullptr);
-  CheckContext ctx;
-  ctx.id = id;
-  ctx.params = params;
-  ctx.suite_seed = 20231;
-  CheckResult r = e->run(ctx);
+  CheckResult r = attnflow::testing::run_catalogue_entry(id, params);
   BOOST_TEST_MESSAGE(id << ": " << to_string(r.verdict) << " — " << r.key_number);
   BOOST_TEST(!r.controls.empty());
   for (const auto& c : r.controls) {
