@@ -129,7 +129,19 @@ nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::stri
       const SimConfig c = config_of(tj, "hyperplanes");
       const Model<T> model = build_model<T>(c);
       const auto& h = model.heads.front();
-      out["hyperplanes"] = check_good_triple(h.Q.at_time(T(0)), h.K.at_time(T(0)), h.V.at_time(T(0))).to_json();
+      const GoodTripleCheck<T> g = check_good_triple(h.Q.at_time(T(0)), h.K.at_time(T(0)), h.V.at_time(T(0)));
+      out["hyperplanes"] = g.to_json();
+      // φ_1^*(z_i) at the final sample (z = e^{−tV}x for the unscaled models), grouped into levels
+      // with a tolerance scaled by the error estimate: [A] allows at most three, one of them 0.
+      if (g.lambda1 == g.lambda1 && g.left.size() == tr.d) {
+        const std::vector<T> phi = tr.model == "sa-rescaled" ? hyperplane_coordinates(last, g)
+                                                             : rescaled_hyperplane_coordinates(last, tr.t.back(), g);
+        const double tol = std::max(1e3 * to_double(epsilon<T>()), 10 * copt.error_estimate);
+        std::vector<double> phid;
+        for (const auto& v : phi) phid.push_back(to_double(v));
+        out["hyperplanes"]["final_coordinates"] = phid;
+        out["hyperplanes"]["levels"] = group_levels(phi, T(tol)).to_json();
+      }
     }
   }
   return out;
