@@ -66,6 +66,30 @@ BOOST_AUTO_TEST_CASE(lyapunov_spectrum_of_a_collapsing_sphere_flow) {
   for (const auto& e : l["late_window_exponents"]) BOOST_TEST(e.get<double>() < 1e-6);
 }
 
+BOOST_AUTO_TEST_CASE(perturbation_between_paired_layer_runs) {
+  // Blog Lemma 2.2 for one ‖E‖: the same start with V = αI and V = αI + εE; the deviation is
+  // linear in ε (doubling ε doubles Δ) and grows at most geometrically in k.
+  auto run = [](const std::string& eps) {
+    const json cfg = {{"model", "layer-normalized"}, {"n", 4}, {"d", 3}, {"init", {{"kind", "hemisphere"}, {"seed", 2}}},
+                      {"V", json::array({json::array({"0.5", eps, "0"}), json::array({"0", "0.5", "0"}),
+                                         json::array({"0", "0", "0.5"})})},
+                      {"time", {{"layers", 20}}}, {"precision", {{"digits", 40}}}};
+    return run_simulation(parse_sim_config(cfg)).trajectory;
+  };
+  const json base = run("0");
+  const json d1 = diagnose_trajectory(base, {"pairwise"}, 1e-6, run("1e-12"));
+  const json d2 = diagnose_trajectory(base, {"pairwise"}, 1e-6, run("2e-12"));
+  const auto& a = d1["perturbation"]["max_token_deviation"];
+  const auto& b = d2["perturbation"]["max_token_deviation"];
+  BOOST_TEST(a[0].get<double>() == 0.0);
+  for (std::size_t k = 1; k < a.size(); ++k) {
+    BOOST_TEST_INFO("layer " << k);
+    BOOST_TEST(b[k].get<double>() / a[k].get<double>() == 2.0, boost::test_tools::tolerance(1e-6));
+  }
+  BOOST_TEST(d1["perturbation"]["D"].get<double>() > 0);
+  BOOST_CHECK_THROW(diagnose_trajectory(base, {"pairwise"}, 1e-6, sphere_trajectory({{"digits", 40}})), InputError);
+}
+
 BOOST_AUTO_TEST_CASE(multiprecision_trajectory_is_read_at_its_precision) {
   const json d = diagnose_trajectory(sphere_trajectory({{"digits", 30}}), {"clusters", "pairwise"}, 1e-6);
   BOOST_TEST(d["precision"].dump() == R"({"digits":30})");

@@ -10,7 +10,7 @@ namespace attnflow::cli {
 
 void register_diagnose(CLI::App& app) {
   struct Options {
-    std::string trajectory, out = "out/diagnose";
+    std::string trajectory, compare, out = "out/diagnose";
     std::vector<std::string> what;
     double delta = 1e-6;
   };
@@ -20,9 +20,11 @@ void register_diagnose(CLI::App& app) {
   sub->add_option("--what", o->what, "clusters, pairwise, energy, attention, hull, hemisphere, hyperplanes (default: all); lyapunov")
       ->delimiter(',');
   sub->add_option("--delta", o->delta, "cluster threshold")->capture_default_str();
+  sub->add_option("--compare", o->compare, "a second trajectory.json (same start, perturbed weights): perturbation");
   sub->add_option("--out", o->out, "output directory")->capture_default_str();
   add_command(sub, [o] {
-    const nlohmann::json result = diagnose_trajectory(read_json_file(o->trajectory), o->what, o->delta);
+    const nlohmann::json compare = o->compare.empty() ? nlohmann::json() : read_json_file(o->compare);
+    const nlohmann::json result = diagnose_trajectory(read_json_file(o->trajectory), o->what, o->delta, compare);
     write_file_atomically(o->out + "/diagnostics.json", result.dump(1) + "\n");
     std::cout << "attnflow: wrote " << o->out << "/diagnostics.json\n";
     return 0;

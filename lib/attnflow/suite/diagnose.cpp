@@ -10,6 +10,8 @@
 #include "attnflow/diagnostics/lyapunov.hpp"
 #include "attnflow/diagnostics/monotone.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/diagnostics/perturbation.hpp"
+#include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/suite/sim_config.hpp"
 #include "attnflow/trajectory_io.hpp"
@@ -76,7 +78,33 @@ SimConfig config_of(const nlohmann::json& tj, const std::string& what) {
 }
 
 template <class T>
-nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::string>& what, double delta) {
+nlohmann::json perturbation_json(const Trajectory<T>& a, const Trajectory<T>& b) {
+  if (a.n != b.n || a.d != b.d || a.samples() != b.samples())
+    input_error("--compare", "the two trajectories differ in n, d or number of samples");
+  std::vector<double> t, dev, lt, ldev;
+  const std::vector<T> delta = trajectory_deviation(a, b);
+  for (std::size_t s = 0; s < delta.size(); ++s) {
+    t.push_back(to_double(a.t[s]));
+    dev.push_back(to_double(delta[s]));
+    if (dev.back() > 0 && s > 0) {
+      lt.push_back(t.back());
+      ldev.push_back(std::log(dev.back()));
+    }
+  }
+  nlohmann::json j = {{"t", t}, {"max_token_deviation", dev}};
+  if (lt.size() >= 3) {
+    const LinearFit fit = fit_line(lt, ldev);
+    j["fit_log_deviation_vs_t"] = fit.to_json();
+    j["D"] = std::exp(fit.slope);
+    j["D_ci95"] = {std::exp(fit.slope_ci_low), std::exp(fit.slope_ci_high)};
+    j["C_times_norm_E"] = std::exp(fit.intercept);
+  }
+  return j;
+}
+
+template <class T>
+nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::string>& what, double delta,
+                           const nlohmann::json& compare) {
   const Trajectory<T> tr = trajectory_from_json<T>(tj);
   const Tokens<T>& last = tr.x.back();
   nlohmann::json out = {{"model", tr.model}, {"n", tr.n}, {"d", tr.d}, {"precision", precision_to_json(tr.precision)},
@@ -144,12 +172,14 @@ nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::stri
       }
     }
   }
+  if (!compare.is_null()) out["perturbation"] = perturbation_json(tr, trajectory_from_json<T>(compare));
   return out;
 }
 
 }  // namespace
 
-nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::string> what, double delta) {
+nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::string> what, double delta,
+                                   const nlohmann::json& compare) {
   if (!(delta > 0) || !std::isfinite(delta)) input_error("--delta", "must be a positive number");
   if (what.empty()) what = kDiagnostics;
   for (const auto& w : what)
@@ -160,7 +190,7 @@ nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::st
   if (!tj.is_object()) input_error("trajectory", "must be a JSON object");
   const Precision p = tj.contains("precision") ? parse_precision(tj.at("precision"), "trajectory.precision")
                                                : Precision::double_();
-  return with_precision(p, [&](auto tag) { return diagnose_at<typename decltype(tag)::type>(tj, what, delta); });
+  return with_precision(p, [&](auto tag) { return diagnose_at<typename decltype(tag)::type>(tj, what, delta, compare); });
 }
 
 }  // namespace attnflow
