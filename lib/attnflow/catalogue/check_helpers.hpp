@@ -23,15 +23,6 @@ template <class T> T max_offdiag_deviation(const Tokens<T>& x, const T& g) {
   return worst;
 }
 
-/// max_{i,j} ‖x_i − x_j‖.
-template <class T> T token_diameter(const Tokens<T>& x) {
-  using std::sqrt;
-  T worst = 0;
-  for (Eigen::Index i = 0; i < x.rows(); ++i)
-    for (Eigen::Index j = i + 1; j < x.rows(); ++j) worst = std::max<T>(worst, (x.row(i) - x.row(j)).squaredNorm());
-  return sqrt(worst);
-}
-
 inline std::string sci(double v) { return fmt::format("{:.3g}", v); }
 
 /// A series for a figure: {"x": [...], "y": [...]}, downsampled to at most `max_points`.

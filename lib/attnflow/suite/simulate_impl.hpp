@@ -1,5 +1,6 @@
 #pragma once
 // Definition of simulate<T>; included only by the per-scalar instantiation files.
+#include "attnflow/diagnostics/extent.hpp"
 #include "attnflow/integrate/integrate.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/suite/simulate.hpp"
@@ -30,12 +31,7 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c) {
   }
   if (!c.stop_diameter_below.empty()) {
     const T delta = from_decimal<T>(c.stop_diameter_below);
-    s.stop_when = [delta](const Tokens<T>& x, const T&) {
-      T worst = 0;
-      for (Eigen::Index i = 0; i < x.rows(); ++i)
-        for (Eigen::Index j = i + 1; j < x.rows(); ++j) worst = std::max<T>(worst, (x.row(i) - x.row(j)).squaredNorm());
-      return worst < delta * delta;
-    };
+    s.stop_when = [delta](const Tokens<T>& x, const T&) { return diameter(x).value < delta; };
   }
   return s;
 }

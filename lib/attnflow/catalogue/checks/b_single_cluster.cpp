@@ -1,6 +1,7 @@
 // [B] Theorems 4.1/4.3/5.1/6.1: one cluster for almost every start when β = 0, β ≲ 1/n, β ≳ n²,
 // or d ≥ 3 (any β). Measured on random starts: min_{i≠j}⟨x_i, x_j⟩ > 1 − δ at the horizon.
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/diagnostics/energy.hpp"
 
 namespace attnflow {
 
@@ -16,13 +17,8 @@ struct Outcome {
   nlohmann::json config;
   std::string regime;
   double final_min = 0, half_min = 0, tolerance = 0;
-  double energy_start = 0, energy_end = 0, energy_cluster = 0;  // Σ_ij exp(β⟨x_i,x_j⟩)
+  double energy_start = 0, energy_end = 0, energy_cluster = 0;  // E_β, and E_β of one cluster
 };
-
-double pair_energy(const Tokens<double>& x, double beta) {
-  const Matrix<double> G = x * x.transpose();
-  return (beta * G.array()).exp().sum();
-}
 
 nlohmann::json config(const char* V, int n, int d, double beta, double t_end, std::uint64_t seed) {
   return {{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"V", V},
@@ -39,9 +35,11 @@ Outcome measure(const nlohmann::json& cfg) {
   o.half_min = min_offdiag_inner<double>(tr.x[tr.samples() / 2]);
   o.tolerance = 2 * std::sqrt(double(tr.d)) * run.error_estimate + 10 * tr.d * std::numeric_limits<double>::epsilon();
   const double beta = cfg["beta"].get<double>();
-  o.energy_start = pair_energy(tr.x.front(), beta);
-  o.energy_end = pair_energy(tr.x.back(), beta);
-  o.energy_cluster = double(tr.n) * tr.n * std::exp(beta);
+  o.energy_start = interaction_energy(tr.x.front(), beta);
+  o.energy_end = interaction_energy(tr.x.back(), beta);
+  // One cluster, every token equal: the maximum of E_β on the sphere.
+  const Tokens<double> one_point = tr.x.front().row(0).replicate(tr.n, 1);
+  o.energy_cluster = interaction_energy(one_point, beta);
   return o;
 }
 

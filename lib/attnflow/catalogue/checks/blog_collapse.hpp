@@ -4,6 +4,7 @@
 // digits, a fitted rate with a confidence interval above that floor, and the hemisphere
 // certificate of the start. Included only by those two checks.
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/diagnostics/extent.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/diagnostics/rates.hpp"
@@ -42,7 +43,7 @@ inline Collapse run_collapse_double(const nlohmann::json& cfg, const std::string
   c.hemisphere = find_hemisphere<double>(tr.x.front());
   for (std::size_t s = 0; s < tr.samples(); ++s) {
     c.k.push_back(tr.t[s]);
-    c.diameter.push_back(token_diameter<double>(tr.x[s]));
+    c.diameter.push_back(diameter<double>(tr.x[s]).value);
   }
   c.diameter_mid = c.diameter[c.diameter.size() / 2];
   c.diameter_end = c.diameter.back();
@@ -104,8 +105,8 @@ inline void finish_collapse(Collapse& c, bool need_hemisphere, double cluster_de
   }
   // A violation is believed only if the re-run at >= 20 more digits also does not contract.
   c.verdict = confirmed(c.verdict, sc, [&](const Trajectory<mpfr>& tr) {
-    const double mid = to_double(token_diameter<mpfr>(tr.x[tr.samples() / 2]));
-    const double end = to_double(token_diameter<mpfr>(tr.x.back()));
+    const double mid = to_double(diameter<mpfr>(tr.x[tr.samples() / 2]).value);
+    const double end = to_double(diameter<mpfr>(tr.x.back()).value);
     return end > c.target && !(end < 0.5 * mid);
   });
   if (c.verdict == Verdict::Inconclusive && c.reason.rfind("diameter stays", 0) == 0)
