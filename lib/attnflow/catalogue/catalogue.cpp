@@ -23,6 +23,8 @@ CatalogueEntry entry_a_3_1();
 CatalogueEntry entry_a_4_1();
 CatalogueEntry entry_a_5_1();
 CatalogueEntry entry_a_n1();
+CatalogueEntry entry_layer_dependent();
+CatalogueEntry entry_multihead();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -46,6 +48,8 @@ const std::vector<CatalogueEntry>& catalogue() {
       entry_b_metastability(),
       entry_phase_diagram(),
       entry_causal(),
+      entry_layer_dependent(),
+      entry_multihead(),
   };
   return entries;
 }

@@ -49,7 +49,8 @@ nlohmann::json CheckResult::to_json() const {
           {"evidence", evidence},
           {"controls", controls_json},
           {"figures", figures},
-          {"violations", violations}};
+          {"violations", violations},
+          {"observables", observables}};
 }
 
 CheckResult CheckResult::from_json(const nlohmann::json& j) {
@@ -65,6 +66,7 @@ CheckResult CheckResult::from_json(const nlohmann::json& j) {
   r.evidence = j.value("evidence", nlohmann::json::object());
   r.figures = j.value("figures", nlohmann::json::object());
   r.violations = j.value("violations", nlohmann::json::array());
+  r.observables = j.value("observables", nlohmann::json::array());
   for (const auto& c : j.value("controls", nlohmann::json::array()))
     r.controls.push_back({c.at("description").get<std::string>(), verdict_from_string(c.at("expected").get<std::string>()),
                           verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object())});

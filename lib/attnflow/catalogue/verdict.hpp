@@ -31,6 +31,7 @@ struct CheckResult {
   std::vector<ControlResult> controls;
   nlohmann::json figures = nlohmann::json::object();  // name → data series
   nlohmann::json violations = nlohmann::json::array();  // offending instances as simulate configs
+  nlohmann::json observables = nlohmann::json::array();  // for regression baselines (observable.hpp)
 
   /// The statement's verdict and every control's verdict equal their expectations
   /// (Reported never fails).

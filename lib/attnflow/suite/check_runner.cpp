@@ -76,6 +76,21 @@ SuiteFile load_suite(const std::string& name_or_path) {
   return s;
 }
 
+CheckResult run_catalogue_check(const std::string& id, const nlohmann::json& params, std::uint64_t suite_seed) {
+  const CatalogueEntry* entry = find_entry(id);
+  if (!entry) input_error("check", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
+  CheckContext ctx;
+  ctx.params = params;
+  ctx.suite_seed = suite_seed;
+  ctx.id = id;
+  CheckResult r = entry->run(ctx);
+  r.id = entry->id;
+  r.kind = entry->kind;
+  r.source = entry->source;
+  r.expected = entry->expected;
+  return r;
+}
+
 nlohmann::json deterministic_part(const nlohmann::json& results) {
   nlohmann::json j = results;
   j.erase("provenance");
@@ -152,17 +167,8 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     if (o.resume && already_done(id)) { ++done; continue; }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!o.quiet) print_progress(tty, done, selected.size(), id, elapsed);
-    CheckContext ctx;
-    ctx.params = params;
-    ctx.suite_seed = suite.seed;
-    ctx.id = id;
     const auto t0 = std::chrono::steady_clock::now();
-    const CatalogueEntry& entry = *find_entry(id);
-    CheckResult r = entry.run(ctx);
-    r.id = entry.id;
-    r.kind = entry.kind;
-    r.source = entry.source;
-    r.expected = entry.expected;
+    const CheckResult r = run_catalogue_check(id, params, suite.seed);
     durations[id] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     results["checks"].push_back(r.to_json());
     write_results("partial");

@@ -1,6 +1,8 @@
 #pragma once
 // attnflow check: load a suite, run its checks (or --only some), write results.json atomically
 // after each check, resume, and return the exit code.
+#include "attnflow/catalogue/verdict.hpp"
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,6 +37,10 @@ struct CheckRunOutcome {
 };
 
 CheckRunOutcome run_checks(const CheckRunOptions& options);
+
+/// One catalogue check with its suite parameters and the suite seed; id, kind, source and
+/// expected filled in from the catalogue. Throws InputError for an unknown id.
+CheckResult run_catalogue_check(const std::string& id, const nlohmann::json& params, std::uint64_t suite_seed);
 
 /// results.json without "provenance": what must be identical between identical runs.
 nlohmann::json deterministic_part(const nlohmann::json& results);

@@ -4,6 +4,7 @@
 // π_F z_i = z_i1, 𝒦 = [m, M] and the conclusion reads z_i1 → {m, M, 0}. Also runs the case
 // THEORY.md calls suspicious: V = diag(1, 0), Q = K = [[1, ½], [½, 1]].
 #include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/catalogue/observable.hpp"
 #include "attnflow/diagnostics/monotone.hpp"
 
 namespace attnflow {
@@ -179,6 +180,12 @@ CheckResult check_a_5_1(const CheckContext& ctx) {
   Outcome sus = run_one(config(QK, QK, diag({"1", "0"}), n, 2, t_end, ctx.instance_seed(500)));
   sus.verdict = confirm(sus);
   if (sus.verdict == Verdict::Violated) r.violations.push_back(sus.config);
+  // The suspicious case is the conjectural part: its outcome is what regress watches. One fixed
+  // instance, so its numbers are deterministic, with the run's own tolerance as the absolute slack.
+  r.observables = {category_observable("suspicious case V = diag(1,0): verdict", to_string(sus.verdict)),
+                   deterministic_observable("suspicious case: F-hull length at T", sus.length.empty() ? 0.0 : sus.length.back(),
+                                            1e-6, sus.tol),
+                   deterministic_observable("suspicious case: max dist(pi_F z_i(T), {m, M, 0})", sus.max_dist, 1e-6, sus.tol)};
 
   r.key_number = "max dist(pi_F z_i(T), {m, M, 0}) = " + sci(worst) + " (tol " + sci(worst_tol) +
                  "); suspicious case V = diag(1,0): " + to_string(sus.verdict) + " (max dist " + sci(sus.max_dist) + ")";

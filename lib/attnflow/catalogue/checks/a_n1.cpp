@@ -4,6 +4,7 @@
 // over [0.9T, T]), the single-linkage cluster count at T/2 and T (must be stable), max‖z_i(T)‖
 // for the collapse alternative, and the fraction of instances in each outcome.
 #include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/catalogue/observable.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
 
 namespace attnflow {
@@ -133,6 +134,22 @@ CheckResult check_a_n1(const CheckContext& ctx) {
       fractions[variant][o] = double(k) / total;
       key += (key.empty() ? "" : "; ") + variant + ": " + std::to_string(k) + "/" + std::to_string(total) + " " + o;
     }
+  }
+  // Every (variant, outcome) pair, zero counts included, so that a new outcome appearing is drift.
+  for (const auto& variant : variants) {
+    long total = 0;
+    for (const auto& r : runs) total += r.variant == variant;
+    for (Outcome o : {Outcome::Clustered, Outcome::Collapsed, Outcome::StillMoving, Outcome::NotConverging}) {
+      long hits = 0;
+      for (const auto& r : runs) hits += r.variant == variant && r.outcome == o;
+      if (total > 0) res.observables.push_back(fraction_observable(variant + ": " + name(o), hits, total));
+    }
+  }
+  {
+    std::vector<double> counts;
+    for (const auto& r : runs)
+      if (r.outcome == Outcome::Clustered) counts.push_back(r.clusters_end);
+    res.observables.push_back(mean_observable("mean cluster count of clustered runs", counts));
   }
   res.verdict = combine(verdicts);
   res.instances = count;

@@ -4,6 +4,7 @@
 // log-spaced time grid, the plateaus (maximal runs of a constant count ≥ 2 after the initial
 // formation), the longest uncensored plateau per run, and a fit of log(plateau length) against β.
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/observable.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/energy.hpp"
 #include "attnflow/diagnostics/rates.hpp"
@@ -146,6 +147,17 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
         if (L) lens.push_back(L->t_exit - L->t_enter), censored += L->censored;
         meta += o.metastable();
       }
+    std::vector<double> finals, log_longest;
+    for (const auto& o : outs)
+      if (o.beta == b) {
+        finals.push_back(o.final_count);
+        if (const Plateau* L = o.longest()) log_longest.push_back(std::log10(L->t_exit - L->t_enter));
+      }
+    long runs_b = 0;
+    for (const auto& o : outs) runs_b += o.beta == b;
+    r.observables.push_back(fraction_observable(fmt::format("beta {:g}: runs with a decade plateau", b), meta, runs_b));
+    r.observables.push_back(mean_observable(fmt::format("beta {:g}: mean cluster count at T", b), finals));
+    r.observables.push_back(mean_observable(fmt::format("beta {:g}: mean log10 longest plateau", b), log_longest));
     per_beta.push_back({{"beta", b}, {"longest_plateau_durations", lens}, {"censored", censored}, {"runs_with_decade_plateau", meta}});
   }
   const LinearFit fit = fit_line(fb, flog);

@@ -3,6 +3,7 @@
 // CI above a rounding floor) plus the single-linkage clusters of the final state; runs from a
 // certified hemisphere start and from uniform random starts (no hemisphere hypothesis).
 #include "attnflow/catalogue/checks/blog_collapse.hpp"
+#include "attnflow/catalogue/observable.hpp"
 
 #include <random>
 
@@ -69,6 +70,13 @@ CheckResult check_blog_c1(const CheckContext& ctx) {
   }
   r.verdict = combine(verdicts);
   r.instances = count;
+  {
+    std::vector<double> rates;
+    for (const auto& c : outs) rates.push_back(c.fit.rate);
+    r.observables = {fraction_observable("fraction of runs ending in one cluster", one_cluster, count),
+                     fraction_observable("fraction collapsing exponentially to the floor", collapsed, count),
+                     mean_observable("mean fitted contraction rate per layer", rates)};
+  }
   r.key_number = fmt::format("{}/{} runs end in one cluster (delta {:.0e}; {}/{} from hemisphere starts); {}/{} "
                              "collapse exponentially to the floor",
                              one_cluster, count, cluster_delta, one_cluster_hemi, hemi, collapsed, count);

@@ -1,6 +1,7 @@
 // Blog conjecture C2: with V_k = −αI (α > 0) in the normalised discrete model, tokens converge
 // to two antipodal limits ±x*. Reported (not asserted) until a regression baseline exists.
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/observable.hpp"
 
 #include <map>
 
@@ -70,6 +71,16 @@ CheckResult check_blog_c2(const CheckContext& ctx) {
   }
   nlohmann::json split_json = nlohmann::json::object();
   for (const auto& [k, v] : splits) split_json[std::to_string(k)] = v;
+  {
+    std::vector<double> smaller;
+    for (const auto& [cfg, a] : outs)
+      if (a.two_antipodal) smaller.push_back(double(a.split_small));
+    r.observables = {fraction_observable("fraction ending in two antipodal clusters", two, count),
+                     fraction_observable("fraction ending in one cluster", one, count),
+                     fraction_observable("two antipodal, Q = K = I", two_identity, (count + 1) / 2),
+                     fraction_observable("two antipodal, random Q, K", two_random, count / 2),
+                     mean_observable("mean size of the smaller antipodal group", smaller)};
+  }
   r.verdict = two == count ? Verdict::Holds : (two + one == count ? Verdict::Inconclusive : Verdict::Violated);
   r.instances = count;
   r.key_number = std::to_string(two) + "/" + std::to_string(count) + " runs end in two antipodal clusters (Q = K = I: " +

@@ -1,6 +1,8 @@
 // [C] causal attention: with V = I and any Q, K, the first token never moves and every token
 // tends to x_1(0).
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/observable.hpp"
+#include "attnflow/diagnostics/clusters.hpp"
 
 namespace attnflow {
 
@@ -11,6 +13,7 @@ struct Outcome {
   double final_distance = 0;   // max_i ‖x_i(T) − x_1(0)‖
   double half_distance = 0;    // the same at T/2
   double tolerance = 0;
+  int clusters_end = 0;        // general-V runs only
   std::vector<double> t, distance;
 };
 
@@ -31,10 +34,11 @@ template <class T> Outcome measure(const Trajectory<T>& tr, double error_estimat
   return o;
 }
 
-nlohmann::json config(bool causal, int n, int d, double t_end, std::uint64_t seed) {
+nlohmann::json config(bool causal, int n, int d, double t_end, std::uint64_t seed,
+                      const nlohmann::json& V = "identity") {
   return {{"model", causal ? "causal" : "sa-sphere"}, {"n", n}, {"d", d}, {"beta", 1},
           {"Q", {{"random", "gaussian"}, {"seed", seed + 1}}}, {"K", {{"random", "gaussian"}, {"seed", seed + 2}}},
-          {"V", "identity"}, {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+          {"V", V}, {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
           {"time", {{"t_end", t_end}, {"samples", 101}}}, {"rtol", 1e-10}, {"atol", 1e-12}};
 }
 
@@ -86,6 +90,40 @@ CheckResult check_causal(const CheckContext& ctx) {
   ctl.verdict = o.first_moved > o.tolerance ? Verdict::Violated : Verdict::Holds;
   ctl.evidence = {{"x1_moved", o.first_moved}, {"tolerance", o.tolerance}};
   r.controls.push_back(ctl);
+
+  // The causal conjectures for general V ([C] proves V = I only): reported, and watched by regress.
+  // Even instances V = -I, odd instances a random Gaussian V; same random Q, K and starts.
+  const auto general = run_instances<std::pair<nlohmann::json, Outcome>>(count, [&](long i) {
+    const std::uint64_t seed = ctx.instance_seed(3000 + i);
+    const nlohmann::json V = i % 2 == 0 ? nlohmann::json("minus-identity")
+                                        : nlohmann::json{{"random", "gaussian"}, {"seed", seed + 3}};
+    const nlohmann::json cfg = config(true, n, d, t_end, seed, V);
+    const Trajectory<double> tr = simulate<double>(parse_sim_config(cfg));
+    Outcome o = measure(tr, 0.0);
+    o.clusters_end = cluster_tokens<double>(tr.x.back(), delta).count;
+    return std::make_pair(cfg, o);
+  });
+  long to_x1[2] = {0, 0}, runs[2] = {0, 0};
+  std::vector<double> clusters[2];
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < general.size(); ++i) {
+    const auto& [cfg, o] = general[i];
+    const int v = static_cast<int>(i % 2);
+    ++runs[v];
+    to_x1[v] += o.final_distance <= delta;
+    clusters[v].push_back(o.clusters_end);
+    rows.push_back({{"V", cfg["V"]}, {"seed", cfg["init"]["seed"]}, {"x1_moved", o.first_moved},
+                    {"final_max_distance_to_x1", o.final_distance}, {"clusters_at_T", o.clusters_end}});
+  }
+  r.evidence["general_V_reported"] = {{"rule", "clusters: single linkage at delta; 'to x_1(0)': max_i ||x_i(T) - x_1(0)|| <= delta"},
+                                      {"runs", rows}};
+  const char* names[2] = {"V = -I", "random V"};
+  for (int v = 0; v < 2; ++v)
+    if (runs[v] > 0) {
+      r.observables.push_back(fraction_observable(std::string("causal, ") + names[v] + ": all tokens reach x_1(0)",
+                                                  to_x1[v], runs[v]));
+      r.observables.push_back(mean_observable(std::string("causal, ") + names[v] + ": mean cluster count at T", clusters[v]));
+    }
   return r;
 }
 

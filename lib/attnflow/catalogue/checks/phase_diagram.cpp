@@ -2,6 +2,7 @@
 // of pairs with ⟨x_i,x_j⟩ > 0.999 from uniform starts, against the curve {γ_β(t) = 1 − δ} (B-6.8's γ,
 // SA, δ = 1e-3). Reported per β: where F crosses 1/2 (and the band 0.1..0.9) against t_δ(β).
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
 
 #include <cmath>
@@ -111,6 +112,12 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
                     {"t_delta_in_band_0.1_0.9", t10 <= t_delta && t_delta <= t90},
                     {"half_minus_predicted", t_half - t_delta}, {"F_at_T", mean.back()}, {"F_se_at_T", se.back()}});
     heat.push_back(mean);
+    std::vector<double> f_mid, f_end;
+    for (const auto& run : all)
+      if (run.beta == b && !run.fraction.empty())
+        f_mid.push_back(run.fraction[run.fraction.size() / 2]), f_end.push_back(run.fraction.back());
+    r.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T/2", b), f_mid));
+    r.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T", b), f_end));
   }
   r.verdict = Verdict::Reported;
   r.instances = count;

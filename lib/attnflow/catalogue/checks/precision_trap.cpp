@@ -5,6 +5,7 @@
 // tokens go to one point. This check finds the gap at sufficient precision and says where a
 // working precision cannot resolve it.
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/observable.hpp"
 
 #include <cmath>
 
@@ -115,12 +116,18 @@ CheckResult check_precision_trap(const CheckContext& ctx) {
                    {"b_T_double", c_lo.b_end}, {"double_says", lo_says},
                    {"double_logit_floor", logit_floor(lo.eps)}, {"double_reason", c_lo.reason},
                    {"predicted_order_eps_exp", eps * std::exp(-t_star)}});
+    // log10 of the gap: deterministic; its tolerance (1e-6 in log10, 2.3e-6 relative) is far above the
+    // tighter-run error of the high-precision solve, far below any change in the physics.
+    r.observables.push_back(deterministic_observable("eps = " + e + ": log10 b(T) at " + hi.precision,
+                                                     std::log10(c_hi.b_end), 0, 1e-6, true));
+    r.observables.push_back(category_observable("eps = " + e + ": double says", lo_says));
     key = "eps=" + e + ": gap 2b = " + sci(2 * c_hi.b_end) + " at " + hi.precision + "; double: " + lo_says +
           " (2b = " + sci(2 * c_lo.b_end) + ")";
     r.figures["b_eps_" + e] = {{"high", series(hi.t, hi.b)}, {"double", series(lo.t, lo.b)}};
   }
   r.verdict = combine(verdicts);
   r.instances = static_cast<long>(epsilons.size());
+  r.observables.push_back(deterministic_observable("spurious mergers in double", double(spurious_mergers), 0, 0, true));
   // Stated only as far as the runs above support it.
   std::string finding;
   if (r.verdict == Verdict::Holds)

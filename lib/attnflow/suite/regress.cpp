@@ -1,0 +1,246 @@
+#include "attnflow/suite/regress.hpp"
+
+#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/catalogue/observable.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/suite/atomic_file.hpp"
+#include "attnflow/suite/check_runner.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/version.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <omp.h>
+#include <set>
+
+namespace attnflow {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string show(const json& v) {
+  if (v.is_number()) return fmt::format("{:.6g}", v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "NaN";
+  return v.dump();
+}
+
+/// What regress compares: the check's observables, plus its verdict and every control's verdict.
+json observed(const CheckResult& r) {
+  json all = r.observables;
+  json v = category_observable("verdict", to_string(r.verdict));
+  v["seed_dependent"] = true;  // one inconclusive instance can change it under another seed
+  all.push_back(v);
+  for (const auto& c : r.controls) all.push_back(category_observable("control: " + c.description, to_string(c.verdict)));
+  return all;
+}
+
+void require(bool ok, const std::string& where, const std::string& what) {
+  if (!ok) input_error(where, what);
+}
+
+json load_baseline(const std::string& path) {
+  const json b = read_json_file(path);
+  const std::string kinds = "fraction, mean, deterministic, category";
+  require(b.is_object() && b.contains("id") && b["id"].is_string(), path, "a baseline needs a string \"id\"");
+  require(b.contains("seed") && b["seed"].is_number_unsigned(), path + ": seed", "must be a non-negative integer");
+  require(b.contains("params") && b["params"].is_object(), path + ": params", "must be an object");
+  require(b.contains("quantities") && b["quantities"].is_array(), path + ": quantities", "must be an array");
+  for (std::size_t i = 0; i < b["quantities"].size(); ++i) {
+    const json& q = b["quantities"][i];
+    const std::string where = path + ": quantities[" + std::to_string(i) + "]";
+    require(q.is_object() && q.contains("quantity") && q["quantity"].is_string(), where, "needs a string \"quantity\"");
+    const std::string kind = q.value("kind", "");
+    require(kind == "fraction" || kind == "mean" || kind == "deterministic" || kind == "category", where + ".kind",
+            "must be one of " + kinds);
+    require(q.contains("value"), where, "needs a \"value\"");
+    if (kind == "category") require(q["value"].is_string(), where + ".value", "must be a string");
+    else require(q["value"].is_number() || q["value"].is_null(), where + ".value", "must be a number (or null for NaN)");
+    if (kind == "fraction" || kind == "mean")
+      require(q.contains("se") && q["se"].is_number() && q["se"].get<double>() >= 0, where + ".se",
+              "must be a non-negative number");
+    if (kind == "deterministic")
+      for (const char* k : {"rel_tol", "abs_tol"})
+        require(q.contains(k) && q[k].is_number() && q[k].get<double>() >= 0, where + "." + k,
+                "must be a non-negative number");
+  }
+  return b;
+}
+
+const json* find_quantity(const json& list, const std::string& name) {
+  for (const auto& q : list)
+    if (q.value("quantity", "") == name) return &q;
+  return nullptr;
+}
+
+json make_baseline(const CheckResult& r, const std::string& suite, std::uint64_t seed, const json& params) {
+  return {{"schema", 1},
+          {"id", r.id},
+          {"kind", r.kind},
+          {"source", r.source},
+          {"suite", suite},
+          {"seed", seed},
+          {"params", params},
+          {"attnflow_version", kVersion},
+          {"git", kGitCommit},
+          {"z", kRegressZ},
+          {"tolerance_rule", fmt::format("fraction/mean: |now - baseline| <= {:g} sqrt(se_baseline^2 + se_now^2); "
+                                         "deterministic: <= max(rel_tol |baseline|, abs_tol); category: equal",
+                                         kRegressZ)},
+          {"quantities", observed(r)}};
+}
+
+void print_table(const std::vector<RegressRow>& rows) {
+  std::size_t w[5] = {2, 8, 8, 3, 7};
+  for (const auto& r : rows) {
+    w[0] = std::max(w[0], r.id.size()), w[1] = std::max(w[1], r.quantity.size());
+    w[2] = std::max(w[2], r.baseline.size()), w[3] = std::max(w[3], r.now.size()), w[4] = std::max(w[4], r.allowed.size());
+  }
+  w[1] = std::min<std::size_t>(w[1], 72);
+  std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", "id", w[0], "quantity", w[1], "baseline", w[2],
+                           "now", w[3], "allowed", w[4], "status");
+  for (const auto& r : rows)
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", r.id, w[0], r.quantity, w[1], r.baseline,
+                             w[2], r.now, w[3], r.allowed, w[4], r.status);
+}
+
+json rows_json(const std::vector<RegressRow>& rows) {
+  json a = json::array();
+  for (const auto& r : rows)
+    a.push_back({{"id", r.id}, {"quantity", r.quantity}, {"baseline", r.baseline}, {"now", r.now},
+                 {"allowed", r.allowed}, {"status", r.status}, {"drift", r.drift}});
+  return a;
+}
+
+}  // namespace
+
+RegressRow compare_observable(const std::string& id, const json& b, const json& n, bool same_seed) {
+  RegressRow row{id, b.value("quantity", ""), show(b.at("value")), show(n.at("value")), "", "ok", false};
+  const std::string kind = b.value("kind", "");
+  if (kind != n.value("kind", "")) {
+    row.status = "DRIFT (kind changed: " + kind + " -> " + n.value("kind", "") + ")";
+    row.drift = true;
+    return row;
+  }
+  if (kind == "category") {
+    row.allowed = "equal";
+    const bool seed_bound = b.value("seed_dependent", false);
+    if (!same_seed && seed_bound) row.status = "not compared (tied to the baseline seed)";
+    else if (b.at("value") != n.at("value")) row.status = "DRIFT", row.drift = true;
+    return row;
+  }
+  const json& bv = b.at("value");
+  const json& nv = n.at("value");
+  if (bv.is_null() || nv.is_null()) {  // NaN on either side: only NaN matches NaN
+    row.allowed = "both NaN";
+    if (bv.is_null() != nv.is_null()) row.status = "DRIFT", row.drift = true;
+    return row;
+  }
+  const double x = bv.get<double>(), y = nv.get<double>();
+  double allowed = 0;
+  // A mean of fewer than 2 values has no standard error: it is compared as a deterministic number.
+  const bool monte_carlo = kind == "fraction" || (kind == "mean" && b.value("count", 0L) >= 2 && n.value("count", 0L) >= 2);
+  if (monte_carlo) {
+    allowed = kRegressZ * std::hypot(b.value("se", 0.0), n.value("se", 0.0));
+    row.allowed = fmt::format("{:.3g} ({:g} SE)", allowed, kRegressZ);
+  } else {
+    if (!same_seed && !b.value("seed_independent", false)) {
+      row.allowed = "-";
+      row.status = "not compared (tied to the baseline seed)";
+      return row;
+    }
+    allowed = std::max(b.value("rel_tol", 1e-9) * std::abs(x), b.value("abs_tol", 0.0));
+    row.allowed = fmt::format("{:.3g}", allowed);
+  }
+  if (!(std::abs(y - x) <= allowed)) row.status = "DRIFT", row.drift = true;
+  return row;
+}
+
+RegressOutcome run_regress(const RegressOptions& o) {
+  const SuiteFile suite = load_suite(o.suite);
+  const std::string dir = o.baseline_dir.empty() ? std::string(ATTNFLOW_SOURCE_DIR) + "/checks/baselines" : o.baseline_dir;
+  if (!o.update && !fs::is_directory(dir)) input_error("--baseline", "no baseline directory " + dir);
+  for (const auto& id : o.only)
+    if (!find_entry(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
+  if (o.jobs < 0) input_error("--jobs", "must be positive");
+  omp_set_num_threads(o.jobs > 0 ? o.jobs : omp_get_num_procs());
+
+  RegressOutcome out;
+  // Validate every baseline before spending time on runs: a corrupt file is bad input.
+  std::vector<std::pair<std::string, json>> work;  // id → suite params
+  for (const auto& [id, params] : suite.checks)
+    if (o.only.empty() || std::find(o.only.begin(), o.only.end(), id) != o.only.end()) work.emplace_back(id, params);
+  std::vector<std::optional<json>> baselines;
+  for (const auto& [id, params] : work) {
+    const std::string path = dir + "/" + id + ".json";
+    baselines.push_back(fs::exists(path) ? std::optional<json>(load_baseline(path)) : std::nullopt);
+    if (baselines.back() && baselines.back()->at("id") != id)
+      input_error(path + ": id", "is \"" + baselines.back()->at("id").get<std::string>() + "\", expected \"" + id + "\"");
+  }
+
+  for (std::size_t k = 0; k < work.size(); ++k) {
+    const auto& [id, suite_params] = work[k];
+    const auto& base = baselines[k];
+    if (!o.quiet) std::cerr << "attnflow: [" << k + 1 << "/" << work.size() << "] " << id << "\n";
+    if (o.update) {
+      const std::uint64_t seed = o.seed.value_or(suite.seed);
+      const CheckResult r = run_catalogue_check(id, suite_params, seed);
+      const json fresh = make_baseline(r, suite.name, seed, suite_params);
+      for (const auto& q : fresh["quantities"]) {
+        const json* old = base ? find_quantity(base->at("quantities"), q["quantity"]) : nullptr;
+        RegressRow row{id, q["quantity"], old ? show(old->at("value")) : "-", show(q["value"]), "", "new", false};
+        if (old) row.status = old->at("value") == q["value"] ? "same" : "changed";
+        out.rows.push_back(row);
+      }
+      if (base)
+        for (const auto& q : base->at("quantities"))
+          if (!find_quantity(fresh["quantities"], q["quantity"]))
+            out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "", "removed", false});
+      fs::create_directories(dir);
+      write_file_atomically(dir + "/" + id + ".json", fresh.dump(1) + "\n");
+      continue;
+    }
+    if (!base) {
+      out.rows.push_back({id, "(baseline file)", "missing", "-", "-", "DRIFT (no " + id + ".json; run --update)", true});
+      continue;
+    }
+    const std::uint64_t seed = o.seed.value_or(base->at("seed").get<std::uint64_t>());
+    const bool same_seed = seed == base->at("seed").get<std::uint64_t>();
+    if (base->at("params") != suite_params)
+      out.rows.push_back({id, "(suite parameters)", "as recorded", "changed", "equal",
+                          "DRIFT (the suite's parameters differ from the baseline's; run --update)", true});
+    // The baseline's own parameters: the comparison is like for like even if the suite moved.
+    const CheckResult r = run_catalogue_check(id, base->at("params"), seed);
+    const json now = observed(r);
+    for (const auto& q : base->at("quantities")) {
+      const json* n = find_quantity(now, q["quantity"]);
+      if (!n) out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "-", "DRIFT (no longer observed)", true});
+      else out.rows.push_back(compare_observable(id, q, *n, same_seed));
+    }
+    for (const auto& q : now)
+      if (!find_quantity(base->at("quantities"), q["quantity"]))
+        out.rows.push_back({id, q["quantity"], "-", show(q["value"]), "-", "new (not in the baseline; --update records it)", false});
+  }
+
+  long drifts = 0;
+  for (const auto& r : out.rows) drifts += r.drift;
+  out.exit_code = drifts > 0 ? 1 : 0;
+  fs::create_directories(o.out);
+  write_file_atomically(o.out + "/regress.json",
+                        json{{"suite", suite.name}, {"baseline_dir", dir}, {"update", o.update},
+                             {"seed", o.seed ? json(*o.seed) : json("baseline")}, {"attnflow_version", kVersion},
+                             {"drifts", drifts}, {"rows", rows_json(out.rows)}}
+                                .dump(1) + "\n");
+  if (!o.quiet) {
+    print_table(out.rows);
+    if (o.update) std::cout << fmt::format("baselines written to {}\n", dir);
+    else std::cout << fmt::format("{} quantities compared, {} drifted beyond tolerance\n", out.rows.size(), drifts);
+  }
+  return out;
+}
+
+}  // namespace attnflow

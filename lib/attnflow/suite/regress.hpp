@@ -1,0 +1,46 @@
+#pragma once
+// attnflow regress: rerun the checks of conjectures and observations and compare what they
+// observe (CheckResult::observables, plus every verdict) with recorded baselines, each quantity
+// with a tolerance in its own units. Baselines are checks/baselines/<id>.json.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+struct RegressOptions {
+  std::string suite = "regress";
+  std::string baseline_dir;  // empty: <source>/checks/baselines
+  std::vector<std::string> only;
+  /// Another seed than the baseline's (calibration): Monte-Carlo quantities and seed-independent
+  /// numbers are compared; numbers tied to one random instance are reported as not comparable.
+  std::optional<std::uint64_t> seed;
+  bool update = false;
+  int jobs = 0;
+  std::string out = "out/regress";
+  bool quiet = false;
+};
+
+struct RegressRow {
+  std::string id, quantity, baseline, now, allowed, status;
+  bool drift = false;
+};
+
+struct RegressOutcome {
+  int exit_code = 0;
+  std::vector<RegressRow> rows;
+};
+
+/// Standard errors a Monte-Carlo difference may span before it counts as drift (fixed in
+/// advance; at 4 SE a single normal quantity drifts by chance with probability 6e-5).
+constexpr double kRegressZ = 4;
+
+RegressOutcome run_regress(const RegressOptions& options);
+
+/// Compares one observable of a baseline with the same observable now (exposed for tests).
+RegressRow compare_observable(const std::string& id, const nlohmann::json& baseline, const nlohmann::json& now,
+                              bool same_seed);
+
+}  // namespace attnflow

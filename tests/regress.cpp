@@ -1,0 +1,165 @@
+// attnflow regress: baselines of conjectures and observations, compared in meaningful units.
+// The quick tier (the whole regress suite against checks/baselines) runs here, so CI sees drift.
+#include "cli_support.hpp"
+
+#include "attnflow/catalogue/observable.hpp"
+#include "attnflow/suite/regress.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace attnflow;
+using namespace attnflow::testing;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+const fs::path kBaselines = fs::path(ATTNFLOW_SOURCE_DIR) / "checks" / "baselines";
+
+fs::path copy_of_baselines(const std::string& name) {
+  const fs::path dir = fresh_dir("regress", name);
+  for (const auto& f : fs::directory_iterator(kBaselines)) fs::copy_file(f.path(), dir / f.path().filename());
+  return dir;
+}
+
+json read(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(regress)
+
+BOOST_AUTO_TEST_CASE(tolerances_are_in_the_units_of_each_quantity) {
+  // Fractions: 4 standard errors of the difference (Agresti–Coull, so 0/16 has an error too).
+  // Power grows with the ensemble: at N = 16 only a large move is visible, at N = 100 a smaller one.
+  const json b = fraction_observable("f", 8, 16);
+  BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 9, 16), true).drift);
+  BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 16, 16), true).drift);
+  BOOST_TEST(compare_observable("x", fraction_observable("f", 0, 16), fraction_observable("f", 16, 16), true).drift);
+  BOOST_TEST(compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 100, 100), true).drift);
+  BOOST_TEST(!compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 60, 100), true).drift);
+  const json zero = fraction_observable("f", 0, 16);
+  BOOST_TEST(zero["se"].get<double>() > 0);
+  BOOST_TEST(!compare_observable("x", zero, fraction_observable("f", 1, 16), true).drift);
+  // Means: s/sqrt(N).
+  const json m = mean_observable("m", {1.0, 1.1, 0.9, 1.0});
+  BOOST_TEST(!compare_observable("x", m, mean_observable("m", {1.05, 1.1, 0.95, 1.0}), true).drift);
+  BOOST_TEST(compare_observable("x", m, mean_observable("m", {2.0, 2.1, 1.9, 2.0}), true).drift);
+  // Deterministic numbers: relative/absolute; not comparable under another seed unless marked.
+  const json d = deterministic_observable("d", 1.0, 1e-6);
+  BOOST_TEST(!compare_observable("x", d, deterministic_observable("d", 1.0 + 1e-7, 1e-6), true).drift);
+  BOOST_TEST(compare_observable("x", d, deterministic_observable("d", 1.0 + 1e-5, 1e-6), true).drift);
+  BOOST_TEST(!compare_observable("x", d, deterministic_observable("d", 7.0, 1e-6), false).drift);
+  BOOST_TEST(compare_observable("x", d, deterministic_observable("d", 7.0, 1e-6), false).status.find("not compared") == 0);
+  // Categories must match exactly; NaN only matches NaN; a changed kind is drift.
+  BOOST_TEST(compare_observable("x", category_observable("c", "holds"), category_observable("c", "violated"), true).drift);
+  json nan = d;
+  nan["value"] = nullptr;
+  BOOST_TEST(compare_observable("x", d, nan, true).drift);
+  BOOST_TEST(!compare_observable("x", nan, nan, true).drift);
+  BOOST_TEST(compare_observable("x", d, fraction_observable("d", 1, 1), true).drift);
+}
+
+BOOST_AUTO_TEST_CASE(quick_tier_matches_the_recorded_baselines) {
+  // Unchanged code, the baselines' own seeds: every quantity reproduces (deterministic seeds), so
+  // regress exits 0 and every Monte-Carlo number is identical, not merely within tolerance.
+  const fs::path out = fresh_dir("regress", "quick");
+  int status = -1;
+  const std::string table =
+      run_command(attnflow_bin() + " regress --quiet --out " + out.string() + " 2>&1", &status);
+  BOOST_TEST(status == 0, "regress drifted:\n" << table << read(out / "regress.json").dump(1));
+  const json rows = read(out / "regress.json")["rows"];
+  BOOST_TEST(rows.size() > 40u);
+  for (const auto& r : rows) {
+    BOOST_TEST(r["status"].get<std::string>() == "ok", r.dump());
+    BOOST_TEST(r["baseline"] == r["now"], r.dump());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_altered_baseline_fails_with_a_clear_row) {
+  const fs::path dir = copy_of_baselines("altered");
+  json b = read(dir / "Blog-C2.json");
+  json* target = nullptr;
+  for (auto& q : b["quantities"])
+    if (q["quantity"] == "fraction ending in two antipodal clusters") target = &q;
+  BOOST_TEST_REQUIRE(target != nullptr);
+  const double was = (*target)["value"].get<double>();
+  (*target)["value"] = was > 0.5 ? 0.0 : 1.0;
+  write(dir / "Blog-C2.json", b.dump(1));
+  const fs::path out = fresh_dir("regress", "altered-out");
+  int status = -1;
+  const std::string table = run_command(attnflow_bin() + " regress --only Blog-C2 --baseline " + dir.string() +
+                                            " --out " + out.string() + " 2>/dev/null",
+                                        &status);
+  BOOST_TEST(status == 1);
+  bool found = false;
+  const json rows = read(out / "regress.json")["rows"];
+  for (const auto& r : rows)
+    if (r["quantity"] == "fraction ending in two antipodal clusters") {
+      found = true;
+      BOOST_TEST(r["status"].get<std::string>() == "DRIFT");
+      BOOST_TEST(r["drift"].get<bool>());
+    }
+  BOOST_TEST(found);
+  BOOST_TEST(table.find("fraction ending in two antipodal clusters") != std::string::npos);
+  BOOST_TEST(table.find("DRIFT") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_corrupt_baseline_is_bad_input) {
+  for (const std::string& text : {std::string("{not json"), std::string(R"({"id": "Blog-C2", "seed": 1, "params": {},
+      "quantities": [{"quantity": "q", "kind": "fraction", "value": 0.5}]})"),
+                                  std::string(R"({"id": "Blog-C1", "seed": 1, "params": {}, "quantities": []})")}) {
+    const fs::path dir = copy_of_baselines("corrupt");
+    write(dir / "Blog-C2.json", text);
+    int status = -1;
+    const std::string err = run_command(attnflow_bin() + " regress --only Blog-C2 --baseline " + dir.string() +
+                                            " --out " + dir.string() + "/out 2>&1 >/dev/null",
+                                        &status);
+    BOOST_TEST(status == 2, text);
+    BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1, err);
+    BOOST_TEST(err.find("Blog-C2.json") != std::string::npos, err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(monte_carlo_tolerances_are_calibrated_on_other_seeds) {
+  // Runs with seeds the baselines never saw must pass: the tolerance is 4 standard errors of a
+  // difference of two independent estimates. Numbers tied to one random instance are skipped.
+  for (const char* seed : {"101", "202", "303"}) {
+    const fs::path out = fresh_dir("regress", std::string("seed") + seed);
+    int status = -1;
+    const std::string table = run_command(attnflow_bin() + " regress --only Blog-C2,multihead,causal --seed " + seed +
+                                              " --out " + out.string() + " 2>&1",
+                                          &status);
+    BOOST_TEST(status == 0, "seed " << seed << ":\n" << table);
+    long compared = 0;
+    const json rows = read(out / "regress.json")["rows"];
+    for (const auto& r : rows)
+      compared += r["status"] == "ok" && r["allowed"].get<std::string>().find("SE") != std::string::npos;
+    BOOST_TEST(compared >= 10);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(update_writes_baselines_and_says_what_changed) {
+  const fs::path dir = copy_of_baselines("update");
+  json b = read(dir / "causal.json");
+  b["quantities"][0]["value"] = 0.123;
+  write(dir / "causal.json", b.dump(1));
+  const fs::path out = fresh_dir("regress", "update-out");
+  int status = -1;
+  const std::string table = run_command(attnflow_bin() + " regress --only causal --update --baseline " + dir.string() +
+                                            " --out " + out.string() + " 2>/dev/null",
+                                        &status);
+  BOOST_TEST(status == 0);
+  BOOST_TEST(table.find("changed") != std::string::npos);
+  // The same run reproduces the recorded quantities exactly.
+  BOOST_TEST(read(dir / "causal.json")["quantities"] == read(kBaselines / "causal.json")["quantities"]);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
