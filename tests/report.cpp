@@ -1,13 +1,18 @@
 // The LaTeX report: renders and compiles, contains every id and verdict, prints hostile strings
-// verbatim, and turns a missing or malformed results.json into exit code 2 with one line.
+// verbatim, and turns a missing or malformed results.json into exit code 2 with one line. The
+// figure schema (labels, fits, heat maps, matrices, 3-D paths), convergence tables and the proof
+// appendix hook are checked on one compiled document (LaTeX runs are slow on 2 cores).
 #include <boost/test/unit_test.hpp>
 
+#include "attnflow/catalogue/figure.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/report/convergence_table.hpp"
+#include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/report.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +60,63 @@ json small_results() {
              {"evidence", {{"unicode", "δ = 1e-6, ⟨x_i,x_j⟩ ≤ √2 − ∞ ✓"}}},
              {"controls", {{{"description", "ctl_" + kHostile}, {"expected", "violated"}, {"verdict", "violated"}}}}}}},
           {"provenance", {{"git", "abc_def"}, {"written", "2026-11-29T00:00:00Z"}}}};
+}
+
+/// One check with every figure kind, a convergence table and two certificates (one appendix file
+/// that exists, one that does not), plus an old-form phase diagram.
+json rich_results(const fs::path& dir) {
+  std::vector<double> k, diam;
+  for (int i = 0; i <= 40; ++i) k.push_back(i), diam.push_back(2 * std::exp(-0.5 * i));
+  json lines = line_figure({"layer k of the labelled plot", "diameter QQlabel", false, true}, {{"instance 1", series(k, diam)}});
+  add_fit(lines, -0.5, std::log(2.0), 10, 40, "estimated rate 0.5", "instance 1");
+  json paths = line_figure({"first coordinate", "second coordinate"});
+  paths["paths"] = true;
+  paths["series"]["token 1"] = series({0, 0.5, 1}, {0, 0.2, 0.1});
+  paths["series"]["token 2"] = series({1, 0.7, 0.4}, {1, 0.8, 0.3});
+  const std::vector<double> t = {0, 1, 2, 3}, beta = {0.5, 1, 2, 4};
+  const std::vector<std::vector<double>> F = {{0, 0.2, 0.6, 1}, {0, 0.1, 0.5, 0.9}, {0, 0, 0.3, 0.8}, {0, 0, 0.1, 0.4}};
+  json heat = heatmap_figure({"t", "β", false, true}, "fraction F", t, beta, F,
+                             {{"predicted boundary", series({1.5, 2, 2.5, 3.2}, {0.5, 1, 2, 4})}});
+  json matrix = matrix_figure("column j", "row i", "P_ij(T)", {{0.9, 0.1, 0}, {0.5, 0, 0.5}, {0, 0, 1}});
+  json sphere = paths3d_figure("x1", "x2", "x3", true);
+  sphere["series"]["token 1"] = series3({1, 0.8, 0.6}, {0, 0.6, 0.8}, {0, 0, 0});
+  ConvergenceTable table;
+  for (double h : {0.1, 0.05, 0.025, 0.0125}) {
+    table.add_value("h", h);
+    table.add_value("error", 3 * std::pow(h, 4));
+  }
+  table.evaluate_orders("error", "h");
+  std::ofstream(dir / "fake-proof.tex") << "\\documentclass{article}\\begin{document}\n"
+                                           "This appendix proves APPENDIXMARKER by interval arithmetic.\n\\end{document}\n";
+  json r = small_results();
+  r["checks"][0]["figures"] = {{"labelled", lines}, {"paths", paths}, {"heat", heat}, {"attention", matrix}, {"sphere", sphere}};
+  r["checks"][0]["evidence"]["convergence"] = table.to_json("RK4 step halving");
+  r["checks"][0]["evidence"]["certificates"] = {{{"path", "cert_4.json"}, {"tex", "fake-proof.tex"}},
+                                                {{"path", "lost.json"}, {"tex", "no-such-appendix.tex"}}};
+  r["checks"][1]["figures"] = {{"old_phase_diagram", {{"t", t}, {"beta", beta}, {"F", F}}},
+                               {"old_plain", {{"x", k}, {"y", diam}}}};
+  return r;
+}
+
+/// The rich report compiled once, and its text.
+struct Rich {
+  fs::path dir;
+  ReportOutcome outcome;
+  std::string tex, text;
+};
+const Rich& rich() {
+  static const Rich r = [] {
+    Rich x;
+    x.dir = fresh_dir("rich");
+    x.outcome = write_report(rich_results(x.dir), x.dir.string());
+    std::ifstream in(x.dir / "report.tex");
+    std::stringstream s;
+    s << in.rdbuf();
+    x.tex = s.str();
+    if (x.outcome.compiled) x.text = run("pdftotext '" + x.outcome.pdf_path + "' - 2>/dev/null");
+    return x;
+  }();
+  return r;
 }
 
 }  // namespace
@@ -120,6 +182,89 @@ BOOST_AUTO_TEST_CASE(malformed_results_are_input_errors) {
   err = run(std::string(bin) + " report --results " + (dir / "broken.json").string() + " 2>&1 >/dev/null", &status);
   BOOST_TEST(status == 2);
   BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
+BOOST_AUTO_TEST_CASE(labelled_figure_with_fit_shows_its_axis_labels) {
+  const Rich& r = rich();
+  BOOST_TEST_INFO(r.outcome.message);
+  BOOST_REQUIRE(r.outcome.compiled);
+  BOOST_TEST(r.text.find("layer k of the labelled plot") != std::string::npos);
+  BOOST_TEST(r.text.find("QQlabel") != std::string::npos);
+  BOOST_TEST(r.text.find("estimated rate 0.5") != std::string::npos);  // the fit's legend entry (no fi/fl: pdftotext drops ligatures)
+  BOOST_TEST(r.tex.find("ymode=log") != std::string::npos);
+  // The fit is drawn from its own data file: y = exp(ln 2 − 0.5 k) at k = 10 and 40.
+  bool found = false;
+  for (const auto& f : fs::directory_iterator(r.dir / "report-data"))
+    if (f.path().filename().string().find("-fit.dat") != std::string::npos) {
+      std::ifstream in(f.path());
+      std::string header;
+      double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+      in >> header >> header >> x0 >> y0 >> x1 >> y1;
+      if (x0 == 10 && x1 == 40) {
+        found = true;
+        BOOST_TEST(y0 == 2 * std::exp(-5.0), boost::test_tools::tolerance(1e-8));
+        BOOST_TEST(y1 == 2 * std::exp(-20.0), boost::test_tools::tolerance(1e-8));
+      }
+    }
+  BOOST_TEST(found);
+}
+
+BOOST_AUTO_TEST_CASE(heat_map_matrix_and_3d_figures_compile) {
+  const Rich& r = rich();
+  BOOST_REQUIRE(r.outcome.compiled);
+  // Two heat maps (new and old form) and one matrix, each a matrix plot; one 3-D view.
+  std::size_t plots = 0;
+  for (std::size_t at = r.tex.find("matrix plot*"); at != std::string::npos; at = r.tex.find("matrix plot*", at + 1)) ++plots;
+  BOOST_TEST(plots == 3u);
+  BOOST_TEST(r.tex.find("addplot3") != std::string::npos);
+  BOOST_TEST(r.text.find("predicted boundary") != std::string::npos);  // the curve over the heat map
+  BOOST_TEST(r.text.find("column j") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(convergence_table_appears_with_observed_orders) {
+  const Rich& r = rich();
+  BOOST_REQUIRE(r.outcome.compiled);
+  BOOST_TEST(r.text.find("RK4 step halving") != std::string::npos);
+  BOOST_TEST(r.text.find("error order") != std::string::npos);
+  BOOST_TEST(r.text.find("4.00") != std::string::npos);
+  // A malformed table is reported in one line, not fatal.
+  json bad = small_results();
+  bad["checks"][0]["evidence"]["convergence"] = {{"columns", "oops"}};
+  BOOST_TEST(report_tex(bad, "d/").find("could not be read") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(convergence_table_round_trips_through_json) {
+  ConvergenceTable t;
+  for (double h : {0.2, 0.1}) t.add_value("h", h), t.add_value("e", h * h);
+  t.evaluate_orders("e", "h");
+  const json j = t.to_json("c");
+  BOOST_TEST(j["columns"][2]["values"][0].is_null());  // no order in the first row
+  const ConvergenceTable u = ConvergenceTable::from_json(j);
+  BOOST_TEST(u.column("e order")[1] == 2.0, boost::test_tools::tolerance(1e-12));
+  BOOST_CHECK_THROW(ConvergenceTable::from_json(json::object()), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(appendix_hook_includes_the_certificate_appendix) {
+  const Rich& r = rich();
+  BOOST_REQUIRE(r.outcome.compiled);
+  BOOST_TEST(r.text.find("APPENDIXMARKER") != std::string::npos);
+  BOOST_TEST(r.text.find("cert_4.json") != std::string::npos);
+  BOOST_TEST(fs::exists(r.dir / "report-data" / "appendix1.tex"));
+  // The missing one is named, not fatal.
+  BOOST_TEST(r.text.find("lost.json") != std::string::npos);
+  BOOST_TEST(r.text.find("was not found") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(old_form_figures_still_render) {
+  const Rich& r = rich();
+  BOOST_REQUIRE(r.outcome.compiled);
+  BOOST_TEST(r.text.find("old_plain") != std::string::npos);
+  BOOST_TEST(r.text.find("old_phase_diagram") != std::string::npos);
+  // The plain {x, y} spanning nine decades is drawn on a log axis, as before the schema.
+  const json f = normalized_figure("old_plain", rich_results(fresh_dir("norm"))["checks"][1]["figures"]["old_plain"]);
+  BOOST_TEST(f["kind"] == "lines");
+  BOOST_TEST(f["log_y"] == true);
+  BOOST_TEST(normalized_figure("x", json::array()).is_null());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

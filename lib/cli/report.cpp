@@ -27,7 +27,9 @@ void register_report(CLI::App& app) {
   add_command(sub, [o] {
     const std::string out =
         o->out.empty() ? std::filesystem::path(o->results).parent_path().string() : o->out;
-    return print_report_outcome(write_report(read_json_file(o->results), out.empty() ? "." : out, !o->no_pdf));
+    const std::string results_dir = std::filesystem::path(o->results).parent_path().string();
+    return print_report_outcome(write_report(read_json_file(o->results), out.empty() ? "." : out, !o->no_pdf,
+                                             results_dir.empty() ? "." : results_dir));
   });
 }
 

@@ -3,6 +3,7 @@
 // hypotheses records, and summary numbers.
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/ensemble.hpp"
+#include "attnflow/catalogue/figure.hpp"
 #include "attnflow/suite/sim_config.hpp"
 
 #include <fmt/format.h>
@@ -24,21 +25,6 @@ template <class T> T max_offdiag_deviation(const Tokens<T>& x, const T& g) {
 }
 
 inline std::string sci(double v) { return fmt::format("{:.3g}", v); }
-
-/// A series for a figure: {"x": [...], "y": [...]}, downsampled to at most `max_points`.
-inline nlohmann::json series(const std::vector<double>& x, const std::vector<double>& y, std::size_t max_points = 200) {
-  nlohmann::json sx = nlohmann::json::array(), sy = nlohmann::json::array();
-  const std::size_t stride = std::max<std::size_t>(1, (x.size() + max_points - 1) / max_points);
-  for (std::size_t i = 0; i < x.size(); i += stride) {
-    sx.push_back(x[i]);
-    sy.push_back(y[i]);
-  }
-  if (!x.empty() && (x.size() - 1) % stride != 0) {
-    sx.push_back(x.back());
-    sy.push_back(y.back());
-  }
-  return {{"x", sx}, {"y", sy}};
-}
 
 }  // namespace attnflow
 

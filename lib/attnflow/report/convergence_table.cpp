@@ -2,6 +2,7 @@
 
 #include "attnflow/report/latex_escape.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -42,6 +43,35 @@ const std::vector<double>& ConvergenceTable::column(const std::string& name) con
   return it->second;
 }
 
+nlohmann::json ConvergenceTable::to_json(const std::string& caption) const {
+  nlohmann::json cols = nlohmann::json::array();
+  for (const auto& name : order_) {
+    nlohmann::json values = nlohmann::json::array();
+    for (double v : columns_.at(name)) values.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json());
+    nlohmann::json c = {{"name", name}, {"values", values}};
+    if (const auto d = digits_.find(name); d != digits_.end()) c["digits"] = d->second;
+    cols.push_back(c);
+  }
+  return {{"caption", caption}, {"columns", cols}};
+}
+
+ConvergenceTable ConvergenceTable::from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("columns") || !j["columns"].is_array() || j["columns"].empty())
+    throw std::invalid_argument("a convergence table needs a non-empty \"columns\" list");
+  ConvergenceTable t;
+  for (const auto& c : j["columns"]) {
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("values") || !c["values"].is_array())
+      throw std::invalid_argument("a convergence column needs \"name\" and \"values\"");
+    const std::string name = c["name"].get<std::string>();
+    if (t.columns_.count(name)) throw std::invalid_argument("convergence column " + name + " appears twice");
+    t.order_.push_back(name);
+    auto& col = t.columns_[name];
+    for (const auto& v : c["values"]) col.push_back(v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN());
+    if (c.contains("digits") && c["digits"].is_number_integer()) t.digits_[name] = std::clamp(c["digits"].get<int>(), 0, 12);
+  }
+  return t;
+}
+
 namespace {
 std::string cell(const std::vector<double>& v, std::size_t r, int digits, bool fixed) {
   if (r >= v.size() || !std::isfinite(v[r])) return "--";
@@ -58,7 +88,9 @@ void ConvergenceTable::write_tex(std::ostream& out, const std::string& caption) 
     for (std::size_t c = 0; c < order_.size(); ++c) {
       const auto d = digits_.find(order_[c]);
       const bool is_order = order_[c].size() > 6 && order_[c].compare(order_[c].size() - 6, 6, " order") == 0;
-      out << (c ? " & " : "") << cell(columns_.at(order_[c]), r, d == digits_.end() ? 3 : d->second, is_order);
+      // Precision 0 marks a counting column (d, n, steps): printed as an integer.
+      const int digits = d == digits_.end() ? 3 : d->second;
+      out << (c ? " & " : "") << cell(columns_.at(order_[c]), r, digits, is_order || digits == 0);
     }
     out << " \\\\\n";
   }

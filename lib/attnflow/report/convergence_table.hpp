@@ -2,6 +2,8 @@
 // One object from numbers to a LaTeX table, in the style of deal.II's ConvergenceTable: add
 // rows of named values, ask for observed orders of one column against a refinement column,
 // write a booktabs table.
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <ostream>
 #include <string>
@@ -19,6 +21,11 @@ class ConvergenceTable {
   void write_tex(std::ostream& out, const std::string& caption) const;
   void write_text(std::ostream& out) const;
   std::size_t rows() const;
+  /// {"caption", "columns": [{"name", "values" (NaN as null), "digits"}]}: what a check puts
+  /// under "convergence" in its evidence (orders already evaluated, so the JSON carries them).
+  nlohmann::json to_json(const std::string& caption) const;
+  /// The inverse of to_json; std::invalid_argument on anything else.
+  static ConvergenceTable from_json(const nlohmann::json& j);
   const std::vector<double>& column(const std::string& name) const;
 
  private:

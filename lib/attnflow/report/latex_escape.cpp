@@ -26,7 +26,11 @@ const std::map<char32_t, const char*>& unicode_table() {
       {U'’', "'"},           {U'“', "``"},           {U'”', "''"},          {U'≻', "$\\succ$"},
       {U'∪', "$\\cup$"},     {U'⊕', "$\\oplus$"},    {U'⊗', "$\\otimes$"},  {U'∗', "$*$"},
       {U'ᵀ', "\\textsuperscript{T}"}, {U'₁', "$_1$"}, {U'₂', "$_2$"},     {U'ᵢ', "$_i$"},
-      {U'ⱼ', "$_j$"},        {U'ₖ', "$_k$"},         {U'é', "\\'e"},        {U'ü', "\\\"u"}};
+      {U'ⱼ', "$_j$"},        {U'ₖ', "$_k$"},         {U'é', "\\'e"},        {U'ü', "\\\"u"},
+      // Subscripts and superscripts used in axis labels (x₃, Eᵦ, log₁₀, h⁴).
+      {U'₀', "$_0$"},        {U'₃', "$_3$"},         {U'₄', "$_4$"},        {U'ₙ', "$_n$"},
+      {U'ₘ', "$_m$"},        {U'ₜ', "$_t$"},         {U'ᵦ', "$_\\beta$"},  {U'¹', "\\textsuperscript{1}"},
+      {U'⁴', "\\textsuperscript{4}"}, {U'⁻', "\\textsuperscript{-}"}, {U'𝒦', "$\\mathcal{K}$"}};
   return t;
 }
 

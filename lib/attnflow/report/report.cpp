@@ -1,6 +1,8 @@
 #include "attnflow/report/report.hpp"
 
 #include "attnflow/errors.hpp"
+#include "attnflow/report/convergence_table.hpp"
+#include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/suite/atomic_file.hpp"
 #include "attnflow/version.hpp"
@@ -20,7 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-constexpr std::size_t kMaxPlotPoints = 400;  // keeps pgfplots fast: the PDF compiles in seconds
 constexpr std::size_t kMaxInstanceRows = 16;
 
 std::string esc(const std::string& s) { return latex_escape(s); }
@@ -46,17 +47,6 @@ std::string scalar_tex(const json& v) {
   return "";
 }
 
-std::string safe_name(const std::string& s) {
-  std::string out;
-  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
-  return out;
-}
-
-bool is_series(const json& v) {
-  return v.is_object() && v.contains("x") && v.contains("y") && v["x"].is_array() && v["y"].is_array() &&
-         v["x"].size() == v["y"].size() && !v["x"].empty();
-}
-
 std::string read_statement(const std::string& id) {
   // Ids come from data: only plain file names are looked up.
   for (char c : id)
@@ -80,54 +70,6 @@ void validate(const json& r) {
     for (const char* key : {"id", "kind", "source", "expected", "verdict"})
       if (!c.contains(key) || !c[key].is_string()) input_error(f + "." + key, "missing or not a string");
   }
-}
-
-struct Plot {
-  std::string title;
-  std::vector<std::pair<std::string, json>> curves;  // name → series
-};
-
-std::vector<Plot> plots_of(const json& figures) {
-  std::vector<Plot> plots;
-  if (!figures.is_object()) return plots;
-  for (auto it = figures.begin(); it != figures.end(); ++it) {
-    Plot p{it.key(), {}};
-    if (is_series(it.value())) {
-      p.curves.emplace_back(it.key(), it.value());
-    } else if (it.value().is_object()) {
-      for (auto c = it.value().begin(); c != it.value().end(); ++c)
-        if (is_series(c.value())) p.curves.emplace_back(c.key(), c.value());
-    }
-    if (!p.curves.empty()) plots.push_back(p);
-  }
-  return plots;
-}
-
-/// Writes one curve as "x y" lines, downsampled; returns false when nothing plottable.
-std::string curve_data(const json& s) {
-  std::ostringstream out;
-  out << "x y\n";
-  const std::size_t n = s["x"].size();
-  const std::size_t stride = std::max<std::size_t>(1, (n + kMaxPlotPoints - 1) / kMaxPlotPoints);
-  for (std::size_t i = 0; i < n; i += stride) {
-    if (!s["x"][i].is_number() || !s["y"][i].is_number()) continue;
-    const double x = s["x"][i].get<double>(), y = s["y"][i].get<double>();
-    if (std::isfinite(x) && std::isfinite(y)) out << fmt::format("{:.10g} {:.10g}\n", x, y);
-  }
-  return out.str();
-}
-
-bool wants_log_axis(const Plot& p) {
-  double lo = INFINITY, hi = 0;
-  for (const auto& [_, s] : p.curves)
-    for (const auto& y : s["y"]) {
-      if (!y.is_number()) continue;
-      const double v = y.get<double>();
-      if (!(v > 0)) return false;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-  return hi / lo > 1e3;
 }
 
 std::string instances_table(const json& instances) {
@@ -171,15 +113,53 @@ std::string evidence_tex(const json& evidence) {
   }
   t << "\\end{longtable}}\n";
   for (auto it = evidence.begin(); it != evidence.end(); ++it)
-    if (it.value().is_array() && !it.value().empty() && it.value()[0].is_object())
+    if (it.key() != "convergence" && it.value().is_array() && !it.value().empty() && it.value()[0].is_object())
       t << "\\paragraph{" << esc(it.key()) << "}\n" << instances_table(it.value());
   return t.str();
 }
 
-}  // namespace
+/// "convergence" in a check's evidence: one table or a list of them (ConvergenceTable::to_json).
+std::string convergence_tex(const json& v) {
+  std::ostringstream t;
+  const json tables = v.is_array() ? v : json::array({v});
+  for (const auto& j : tables) {
+    try {
+      const ConvergenceTable table = ConvergenceTable::from_json(j);
+      table.write_tex(t, j.value("caption", std::string("convergence")));
+    } catch (const std::exception& e) {
+      t << "\\emph{A convergence table could not be read: " << esc(e.what()) << ".}\\par\n";
+    }
+  }
+  return t.str();
+}
 
-std::string report_tex(const json& r, const std::string& data_prefix) {
-  validate(r);
+/// The appendix text of a certificate: the body of a complete document, or the fragment itself.
+std::string appendix_body(const std::string& tex) {
+  const std::string b = "\\begin{document}", e = "\\end{document}";
+  const auto i = tex.find(b);
+  if (i == std::string::npos) return tex;
+  const auto k = tex.find(e, i);
+  return tex.substr(i + b.size(), k == std::string::npos ? std::string::npos : k - i - b.size());
+}
+
+/// Where a certificate's appendix lives: absolute, or relative to the results' directory, the
+/// report's directory, the source tree (proofs/certificates/…) or the working directory.
+std::string find_appendix(const std::string& path, const std::vector<std::string>& bases) {
+  if (path.empty()) return "";
+  if (fs::path(path).is_absolute()) return fs::is_regular_file(path) ? path : "";
+  for (const auto& b : bases)
+    if (!b.empty() && fs::is_regular_file(fs::path(b) / path)) return (fs::path(b) / path).string();
+  return "";
+}
+
+struct Appendix {
+  std::string id, certificate, tex_file;  // tex_file: "" when not found
+  std::string data_path;                  // the copy \input by the report
+};
+
+/// The document; data files (figures, appendices) are appended to `files`.
+std::string render(const json& r, const std::string& data_prefix, std::vector<DataFile>& files,
+                   const std::vector<std::string>& bases) {
   std::ostringstream d;
   const json prov = r.value("provenance", json::object());
   std::set<std::string> precisions;
@@ -231,6 +211,7 @@ std::string report_tex(const json& r, const std::string& data_prefix) {
        "\\emph{reported} --- a conjecture or observation, recorded without an expected outcome.\n\\clearpage\n";
 
   std::size_t figure_index = 0;
+  std::vector<Appendix> appendices;
   for (const auto& c : r["checks"]) {
     const std::string id = c["id"].get<std::string>();
     d << "\\section{" << esc(id) << " \\normalsize(" << esc(c["kind"].get<std::string>()) << ", "
@@ -250,6 +231,8 @@ std::string report_tex(const json& r, const std::string& data_prefix) {
       d << "\\bottomrule\n\\end{longtable}}\n";
     }
     d << "\\subsection*{Evidence}\n" << evidence_tex(c.value("evidence", json::object()));
+    if (c.contains("evidence") && c["evidence"].is_object() && c["evidence"].contains("convergence"))
+      d << "\\subsection*{Convergence}\n" << convergence_tex(c["evidence"]["convergence"]);
     if (c.contains("controls") && c["controls"].is_array() && !c["controls"].empty()) {
       d << "\\subsection*{Negative controls}\n{\\small\\begin{longtable}{>{\\raggedright}p{7.2cm}ll>{\\raggedright\\arraybackslash}p{4cm}}\n"
            "\\toprule\ncontrol & expected & verdict & evidence \\\\\n\\midrule\n";
@@ -269,37 +252,69 @@ std::string report_tex(const json& r, const std::string& data_prefix) {
     if (c.contains("violations") && c["violations"].is_array() && !c["violations"].empty())
       d << "\\textbf{" << c["violations"].size()
         << " violating instance(s)} are saved in results.json as configs for \\texttt{attnflow simulate}.\n\n";
-    for (const auto& p : plots_of(c.value("figures", json::object()))) {
-      const bool logy = wants_log_axis(p);
-      d << "\\begin{center}\\begin{tikzpicture}\\begin{" << (logy ? "semilogyaxis" : "axis")
-        << "}[width=0.8\\linewidth,height=6cm,title={" << esc(id + ": " + p.title)
-        << "},xlabel={$t$ (time, layer or parameter)},ylabel={" << esc(p.title)
-        << "},legend pos=outer north east,legend style={font=\\scriptsize},grid=major]\n";
-      for (const auto& [name, s] : p.curves) {
-        const std::string file = fmt::format("{}fig{}-{}.dat", data_prefix, figure_index++, safe_name(name));
-        d << "\\addplot+[mark size=0.8pt] table[x=x,y=y] {" << file << "};\n\\addlegendentry{" << esc(name) << "}\n";
-      }
-      d << "\\end{" << (logy ? "semilogyaxis" : "axis") << "}\\end{tikzpicture}\\end{center}\n";
+    const json figures = c.value("figures", json::object());
+    if (figures.is_object() && !figures.empty()) {
+      d << "\\subsection*{Figures}\n";
+      for (auto it = figures.begin(); it != figures.end(); ++it)
+        d << figure_tex(id + ": " + it.key(), it.key(), it.value(), data_prefix, figure_index, files);
     }
+    const json ev = c.value("evidence", json::object());
+    if (ev.is_object() && ev.contains("certificates") && ev["certificates"].is_array())
+      for (const auto& cert : ev["certificates"]) {
+        if (!cert.is_object()) continue;
+        const auto text = [&](const char* key) {
+          return cert.contains(key) && cert[key].is_string() ? cert[key].get<std::string>() : std::string();
+        };
+        Appendix a{id, text("path"), find_appendix(text("tex"), bases), ""};
+        if (a.certificate.empty()) a.certificate = text("tex").empty() ? "(unnamed)" : text("tex");
+        appendices.push_back(a);
+        d << "Proof certificate \\texttt{" << esc(a.certificate) << "}: see Appendix~\\ref{app:" << appendices.size()
+          << "}.\n\n";
+      }
     d << "\\clearpage\n";
+  }
+  if (!appendices.empty()) {
+    // Computer-assisted proofs (attnflow prove): their LaTeX appendix, copied beside the report so
+    // the report directory is self-contained.
+    d << "\\appendix\n";
+    for (std::size_t k = 0; k < appendices.size(); ++k) {
+      auto& a = appendices[k];
+      d << "\\section{Proof certificate for " << esc(a.id) << "}\\label{app:" << k + 1 << "}\n"
+        << "Certificate: \\texttt{" << esc(a.certificate) << "}.\n\n";
+      std::ifstream in(a.tex_file);
+      if (a.tex_file.empty() || !in) {
+        d << "\\emph{The appendix file of this certificate was not found; re-run attnflow prove.}\n\n";
+        continue;
+      }
+      std::stringstream body;
+      body << in.rdbuf();
+      a.data_path = fmt::format("{}appendix{}.tex", data_prefix, k + 1);
+      files.push_back({a.data_path, appendix_body(body.str())});
+      d << "\\input{" << a.data_path << "}\n\\clearpage\n";
+    }
   }
   d << "\\end{document}\n";
   return d.str();
 }
 
-ReportOutcome write_report(const json& r, const std::string& out_dir, bool compile) {
+}  // namespace
+
+std::string report_tex(const json& r, const std::string& data_prefix) {
+  validate(r);
+  std::vector<DataFile> files;
+  return render(r, data_prefix, files, {fs::current_path().string()});
+}
+
+ReportOutcome write_report(const json& r, const std::string& out_dir, bool compile, const std::string& results_dir) {
   validate(r);
   ReportOutcome o;
-  const std::string data_dir = "report-data/";
-  // Data files first (the same figure order as report_tex).
-  std::size_t figure_index = 0;
-  for (const auto& c : r["checks"])
-    for (const auto& p : plots_of(c.value("figures", json::object())))
-      for (const auto& [name, s] : p.curves)
-        write_file_atomically(fmt::format("{}/{}fig{}-{}.dat", out_dir, data_dir, figure_index++, safe_name(name)),
-                              curve_data(s));
+  std::vector<DataFile> files;
+  const std::string tex = render(r, "report-data/", files,
+                                 {results_dir.empty() ? out_dir : results_dir, out_dir, ATTNFLOW_SOURCE_DIR,
+                                  fs::current_path().string()});
+  for (const auto& f : files) write_file_atomically(out_dir + "/" + f.path, f.content);
   o.tex_path = out_dir + "/report.tex";
-  write_file_atomically(o.tex_path, report_tex(r, data_dir));
+  write_file_atomically(o.tex_path, tex);
   const std::string how = "compile it with: cd " + out_dir + " && latexmk -pdf report.tex";
   if (!compile) {
     o.message = how;

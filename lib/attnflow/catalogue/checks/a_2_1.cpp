@@ -50,6 +50,7 @@ struct Outcome {
   nlohmann::json gaps;  // pairwise monotone check
   bool gaps_hold = true;
   std::vector<double> t, dist_series;
+  std::vector<std::vector<double>> P_end;  // P(T), tokens sorted by x_i(T) (for the figure)
   Verdict verdict = Verdict::Inconclusive;
   std::string reason;
 };
@@ -102,6 +103,19 @@ Outcome run_one(const nlohmann::json& cfg) {
   o.dist_mid = a.dist, o.dist_end = b.dist;
   o.exceptional = b.exceptional, o.leaders = b.leaders, o.rank = b.rank, o.leader_columns = b.leader_columns;
   o.leaders_agree = a.leader_columns == b.leader_columns;
+  {
+    // d = 1 keeps the order of the tokens; sorted by position the leaders are the first and
+    // last columns, which is what the figure should make visible.
+    const Matrix<double> P = m.attention(tr.x[last], tr.t[last]);
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(tr.n));
+    for (Eigen::Index i = 0; i < tr.n; ++i) order[static_cast<std::size_t>(i)] = i;
+    std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return tr.x[last](a, 0) < tr.x[last](b, 0); });
+    for (Eigen::Index i : order) {
+      std::vector<double> row;
+      for (Eigen::Index j : order) row.push_back(P(i, j));
+      o.P_end.push_back(row);
+    }
+  }
   o.error_estimate = run.error_estimate;
   o.max_x = paper_a::max_abs(tr.x[last]);
   // Logits ℓ_ij = QK x_i x_j: a per-coordinate token error e moves them by ≤ 2|QK| max|x| e; the
@@ -188,7 +202,14 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
                                  "inconclusive: dist still decreasing; violated (confirmed at +20 digits): otherwise"},
                 {"numerical_rank_histogram", rank_hist},
                 {"instances", per}};
-  if (!outs.empty()) r.figures["dist_boolean_vs_t"] = series(outs[0].t, outs[0].dist_series);
+  if (!outs.empty()) {
+    r.figures["dist_boolean_vs_t"] = line_figure({"t", "distance of P(t) to the Boolean extreme-capture set", false, true},
+                                                 {{"instance 1 (Q = K = V = 1)", series(outs[0].t, outs[0].dist_series)}});
+    nlohmann::json heat = matrix_figure("column j (tokens sorted by x_j(T))", "row i (tokens sorted by x_i(T))",
+                                        "P_ij(T)", outs[0].P_end);
+    heat["z_min"] = 0, heat["z_max"] = 1;
+    r.figures["attention_matrix_T"] = heat;
+  }
 
   // Controls: the same measurement and rule outside the hypotheses.
   auto control = [&](const std::string& what, const nlohmann::json& cfg) {

@@ -21,6 +21,8 @@ struct Outcome {
   double max_residual = 0, max_residual_earlier = 0, hausdorff_late = 0, max_move_late = 0;
   int limit_points = 0, vertices = 0, limits_at_vertices = 0;
   std::vector<double> t, volume, diam, hausdorff;
+  std::vector<std::vector<std::vector<double>>> paths;  // [token][coordinate][sample], for the figure
+  std::vector<int> final_vertices;                      // rows of z(T) on its hull
   Verdict verdict = Verdict::Inconclusive;
   std::string reason;
 };
@@ -86,6 +88,11 @@ Outcome run_one(const nlohmann::json& cfg) {
     o.hausdorff.push_back(hausdorff_distance<double>(tr.x[s], tr.x[last]).value);
   }
   o.diam = diameters(tr);
+  o.paths.assign(static_cast<std::size_t>(n), std::vector<std::vector<double>>(static_cast<std::size_t>(d)));
+  for (const auto& x : tr.x)
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < d; ++k) o.paths[i][k].push_back(x(i, k));
+  o.final_vertices = final_hull.vertices;
   // Volume of a d-polytope moves by ≤ (surface area)·√d·e, surface ≤ π diam^{d−1} (d = 2, 3);
   // Qhull evaluates it in double: rounding allowance 64 n eps |vol|.
   const double sens_vol = M_PI * std::pow(o.diam.front(), d - 1) * std::sqrt(double(d));
@@ -222,8 +229,37 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
                          "indefinite Q^T K cannot serve as a control for it"},
                 {"instances", per}};
   if (!outs.empty()) {
-    r.figures["hull_volume_vs_t"] = series(outs[0].t, outs[0].volume);
-    r.figures["hausdorff_to_final_hull_vs_t"] = series(outs[0].t, outs[0].hausdorff);
+    const Outcome& o = outs[0];
+    r.figures["hull_volume_vs_t"] = line_figure({"t", d == 2 ? "area of conv{zᵢ(t)}" : "volume of conv{zᵢ(t)}"},
+                                                {{"instance 1", series(o.t, o.volume)}});
+    r.figures["hausdorff_to_final_hull_vs_t"] =
+        line_figure({"t", "Hausdorff distance conv z(t) to conv z(T)", false, true}, {{"instance 1", series(o.t, o.hausdorff)}});
+    if (d == 2) {
+      // The rescaled tokens' paths, and the final hull 𝒦 whose vertices attract them.
+      nlohmann::json fig = line_figure({"zᵢ₁ (rescaled tokens z = exp(−t) x)", "zᵢ₂"});
+      fig["paths"] = true;
+      for (std::size_t i = 0; i < o.paths.size(); ++i) fig["series"][fmt::format("token {}", i + 1)] = series(o.paths[i][0], o.paths[i][1]);
+      std::vector<int> v = o.final_vertices;
+      double cx = 0, cy = 0;
+      for (int k : v) cx += o.paths[k][0].back() / v.size(), cy += o.paths[k][1].back() / v.size();
+      std::sort(v.begin(), v.end(), [&](int a, int b) {
+        return std::atan2(o.paths[a][1].back() - cy, o.paths[a][0].back() - cx) <
+               std::atan2(o.paths[b][1].back() - cy, o.paths[b][0].back() - cx);
+      });
+      std::vector<double> hx, hy;
+      for (std::size_t k = 0; k <= v.size() && !v.empty(); ++k)
+        hx.push_back(o.paths[v[k % v.size()]][0].back()), hy.push_back(o.paths[v[k % v.size()]][1].back());
+      r.figures["token_paths"] = fig;
+      if (hx.size() >= 3) {
+        nlohmann::json& hull = r.figures["token_paths"]["series"]["final hull"];
+        hull = series(hx, hy);
+      }
+    } else {
+      nlohmann::json fig = paths3d_figure("zᵢ₁", "zᵢ₂", "zᵢ₃", false);
+      for (std::size_t i = 0; i < o.paths.size(); ++i)
+        fig["series"][fmt::format("token {}", i + 1)] = series3(o.paths[i][0], o.paths[i][1], o.paths[i][2]);
+      r.figures["token_paths"] = fig;
+    }
   }
   std::mt19937_64 rng(ctx.instance_seed(1000));
   ControlResult ctl{"V = -I (outside the hypotheses): z_i' points out of the hull, which grows", Verdict::Violated};

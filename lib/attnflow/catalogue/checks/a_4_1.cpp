@@ -229,9 +229,11 @@ CheckResult check_a_4_1(const CheckContext& ctx) {
                                  "level); violated (confirmed at +20 digits): more levels, or increments not "
                                  "decreasing; else inconclusive"},
                 {"instances", per}};
-  if (!outs.empty())
-    for (std::size_t i = 0; i < outs[0].c.size(); ++i)
-      r.figures["c_" + std::to_string(i) + "_vs_t"] = series(outs[0].t, outs[0].c[i], 60);
+  if (!outs.empty()) {
+    nlohmann::json fig = line_figure({"t", "c_i(t) = ψᵀ z_i(t) (coordinate along φ₁)"});
+    for (std::size_t i = 0; i < outs[0].c.size(); ++i) fig["series"]["token " + std::to_string(i + 1)] = series(outs[0].t, outs[0].c[i], 60);
+    r.figures["c_i_vs_t"] = fig;
+  }
 
   // Control 1 (the one THEORY.md names): drop the sign condition. It does not make the measured
   // conclusion fail (see evidence): positive and negative c_i then attract each other and merge.

@@ -201,8 +201,11 @@ CheckResult check_a_5_1(const CheckContext& ctx) {
                                  "relative interior point != 0; else inconclusive"},
                 {"suspicious_case", describe(sus)},
                 {"instances", per}};
-  if (!outs.empty()) r.figures["F_hull_length_vs_t"] = series(outs[0].t, outs[0].length);
-  r.figures["suspicious_F_hull_length_vs_t"] = series(sus.t, sus.length);
+  if (!outs.empty())
+    r.figures["F_hull_length_vs_t"] = line_figure({"t", "length of the F-hull max_i z_i1 − min_i z_i1"},
+                                                  {{"instance 1", series(outs[0].t, outs[0].length)}});
+  r.figures["suspicious_F_hull_length_vs_t"] =
+      line_figure({"t", "length of the F-hull max_i z_i1 − min_i z_i1"}, {{"suspicious case", series(sus.t, sus.length)}});
 
   std::mt19937_64 rng(ctx.instance_seed(1000));
   ControlResult ctl{"lambda < 0: V = -diag(1, 0): pi_F z_i' points out of the F-hull, which grows", Verdict::Violated};

@@ -98,7 +98,9 @@ CheckResult check_a_c_5(const CheckContext& ctx) {
                  "max ||x_i(T)|| < delta, or max ||x_i|| never rises over the second half and its fitted power-law "
                  "exponent has a 95% CI below 0 (numerical evidence of decay to 0, not a proof: the decay is "
                  "algebraic, about t^-1/2, so delta is out of reach at any practical T)"}};
-  if (!outs.empty()) r.figures["max_norm"] = series(outs[0].second.t, outs[0].second.norm);
+  if (!outs.empty())
+    r.figures["max_norm"] = line_figure({"t", "max_i ‖x_i(t)‖", true, true},
+                                        {{"instance 1", series(outs[0].second.t, outs[0].second.norm)}});
 
   ControlResult ctl{"V = +I (outside the hypothesis): the tokens do not go to 0", Verdict::Violated};
   const nlohmann::json bad = config("identity", n, d, 5, ctx.instance_seed(0));

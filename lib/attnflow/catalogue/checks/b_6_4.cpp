@@ -93,7 +93,18 @@ CheckResult check_b_6_4(const CheckContext& ctx) {
                 {"rate_note", "survey (approx): rate 2 (SA), 2e^beta (USA, Q = K = I); our linearisation: SA 2 for any Q, K, "
                               "USA 2 exp(beta <Qx*,Kx*>). Reported, not asserted."},
                 {"instances", per}};
-  if (!outs.empty()) r.figures["D_vs_t"] = series(outs[0].t, outs[0].D);
+  {
+    // One SA and one USA run with their fitted rates: ln D = ln C − λ t over the fit window.
+    nlohmann::json fig = line_figure({"t", "D(t) = 1 − min⟨xᵢ, xⱼ⟩", false, true});
+    for (std::size_t k = 0; k < outs.size() && k < 2; ++k) {
+      const Outcome& o = outs[k];
+      const std::string name = fmt::format("{}, β = {:g}", o.usa ? "USA" : "SA", o.beta);
+      fig["series"][name] = series(o.t, o.D);
+      add_fit(fig, -o.fit.rate, o.fit.log_prefactor, o.fit.t_first, o.fit.t_last,
+              fmt::format("fit: rate {:.3g} [{:.3g}, {:.3g}]", o.fit.rate, o.fit.rate_ci_low, o.fit.rate_ci_high), name);
+    }
+    r.figures["D_vs_t"] = fig;
+  }
 
   // Negative control: an antipodal pair (no hemisphere, certified): an equilibrium, D ≡ 2.
   ControlResult ctl{"antipodal pair x_2 = -x_1 (no open hemisphere), V = Q = K = I, SA beta = 1", Verdict::Violated};

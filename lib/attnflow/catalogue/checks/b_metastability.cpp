@@ -174,12 +174,24 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
                                  "still running at T (excluded from the fit); metastable: entered at t >= 1 and t_exit >= 10 t_enter"},
                 {"fit_log_plateau_vs_beta", fit.to_json()}, {"energy_monotone_self_check", energy_ok},
                 {"values_finite", all_finite}, {"per_beta", per_beta}, {"runs", per_run}};
-  for (std::size_t b = 0; b < betas.size() && b < outs.size(); ++b) {
-    const Outcome& o = outs[b];
-    std::vector<double> lt;
-    for (double t : o.t) lt.push_back(t > 0 ? std::log10(t) : -3.0);
-    r.figures[fmt::format("clusters_vs_log10t_beta_{:g}", o.beta)] = series(lt, o.count);
-    r.figures[fmt::format("energy_vs_log10t_beta_{:g}", o.beta)] = series(lt, o.energy);
+  {
+    // The staircase: cluster count and energy against log₁₀ t, one curve per β (first run of each).
+    nlohmann::json counts = line_figure({"log₁₀ t", "number of clusters (single linkage at δ)"});
+    // Eᵦ of one cluster is e^β/(2β): the ratio puts every β on one scale.
+    nlohmann::json energy = line_figure({"log₁₀ t", "Eᵦ(t) / Eᵦ(one cluster)"});
+    for (std::size_t b = 0; b < betas.size() && b < outs.size(); ++b) {
+      const Outcome& o = outs[b];
+      std::vector<double> lt, ct, et;
+      for (std::size_t s = 0; s < o.t.size(); ++s)
+        if (o.t[s] > 0) lt.push_back(std::log10(o.t[s])), ct.push_back(o.count[s]),
+          et.push_back(o.energy[s] * 2 * o.beta / std::exp(o.beta));
+      const std::string name = fmt::format("β = {:g}", o.beta);
+      if (counts["series"].contains(name)) continue;
+      counts["series"][name] = series(lt, ct, 400);
+      energy["series"][name] = series(lt, et, 400);
+    }
+    r.figures["clusters_vs_log10t"] = counts;
+    r.figures["energy_vs_log10t"] = energy;
   }
 
   // Control: β = 1 (fast collapse regime): no multi-cluster plateau lasting a decade.

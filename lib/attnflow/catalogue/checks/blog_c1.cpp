@@ -66,7 +66,8 @@ CheckResult check_blog_c1(const CheckContext& ctx) {
     collapsed += c.verdict == Verdict::Holds;
     if (i % 4 < 2) ++hemi, one_cluster_hemi += c.clusters_end == 1;
     per.push_back(blog::describe(c));
-    r.figures[fmt::format("diameter_instance_{}", i)] = series(c.k, c.diameter);
+    if (i == 0) r.figures["diameter_vs_layer"] = line_figure({"layer k", "diameter max_ij ‖x_i − x_j‖", false, true});
+    r.figures["diameter_vs_layer"]["series"][fmt::format("instance {}", i + 1)] = series(c.k, c.diameter);
   }
   r.verdict = combine(verdicts);
   r.instances = count;

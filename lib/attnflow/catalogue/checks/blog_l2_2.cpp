@@ -189,10 +189,20 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
       eps_lin_min = std::min(eps_lin_min, f.eps_linear_max);
       C_max = std::max(C_max, f.C_envelope);
       D_max = std::max(D_max, f.D);
-      // Figure: Δ at the last layer against ε.
-      std::vector<double> le, ly;
-      for (std::size_t e = 0; e < w.eps.size(); ++e) le.push_back(std::log10(w.eps[e])), ly.push_back(w.log_delta[e].back() / std::log(10.0));
-      r.figures[fmt::format("log10_delta_last_vs_log10_eps_instance_{}", i)] = series(le, ly);
+      // Figure: Δ_k against ε on log-log axes at the first and the last layer, each with its
+      // fitted line ln Δ_k = a_k + s_k ln ε over the linear regime (the lemma: s_k = 1).
+      nlohmann::json fig = line_figure({"perturbation size ε = ‖E‖", "Δₖ = maxᵢ ‖xᵢ − yᵢ‖ at layer k (y: perturbed run)", true, true});
+      for (std::size_t k : {std::size_t(0), w.layers.size() - 1}) {
+        if (k >= w.layers.size() || k >= f.slope_fits.size()) continue;
+        std::vector<double> ex, dy;
+        for (std::size_t e = 0; e < w.eps.size(); ++e) ex.push_back(w.eps[e]), dy.push_back(std::exp(w.log_delta[e][k]));
+        const std::string name = fmt::format("layer k = {:g}", w.layers[k]);
+        fig["series"][name] = series(ex, dy);
+        const LinearFit& lf = f.slope_fits[k];
+        add_fit(fig, lf.slope, lf.intercept, f.eps_linear_min, f.eps_linear_max,
+                fmt::format("fit k = {:g}: slope {:.4f}", w.layers[k], lf.slope), name);
+      }
+      r.figures[fmt::format("delta_vs_eps_instance_{}", i + 1)] = fig;
     }
   }
   r.verdict = combine(verdicts);

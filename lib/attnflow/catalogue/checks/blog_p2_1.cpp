@@ -111,7 +111,15 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
     nlohmann::json row = blog::describe(c);
     row["late_rate_log1p_alpha_mean"] = insts[i].predicted_rate;
     per.push_back(row);
-    r.figures[fmt::format("diameter_instance_{}", i)] = series(c.k, c.diameter);
+    if (i < 3) {
+      // One instance per variant, each with its fitted rate: ln diameter = ln C − λ k on the fit window.
+      if (i == 0) r.figures["diameter_vs_layer"] = line_figure({"layer k", "diameter max ‖xᵢ − xⱼ‖", false, true});
+      nlohmann::json& fig = r.figures["diameter_vs_layer"];
+      const std::string name = fmt::format("instance {}", i + 1);
+      fig["series"][name] = series(c.k, c.diameter);
+      add_fit(fig, -c.fit.rate, c.fit.log_prefactor, c.fit.t_first, c.fit.t_last,
+              fmt::format("fit {}: λ = {:.3g} [{:.3g}, {:.3g}]", i + 1, c.fit.rate, c.fit.rate_ci_low, c.fit.rate_ci_high), name);
+    }
   }
   r.verdict = combine(verdicts);
   r.instances = count;

@@ -81,7 +81,9 @@ CheckResult check_causal(const CheckContext& ctx) {
   r.hypotheses.push_back(hypothesis("V = I", "certified", "exact identity"));
   r.hypotheses.push_back(hypothesis("Q, K arbitrary", "certified", "random Gaussian Q, K (no condition needed)"));
   r.evidence = {{"precision", "double"}, {"delta", delta}, {"t_end", t_end}, {"instances", per}};
-  if (!outcomes.empty()) r.figures["max_distance_to_x1"] = series(outcomes[0].second.t, outcomes[0].second.distance);
+  if (!outcomes.empty())
+    r.figures["max_distance_to_x1"] = line_figure({"t", "max_i ‖x_i(t) − x₁(0)‖", false, true},
+                                                  {{"instance 1", series(outcomes[0].second.t, outcomes[0].second.distance)}});
 
   ControlResult ctl{"no causal mask (sa-sphere, same start and weights): x_1 moves", Verdict::Violated};
   const nlohmann::json bad = config(false, n, d, t_end, ctx.instance_seed(0));

@@ -190,9 +190,13 @@ CheckResult check_energy(const CheckContext& ctx) {
                                                    "+ 16 eps |E| / h), at the even interior samples", kSafety)},
                 {"instances", per}};
   if (!outs.empty()) {
-    r.figures["energy_vs_t"] = series(outs[0].t, outs[0].energy);
-    r.figures["identity_fd"] = series(outs[0].identity.t, outs[0].identity.fd);
-    r.figures["identity_predicted"] = series(outs[0].identity.t, outs[0].identity.predicted);
+    const Outcome& o = outs[0];
+    const std::string name = fmt::format("{}, V = {}, β = {:g}", o.usa ? "USA" : "SA", o.sign > 0 ? "I" : "−I", o.beta);
+    r.figures["energy_vs_t"] = line_figure({"t", "interaction energy Eᵦ(t)"}, {{name, series(o.t, o.energy)}});
+    r.figures["energy_identity"] = line_figure(
+        {"t", "dEᵦ/dt"}, {{"finite differences of Eᵦ", series(o.identity.t, o.identity.fd)},
+                          {std::string(o.sign > 0 ? "" : "−") + (o.usa ? "(1/n) Σᵢ ‖dxᵢ/dt‖²" : "(1/n²) Σᵢ Zᵢ ‖dxᵢ/dt‖²") + " (identity)",
+                           series(o.identity.t, o.identity.predicted)}});
   }
 
   // Control 1: the V = −I flow tested for "never decreases" (wrong sign claim).

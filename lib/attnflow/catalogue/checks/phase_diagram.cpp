@@ -5,6 +5,7 @@
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnflow {
@@ -134,7 +135,30 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
                 {"undecided_rule", fmt::format("|D - 1e-3| <= {:g} x 2 (2 sqrt(d) error_estimate + 16 n d eps)", kSafety)},
                 {"values_finite", finite}, {"per_beta", rows},
                 {"note", "THEORY.md gives no d; gamma is the orthogonal-start curve, expected to match for large d (B-6.9)"}};
-  r.figures["fraction_heat_map"] = {{"t", t_axis}, {"beta", betas}, {"F", heat}};
+  {
+    // The heat map F(t, β) (rows in the order of `betas`, sorted for drawing) with the predicted
+    // boundary {γ_β(t) = 1 − δ} on a finer β grid: the t where γ_β reaches 1 − δ.
+    std::vector<std::size_t> order(betas.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return betas[a] < betas[b]; });
+    std::vector<double> ys;
+    std::vector<std::vector<double>> zs;
+    for (std::size_t k : order) ys.push_back(betas[k]), zs.push_back(heat[k].get<std::vector<double>>());
+    std::vector<double> curve_t, curve_b, fine;
+    for (int k = 0; k <= 2000; ++k) fine.push_back(t_end * k / 2000.0);
+    const bool geometric = !ys.empty() && ys.front() > 0;
+    for (int k = 0; k <= 48 && !ys.empty(); ++k) {
+      const double u = k / 48.0;
+      const double b = geometric ? ys.front() * std::pow(ys.back() / ys.front(), u) : ys.front() + u * (ys.back() - ys.front());
+      const double td = crossing(fine, gamma_curve(false, n, b, fine), 1 - kDelta);
+      if (std::isfinite(td)) curve_t.push_back(td), curve_b.push_back(b);
+    }
+    nlohmann::json curves = nlohmann::json::object();
+    if (!curve_t.empty()) curves["predicted γᵦ(t) = 1 − δ"] = series(curve_t, curve_b);
+    r.figures["fraction_heat_map"] = heatmap_figure({"t", "β", false, geometric}, "fraction of pairs with ⟨xᵢ, xⱼ⟩ > 1 − δ",
+                                                    t_axis, ys, zs, curves);
+    r.figures["fraction_heat_map"]["z_min"] = 0, r.figures["fraction_heat_map"]["z_max"] = 1;
+  }
 
   // Control: V = −I (repulsive), β = 1: no clustering, F stays ≈ 0 while Γ predicts a transition.
   ControlResult ctl{"V = -I, beta = 1: tested for 'F crosses 1/2 before T' (clustering)", Verdict::Violated};

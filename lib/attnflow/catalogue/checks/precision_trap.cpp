@@ -123,7 +123,8 @@ CheckResult check_precision_trap(const CheckContext& ctx) {
     r.observables.push_back(category_observable("eps = " + e + ": double says", lo_says));
     key = "eps=" + e + ": gap 2b = " + sci(2 * c_hi.b_end) + " at " + hi.precision + "; double: " + lo_says +
           " (2b = " + sci(2 * c_lo.b_end) + ")";
-    r.figures["b_eps_" + e] = {{"high", series(hi.t, hi.b)}, {"double", series(lo.t, lo.b)}};
+    r.figures["b_eps_" + e] = line_figure({"t", "half-gap b(t) of z = (1, ±b), ε = " + e, false, true},
+                                          {{hi.precision, series(hi.t, hi.b)}, {"double", series(lo.t, lo.b)}});
   }
   r.verdict = combine(verdicts);
   r.instances = static_cast<long>(epsilons.size());

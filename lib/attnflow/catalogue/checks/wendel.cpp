@@ -110,7 +110,12 @@ CheckResult check_wendel(const CheckContext& ctx) {
                 {"verdict_rule", "holds: every pair within 4 SE and every sample certified; violated: a pair outside "
                                  "4 SE on the first run and on an independent 4x larger run; inconclusive: an "
                                  "uncertified sample"}};
-  r.figures["frequency_vs_probability"] = series(fig_p, fig_f);
+  {
+    // The diagonal is where frequency = probability: a fit of slope 1, intercept 0 to compare by eye.
+    nlohmann::json fig = line_figure({"Wendel probability p(n, d)", "Monte-Carlo frequency"}, {{"(n, d) pairs", series(fig_p, fig_f)}});
+    add_fit(fig, 1, 0, 0, 1, "reference: frequency = p", "");
+    r.figures["frequency_vs_probability"] = fig;
+  }
 
   // Control 1: the same frequencies against the wrong formula p(n, d + 1), for the pairs where it
   // differs from p(n, d) (d < n).

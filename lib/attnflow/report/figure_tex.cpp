@@ -1,0 +1,381 @@
+#include "attnflow/report/figure_tex.hpp"
+
+#include "attnflow/report/latex_escape.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <sstream>
+
+namespace attnflow {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxPlotPoints = 400;   // per curve: keeps pgfplots fast (the PDF compiles in seconds)
+constexpr std::size_t kMaxLegendEntries = 10; // more would cover the plot; the data files keep every name
+constexpr std::size_t kMaxMarkedPoints = 60;  // beyond this marks turn a curve into a smudge
+
+// Fixed colours, so a fitted line is drawn in the colour of the series it was fitted to.
+const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black", "orange!90!black", "violet",
+                                "cyan!60!black", "brown",        "magenta!80!black", "gray!70!black",   "olive"};
+constexpr std::size_t kColourCount = sizeof kColours / sizeof kColours[0];
+
+std::string esc(const std::string& s) { return latex_escape(s); }
+
+std::string safe_name(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out.substr(0, 40);
+}
+
+bool finite_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
+
+bool is_series(const json& v) {
+  return v.is_object() && v.contains("x") && v.contains("y") && v["x"].is_array() && v["y"].is_array() &&
+         v["x"].size() == v["y"].size() && !v["x"].empty();
+}
+
+bool is_series3(const json& v) {
+  return is_series(v) && v.contains("z") && v["z"].is_array() && v["z"].size() == v["x"].size();
+}
+
+std::string str(const json& f, const char* key, const std::string& fallback = "") {
+  return f.contains(key) && f[key].is_string() ? f[key].get<std::string>() : fallback;
+}
+
+bool flag(const json& f, const char* key) { return f.contains(key) && f[key].is_boolean() && f[key].get<bool>(); }
+
+bool spans_decades(const std::vector<const json*>& curves) {
+  double lo = INFINITY, hi = 0;
+  for (const json* s : curves)
+    for (const auto& y : (*s)["y"]) {
+      if (!finite_number(y)) continue;
+      const double v = y.get<double>();
+      if (!(v > 0)) return false;
+      lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+  return hi > 0 && hi / lo > 1e3;
+}
+
+/// "x y[ z]" lines of one curve, downsampled (the last point kept); points a log axis cannot show
+/// (≤ 0) and non-finite ones are left out. Returns the number of points written.
+std::size_t curve_data(const json& s, bool log_x, bool log_y, bool log_z, std::string& out) {
+  const bool three = s.contains("z");
+  out = three ? "x y z\n" : "x y\n";
+  const std::size_t n = s["x"].size();
+  const std::size_t stride = std::max<std::size_t>(1, (n + kMaxPlotPoints - 1) / kMaxPlotPoints);
+  std::size_t written = 0;
+  std::vector<std::size_t> keep;
+  for (std::size_t i = 0; i < n; i += stride) keep.push_back(i);
+  if (keep.back() != n - 1) keep.push_back(n - 1);
+  for (std::size_t i : keep) {
+    const json& xv = s["x"][i];
+    const json& yv = s["y"][i];
+    if (!finite_number(xv) || !finite_number(yv) || (three && !finite_number(s["z"][i]))) continue;
+    const double x = xv.get<double>(), y = yv.get<double>(), z = three ? s["z"][i].get<double>() : 0.0;
+    if ((log_x && !(x > 0)) || (log_y && !(y > 0)) || (log_z && !(z > 0))) continue;
+    out += three ? fmt::format("{:.10g} {:.10g} {:.10g}\n", x, y, z) : fmt::format("{:.10g} {:.10g}\n", x, y);
+    ++written;
+  }
+  return written;
+}
+
+std::string axis_options(const json& f, const std::string& title) {
+  std::string o = fmt::format("width=0.82\\linewidth,height=6.4cm,title={{\\small {}}},xlabel={{{}}},ylabel={{{}}}",
+                              esc(title), esc(str(f, "x_label", "x")), esc(str(f, "y_label", "y")));
+  if (flag(f, "log_x")) o += ",xmode=log";
+  if (flag(f, "log_y")) o += ",ymode=log";
+  // Labels are data: long ones wrap instead of running off the page.
+  o += ",xlabel style={align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}";
+  return o;
+}
+
+std::string data_file(const std::string& prefix, std::size_t& counter, const std::string& name, std::string content,
+                      std::vector<DataFile>& files) {
+  const std::string path = fmt::format("{}fig{}-{}.dat", prefix, counter++, safe_name(name));
+  files.push_back({path, std::move(content)});
+  return path;
+}
+
+std::string lines_tex(const std::string& title, const json& f, const std::string& prefix, std::size_t& counter,
+                      std::vector<DataFile>& files) {
+  const bool log_x = flag(f, "log_x"), log_y = flag(f, "log_y"), paths = flag(f, "paths");
+  std::vector<std::pair<std::string, const json*>> curves;
+  if (f.contains("series") && f["series"].is_object())
+    for (auto it = f["series"].begin(); it != f["series"].end(); ++it)
+      if (is_series(it.value())) curves.emplace_back(it.key(), &it.value());
+  if (curves.empty()) return "";
+  std::vector<json> fits;
+  if (f.contains("fit")) {
+    const json& fj = f["fit"];
+    if (fj.is_object()) fits.push_back(fj);
+    if (fj.is_array())
+      for (const auto& x : fj)
+        if (x.is_object()) fits.push_back(x);
+  }
+  const bool legend = curves.size() + fits.size() <= kMaxLegendEntries && (curves.size() > 1 || !fits.empty());
+  std::ostringstream t;
+  t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major";
+  if (paths) t << ",axis equal image";
+  if (legend)
+    t << ",legend cell align=left,legend columns=" << std::min<std::size_t>(3, curves.size() + fits.size())
+      << ",legend style={font=\\scriptsize,at={(0.5,-0.2)},anchor=north,draw=none}";
+  t << "]\n";
+  std::size_t drawn = 0;
+  std::vector<std::string> colour_of_name;
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    const auto& [name, s] = curves[c];
+    std::string content;
+    const std::size_t points = curve_data(*s, log_x, log_y, false, content);
+    colour_of_name.push_back(name);
+    if (points == 0) continue;
+    ++drawn;
+    const char* colour = kColours[c % kColourCount];
+    const std::string file = data_file(prefix, counter, name, content, files);
+    const bool marks = !paths && points <= kMaxMarkedPoints;
+    t << "\\addplot[color=" << colour << (marks ? ",mark=*,mark size=1pt" : ",no marks") << ",thick"
+      << (legend ? "" : ",forget plot") << "] table[x=x,y=y] {" << file << "};\n";
+    if (legend) t << "\\addlegendentry{" << esc(name) << "}\n";
+    if (paths) {
+      // Start (open circle) and end (filled dot) of each path.
+      std::istringstream lines(content);
+      std::string header, row, first, last;
+      std::getline(lines, header);
+      while (std::getline(lines, row))
+        if (!row.empty()) {
+          if (first.empty()) first = row;
+          last = row;
+        }
+      auto point = [](const std::string& r) {
+        std::istringstream p(r);
+        double x = 0, y = 0;
+        p >> x >> y;
+        return fmt::format("({:.10g},{:.10g})", x, y);
+      };
+      t << "\\addplot[only marks,mark=o,mark size=2pt,color=" << colour << ",forget plot] coordinates {" << point(first)
+        << "};\n\\addplot[only marks,mark=*,mark size=2pt,color=" << colour << ",forget plot] coordinates {"
+        << point(last) << "};\n";
+    }
+  }
+  if (drawn == 0) return "";
+  for (const auto& fit : fits) {
+    if (!(finite_number(fit.value("slope", json())) && finite_number(fit.value("intercept", json())) &&
+          finite_number(fit.value("x_min", json())) && finite_number(fit.value("x_max", json()))))
+      continue;
+    const double slope = fit["slope"].get<double>(), icpt = fit["intercept"].get<double>();
+    const double x0 = fit["x_min"].get<double>(), x1 = fit["x_max"].get<double>();
+    if (log_x && !(x0 > 0 && x1 > 0)) continue;
+    // A straight line in axis coordinates: its two ends suffice (pgfplots joins them in log space).
+    std::string content = "x y\n";
+    bool ok = true;
+    for (double x : {x0, x1}) {
+      const double X = log_x ? std::log(x) : x, Y = icpt + slope * X;
+      if (log_y && std::abs(Y) > 700) ok = false;
+      content += fmt::format("{:.10g} {:.10g}\n", x, log_y ? std::exp(Y) : Y);
+    }
+    if (!ok) continue;
+    const std::string of = str(fit, "of");
+    const auto at = std::find(colour_of_name.begin(), colour_of_name.end(), of);
+    const char* colour = at == colour_of_name.end() ? "black" : kColours[(at - colour_of_name.begin()) % kColourCount];
+    const std::string file = data_file(prefix, counter, "fit", content, files);
+    t << "\\addplot[color=" << colour << ",dashed,very thick,no marks" << (legend ? "" : ",forget plot")
+      << "] table[x=x,y=y] {" << file << "};\n";
+    if (legend) t << "\\addlegendentry{" << esc(str(fit, "label", "fit")) << "}\n";
+  }
+  t << "\\end{axis}\\end{tikzpicture}\\end{center}\n";
+  if (!legend && (curves.size() > 1 || !fits.empty())) {
+    t << "{\\scriptsize Curves:";
+    for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)
+      t << (c ? ", " : " ") << esc(curves[c].first);
+    if (curves.size() > 3 * kMaxLegendEntries) t << ", \\ldots";
+    if (!fits.empty()) t << "; dashed: fitted lines";
+    t << ".}\n\n";
+  }
+  return t.str();
+}
+
+/// Cell edges of a (possibly log-spaced) grid: midpoints, extended by half a step at the ends.
+std::pair<double, double> grid_extent(const std::vector<double>& v, bool log) {
+  if (v.size() < 2) return {v.empty() ? 0.0 : v[0] - 0.5, v.empty() ? 1.0 : v[0] + 0.5};
+  if (log) return {v.front() / std::sqrt(v[1] / v[0]), v.back() * std::sqrt(v.back() / v[v.size() - 2])};
+  return {v.front() - (v[1] - v[0]) / 2, v.back() + (v.back() - v[v.size() - 2]) / 2};
+}
+
+std::vector<double> numbers(const json& a) {
+  std::vector<double> v;
+  if (a.is_array())
+    for (const auto& x : a) v.push_back(finite_number(x) ? x.get<double>() : NAN);
+  return v;
+}
+
+/// Heat maps and matrices: matrix plot* over a grid; z rows are y, columns x.
+std::string grid_tex(const std::string& title, const json& f, const std::string& prefix, std::size_t& counter,
+                     std::vector<DataFile>& files) {
+  const bool is_matrix = str(f, "kind") == "matrix";
+  if (!f.contains("z") || !f["z"].is_array() || f["z"].empty() || !f["z"][0].is_array() || f["z"][0].empty()) return "";
+  const json& z = f["z"];
+  const std::size_t ny = z.size(), nx = z[0].size();
+  for (const auto& row : z)
+    if (!row.is_array() || row.size() != nx) return "";
+  std::vector<double> xs, ys;
+  if (is_matrix) {
+    for (std::size_t j = 0; j < nx; ++j) xs.push_back(double(j + 1));
+    for (std::size_t i = 0; i < ny; ++i) ys.push_back(double(i + 1));
+  } else {
+    xs = numbers(f.value("x", json())), ys = numbers(f.value("y", json()));
+    if (xs.size() != nx || ys.size() != ny) return "";
+    for (double v : xs)
+      if (!std::isfinite(v)) return "";
+    for (double v : ys)
+      if (!std::isfinite(v)) return "";
+  }
+  const bool log_x = !is_matrix && flag(f, "log_x"), log_y = !is_matrix && flag(f, "log_y");
+  if (log_x && *std::min_element(xs.begin(), xs.end()) <= 0) return "";
+  if (log_y && *std::min_element(ys.begin(), ys.end()) <= 0) return "";
+  // Cells with a non-finite value are drawn as the lowest colour; say so rather than hide it.
+  std::size_t missing = 0;
+  std::string content = "x y z\n";
+  double zmin = INFINITY, zmax = -INFINITY;
+  for (std::size_t k = 0; k < ny; ++k)
+    for (std::size_t m = 0; m < nx; ++m) {
+      double v = finite_number(z[k][m]) ? z[k][m].get<double>() : NAN;
+      if (std::isfinite(v)) zmin = std::min(zmin, v), zmax = std::max(zmax, v);
+      content += fmt::format("{:.10g} {:.10g} {}\n", xs[m], ys[k], std::isfinite(v) ? fmt::format("{:.8g}", v) : "nan");
+      missing += !std::isfinite(v);
+    }
+  if (!std::isfinite(zmin)) return "";
+  const std::string file = data_file(prefix, counter, is_matrix ? "matrix" : "heat", content, files);
+  const auto [x0, x1] = grid_extent(xs, log_x);
+  const auto [y0, y1] = grid_extent(ys, log_y);
+  std::ostringstream t;
+  t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title)
+    << ",colorbar,colormap/viridis,colorbar style={ylabel={" << esc(str(f, "z_label", "value"))
+    << "},ylabel style={font=\\small}},enlargelimits=false,axis on top"
+    << fmt::format(",xmin={:.10g},xmax={:.10g},ymin={:.10g},ymax={:.10g}", x0, x1, y0, y1);
+  if (finite_number(f.value("z_min", json()))) t << fmt::format(",point meta min={:.10g}", f["z_min"].get<double>());
+  if (finite_number(f.value("z_max", json()))) t << fmt::format(",point meta max={:.10g}", f["z_max"].get<double>());
+  if (zmin == zmax && !f.contains("z_min")) t << fmt::format(",point meta min={:.10g},point meta max={:.10g}", zmin - 0.5, zmax + 0.5);
+  if (is_matrix) {
+    t << ",y dir=reverse,axis equal image,width=8cm,height=8cm";
+    // Integer ticks only, and not too many of them.
+    const std::size_t step = std::max<std::size_t>(1, (std::max(nx, ny) + 9) / 10);
+    t << ",xtick distance=" << step << ",ytick distance=" << step;
+  }
+  t << ",legend style={font=\\scriptsize,fill=white,fill opacity=0.8,text opacity=1}";
+  t << "]\n\\addplot[matrix plot*,mesh/cols=" << nx << ",mesh/rows=" << ny
+    << ",point meta=explicit,unbounded coords=jump,forget plot] table[x=x,y=y,meta=z] {" << file << "};\n";
+  // Curves over the map (e.g. a predicted boundary): clipped to the map's extent.
+  std::size_t c = 0;
+  if (f.contains("series") && f["series"].is_object())
+    for (auto it = f["series"].begin(); it != f["series"].end(); ++it) {
+      if (!is_series(it.value())) continue;
+      json clipped = {{"x", json::array()}, {"y", json::array()}};
+      for (std::size_t i = 0; i < it.value()["x"].size(); ++i) {
+        const json& xv = it.value()["x"][i];
+        const json& yv = it.value()["y"][i];
+        if (finite_number(xv) && finite_number(yv) && xv.get<double>() >= x0 && xv.get<double>() <= x1 &&
+            yv.get<double>() >= y0 && yv.get<double>() <= y1)
+          clipped["x"].push_back(xv), clipped["y"].push_back(yv);
+      }
+      if (clipped["x"].empty()) continue;
+      std::string curve;
+      if (curve_data(clipped, log_x, log_y, false, curve) == 0) continue;
+      const std::string cf = data_file(prefix, counter, it.key(), curve, files);
+      t << "\\addplot[" << (c++ % 2 ? "red" : "white") << ",very thick,mark=*,mark size=1.2pt] table[x=x,y=y] {" << cf
+        << "};\n\\addlegendentry{" << esc(it.key()) << "}\n";
+    }
+  t << "\\end{axis}\\end{tikzpicture}\\end{center}\n";
+  if (missing) t << fmt::format("{{\\scriptsize {} cell(s) without a value are drawn blank.}}\n\n", missing);
+  return t.str();
+}
+
+std::string paths3d_tex(const std::string& title, const json& f, const std::string& prefix, std::size_t& counter,
+                        std::vector<DataFile>& files) {
+  std::vector<std::pair<std::string, const json*>> curves;
+  if (f.contains("series") && f["series"].is_object())
+    for (auto it = f["series"].begin(); it != f["series"].end(); ++it)
+      if (is_series3(it.value())) curves.emplace_back(it.key(), &it.value());
+  if (curves.empty()) return "";
+  const bool legend = curves.size() <= kMaxLegendEntries;
+  std::ostringstream t;
+  t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[width=0.7\\linewidth,height=0.7\\linewidth,view={125}{25},"
+       "axis equal image,title={\\small "
+    << esc(title) << "},xlabel={" << esc(str(f, "x_label", "x")) << "},ylabel={" << esc(str(f, "y_label", "y"))
+    << "},zlabel={" << esc(str(f, "z_label", "z")) << "}";
+  if (legend)
+    t << ",legend cell align=left,legend columns=4,legend style={font=\\scriptsize,at={(0.5,-0.12)},anchor=north,draw=none}";
+  t << "]\n";
+  if (flag(f, "unit_sphere"))
+    t << "\\addplot3[mesh,gray!35,very thin,domain=0:360,y domain=0:180,samples=25,samples y=13,forget plot]"
+         " ({cos(x)*sin(y)},{sin(x)*sin(y)},{cos(y)});\n";
+  std::size_t drawn = 0;
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    std::string content;
+    if (curve_data(*curves[c].second, false, false, false, content) == 0) continue;
+    ++drawn;
+    const char* colour = kColours[c % kColourCount];
+    const std::string file = data_file(prefix, counter, curves[c].first, content, files);
+    t << "\\addplot3[color=" << colour << ",thick,no marks" << (legend ? "" : ",forget plot") << "] table[x=x,y=y,z=z] {"
+      << file << "};\n";
+    if (legend) t << "\\addlegendentry{" << esc(curves[c].first) << "}\n";
+    // The start (open circle) and the end (dot).
+    std::istringstream lines(content);
+    std::string row, first, last;
+    std::getline(lines, row);
+    while (std::getline(lines, row))
+      if (!row.empty()) {
+          if (first.empty()) first = row;
+          last = row;
+        }
+    auto point = [](const std::string& r) {
+      std::istringstream p(r);
+      double x = 0, y = 0, z = 0;
+      p >> x >> y >> z;
+      return fmt::format("({:.10g},{:.10g},{:.10g})", x, y, z);
+    };
+    t << "\\addplot3[only marks,mark=o,mark size=2pt,color=" << colour << ",forget plot] coordinates {" << point(first)
+      << "};\n\\addplot3[only marks,mark=*,mark size=2pt,color=" << colour << ",forget plot] coordinates {" << point(last)
+      << "};\n";
+  }
+  if (drawn == 0) return "";
+  t << "\\end{axis}\\end{tikzpicture}\\end{center}\n{\\scriptsize Open circles: starts; dots: ends.}\n\n";
+  return t.str();
+}
+
+}  // namespace
+
+json normalized_figure(const std::string& name, const json& figure) {
+  if (figure.is_object() && figure.contains("kind") && figure["kind"].is_string()) return figure;
+  if (is_series(figure)) {
+    json f = {{"kind", "lines"}, {"x_label", "t"}, {"y_label", name}, {"series", {{name, figure}}}};
+    f["log_y"] = spans_decades({&figure});
+    return f;
+  }
+  if (!figure.is_object()) return nullptr;
+  // The old phase diagram: {t, beta, F} with F[beta][t].
+  if (figure.contains("t") && figure.contains("beta") && figure.contains("F"))
+    return {{"kind", "heatmap"}, {"x_label", "t"}, {"y_label", "beta"}, {"z_label", name},
+            {"x", figure["t"]}, {"y", figure["beta"]}, {"z", figure["F"]}};
+  json series = json::object();
+  std::vector<const json*> curves;
+  for (auto it = figure.begin(); it != figure.end(); ++it)
+    if (is_series(it.value())) series[it.key()] = it.value(), curves.push_back(&it.value());
+  if (series.empty()) return nullptr;
+  return {{"kind", "lines"}, {"x_label", "t"}, {"y_label", name}, {"log_y", spans_decades(curves)}, {"series", series}};
+}
+
+std::string figure_tex(const std::string& title, const std::string& name, const json& figure,
+                       const std::string& data_prefix, std::size_t& counter, std::vector<DataFile>& files) {
+  const json f = normalized_figure(name, figure);
+  if (!f.is_object()) return "";
+  const std::string kind = str(f, "kind");
+  // Axis labels and titles are data: escaped in axis_options / here.
+  if (kind == "lines") return lines_tex(title, f, data_prefix, counter, files);
+  if (kind == "heatmap" || kind == "matrix") return grid_tex(title, f, data_prefix, counter, files);
+  if (kind == "paths3d") return paths3d_tex(title, f, data_prefix, counter, files);
+  return "";
+}
+
+}  // namespace attnflow
