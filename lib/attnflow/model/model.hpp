@@ -35,13 +35,17 @@ template <class T> struct ModelCache {
   long precision = -1;
 };
 
-/// A Model's private cache. Copies start empty; a call made while another thread holds it gets a
-/// temporary cache (correct, only slower), so a const Model stays safe to share.
+/// A Model's private cache. Copies start empty (an assigned-to model forgets its old weights); a
+/// call made while another thread holds it gets a temporary cache (correct, only slower), so a
+/// const Model stays safe to share.
 template <class T> class CacheSlot {
  public:
   CacheSlot() = default;
   CacheSlot(const CacheSlot&) {}
-  CacheSlot& operator=(const CacheSlot&) { return *this; }
+  CacheSlot& operator=(const CacheSlot&) {
+    cache_.reset();
+    return *this;
+  }
   template <class F> void with(F&& f) {
     if (busy_.exchange(true, std::memory_order_acquire)) {
       ModelCache<T> local;
