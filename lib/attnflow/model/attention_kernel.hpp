@@ -43,7 +43,7 @@ namespace kernel {
 
 constexpr Eigen::Index kQueryBlock = 64;   // rows per task: the unit of parallel work
 constexpr Eigen::Index kKeyBlock = 256;    // keys per logits block (64×256 doubles = 128 KiB)
-constexpr Eigen::Index kParallelMinRows = 256;  // below this a second thread costs more than it saves
+constexpr double kParallelMinWork = 2e6;  // n²d below which a second thread costs more than it saves
 
 template <class T> using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -92,9 +92,28 @@ template <class T> struct AttentionWorkspace {
 
 namespace kernel {
 
+template <class T> bool is_diagonal(const Matrix<T>& B) {
+  if (B.rows() != B.cols()) return false;
+  for (Eigen::Index j = 0; j < B.cols(); ++j)
+    for (Eigen::Index i = 0; i < B.rows(); ++i)
+      if (i != j && !inplace::is_zero(B(i, j))) return false;
+  return true;
+}
+
 /// C = A Bᵀ (A: n×k, B: m×k): Eigen's GEMM for the built-in types, in-place loops for MPFR.
+/// A diagonal B (Q = K = V = I, e^{tV} for diagonal V: the common cases) scales columns instead:
+/// the same numbers (the GEMM would only add exact zeros), n·k products instead of n·k².
 template <class T, class DA, class DC>
 void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eigen::MatrixBase<DC>& C, T& tmp) {
+  if (is_diagonal(B)) {
+    if constexpr (is_mpfr<T>::value) {
+      for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index r = 0; r < B.rows(); ++r) inplace::mul(C.derived().coeffRef(i, r), A.derived().coeff(i, r), B(r, r));
+    } else {
+      C.derived().noalias() = A.derived() * B.diagonal().asDiagonal();
+    }
+    return;
+  }
   if constexpr (is_mpfr<T>::value) {
     for (Eigen::Index i = 0; i < A.rows(); ++i)
       for (Eigen::Index r = 0; r < B.rows(); ++r) {
@@ -109,17 +128,18 @@ void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eig
 }
 
 /// out_i ← Π_{x_i} out_i = out_i − ⟨x_i, out_i⟩ x_i/‖x_i‖² (the exact form of project_tangent_rows).
+/// (x.coeff(k), not x(k): on a read-only map, operator() returns MPFR numbers by value — a copy.)
 template <class T, class DX, class DO> void project_row(const DX& x, DO&& out, Lane<T>& lane) {
   if constexpr (is_mpfr<T>::value) {
-    inplace::mul(lane.ip, x(0), out(0));
-    inplace::mul(lane.nrm, x(0), x(0));
+    inplace::mul(lane.ip, x.coeff(0), out(0));
+    inplace::mul(lane.nrm, x.coeff(0), x.coeff(0));
     for (Eigen::Index k = 1; k < x.size(); ++k) {
-      inplace::mul_add(lane.ip, x(k), out(k), lane.tmp);
-      inplace::mul_add(lane.nrm, x(k), x(k), lane.tmp);
+      inplace::mul_add(lane.ip, x.coeff(k), out(k), lane.tmp);
+      inplace::mul_add(lane.nrm, x.coeff(k), x.coeff(k), lane.tmp);
     }
     inplace::div(lane.ip, lane.ip, lane.nrm);
     for (Eigen::Index k = 0; k < x.size(); ++k) {
-      inplace::mul(lane.tmp, lane.ip, x(k));
+      inplace::mul(lane.tmp, lane.ip, x.coeff(k));
       inplace::sub(out(k), out(k), lane.tmp);
     }
   } else {
@@ -225,7 +245,9 @@ void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, co
                       AttentionWorkspace<T>& ws, TokensMap<T>& out) {
   const Eigen::Index n = keys.rows(), d = keys.cols();
   if (n == 0) return;
-  const int threads = omp_in_parallel() || n < kernel::kParallelMinRows ? 1 : std::max(1, omp_get_max_threads());
+  // A second thread from about 2M logit multiply-adds (n = d = 128 is 2.1M): set by hand, not tuned.
+  const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= kernel::kParallelMinWork;
+  const int threads = omp_in_parallel() || !large ? 1 : std::max(1, omp_get_max_threads());
   ws.prepare(n, d, threads);
   T& tmp = ws.lanes.front().tmp;
   kernel::multiply_transposed(keys, Q, ws.qx, tmp);

@@ -31,6 +31,7 @@ template <class T> void mul_add(T& acc, const T& a, const T& b, T& tmp) {
 }
 template <class T> bool greater(const T& a, const T& b) { return a > b; }
 template <class T> bool positive(const T& a) { return a > T(0); }
+template <class T> bool is_zero(const T& a) { return a == T(0); }
 
 // ---- MPFR: the same operations on the numbers' storage, rounded to nearest ----------------
 inline mpfr_ptr raw(mpfr& x) { return x.backend().data(); }
@@ -51,5 +52,6 @@ inline void mul_add(mpfr& acc, const mpfr& a, const mpfr& b, mpfr& tmp) {
 }
 inline bool greater(const mpfr& a, const mpfr& b) { return mpfr_greater_p(raw(a), raw(b)) != 0; }
 inline bool positive(const mpfr& a) { return !mpfr_nan_p(raw(a)) && mpfr_sgn(raw(a)) > 0; }
+inline bool is_zero(const mpfr& a) { return mpfr_zero_p(raw(a)) != 0; }
 
 }  // namespace attnflow::inplace
