@@ -21,6 +21,7 @@ void register_commands(CLI::App& app) {
   register_diagnose(app);
   register_report(app);
   register_regress(app);
+  register_bench(app);
 }
 
 int run_selected(CLI::App& app) {

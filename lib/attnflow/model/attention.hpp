@@ -73,7 +73,18 @@ void project_tangent_rows(const Tokens<T>& x, Eigen::MatrixBase<Derived>& y) {
 /// for MPFR matrices). Terms are added until they fall below the working epsilon.
 template <class T> Matrix<T> matrix_exponential(const Matrix<T>& M) {
   using std::abs;
+  using std::exp;
   using std::ldexp;
+  // Diagonal M (sa-rescaled's usual V = λI or diag(…)): e^M = diag(e^{M_ii}), each entry rounded
+  // once, and no d³ series — the rescaled right-hand side needs e^{tV} at every new t.
+  bool diagonal = M.rows() == M.cols();
+  for (Eigen::Index i = 0; diagonal && i < M.rows(); ++i)
+    for (Eigen::Index j = 0; diagonal && j < M.cols(); ++j) diagonal = i == j || M(i, j) == T(0);
+  if (diagonal) {
+    Matrix<T> D = Matrix<T>::Zero(M.rows(), M.cols());
+    for (Eigen::Index i = 0; i < M.rows(); ++i) D(i, i) = exp(M(i, i));
+    return D;
+  }
   T norm = 0;
   for (Eigen::Index i = 0; i < M.rows(); ++i) norm = std::max<T>(norm, M.row(i).cwiseAbs().sum());
   int s = 0;

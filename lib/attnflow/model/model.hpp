@@ -2,9 +2,12 @@
 // One self-attention model with its parameters, as a vector field (continuous models) or a
 // layer map (discrete models). Written once as a template on the scalar type.
 #include "attnflow/model/attention.hpp"
+#include "attnflow/model/attention_kernel.hpp"
 #include "attnflow/model/model_kind.hpp"
 #include "attnflow/model/weights.hpp"
 
+#include <atomic>
+#include <memory>
 #include <stdexcept>
 
 namespace attnflow {
@@ -19,6 +22,47 @@ template <class T> struct Head {
 class DegenerateStateError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// What a Model reuses between right-hand-side calls: the kernel's workspace, the weights of
+/// interpolated schedules and e^{tV} (sa-rescaled) at the last time seen.
+template <class T> struct ModelCache {
+  AttentionWorkspace<T> attn;
+  std::vector<Matrix<T>> q, k, v;  // per head; filled only for schedules that are not stored
+  Matrix<T> w, expm;
+  T t, tmp;
+  bool valid = false;
+  long precision = -1;
+};
+
+/// A Model's private cache. Copies start empty (an assigned-to model forgets its old weights); a
+/// call made while another thread holds it gets a temporary cache (correct, only slower), so a
+/// const Model stays safe to share.
+template <class T> class CacheSlot {
+ public:
+  CacheSlot() = default;
+  CacheSlot(const CacheSlot&) {}
+  CacheSlot& operator=(const CacheSlot&) {
+    cache_.reset();
+    return *this;
+  }
+  template <class F> void with(F&& f) {
+    if (busy_.exchange(true, std::memory_order_acquire)) {
+      ModelCache<T> local;
+      f(local);
+      return;
+    }
+    struct Release {
+      std::atomic<bool>& busy;
+      ~Release() { busy.store(false, std::memory_order_release); }
+    } release{busy_};
+    if (!cache_) cache_ = std::make_unique<ModelCache<T>>();
+    f(*cache_);
+  }
+
+ private:
+  std::unique_ptr<ModelCache<T>> cache_;
+  std::atomic<bool> busy_{false};
 };
 
 template <class T> class Model {
@@ -55,8 +99,20 @@ template <class T> class Model {
     return attention_matrix(keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal);
   }
 
-  /// dx/dt for the continuous models. x and dxdt are flat n·d states.
+  /// dx/dt for the continuous models. x and dxdt are flat n·d states. The fast kernel
+  /// (attention_kernel.hpp) for floating and MPFR scalars, the reference otherwise.
   void rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
+    if constexpr (has_fast_kernel<T>) {
+      dxdt.resize(xs.size());
+      cache_.with([&](ModelCache<T>& c) { fast_rhs(xs, dxdt, t, c); });
+    } else {
+      reference_rhs(xs, dxdt, t);
+    }
+  }
+
+  /// dx/dt through the plain dense kernel (attention_matrix): the definition the fast kernel is
+  /// tested against.
+  void reference_rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
     const auto x = as_tokens(xs, n, d);
     const Tokens<T> X = x;
     Tokens<T> out = Tokens<T>::Zero(n, d);
@@ -102,6 +158,93 @@ template <class T> class Model {
   }
 
  private:
+  mutable CacheSlot<T> cache_;
+
+  /// Brings the cache to time t: interpolated weights and e^{tV} are recomputed only when t moved.
+  void refresh(ModelCache<T>& c, const T& t) const {
+    if constexpr (is_mpfr<T>::value) {
+      const long digits = static_cast<long>(mpfr::default_precision());
+      if (c.precision != digits) {  // numbers keep the precision they were made with: remake them
+        c = ModelCache<T>();
+        c.precision = c.attn.precision = digits;  // (so the kernel's prepare() keeps ws.head etc.)
+      }
+    }
+    if (c.valid && c.t == t) return;
+    c.q.resize(heads.size()), c.k.resize(heads.size()), c.v.resize(heads.size());
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+      if (!heads[h].Q.stored_at_time(t)) c.q[h] = heads[h].Q.at_time(t);
+      if (!heads[h].K.stored_at_time(t)) c.k[h] = heads[h].K.at_time(t);
+      if (!heads[h].V.stored_at_time(t)) c.v[h] = heads[h].V.at_time(t);
+    }
+    if (info->kind == ModelKind::Ffn && !W.stored_at_time(t)) c.w = W.at_time(t);
+    if (info->kind == ModelKind::SaRescaled) c.expm = matrix_exponential<T>(rescale_V * t);
+    c.t = t;
+    c.valid = true;
+  }
+  static const Matrix<T>& weight(const WeightSchedule<T>& s, const T& t, const Matrix<T>& cached) {
+    const Matrix<T>* stored = s.stored_at_time(t);
+    return stored ? *stored : cached;
+  }
+
+  /// dst (= or +=) src, element by element, in place.
+  static void combine(TokensMap<T>& dst, const Tokens<T>& src, bool accumulate) {
+    for (Eigen::Index i = 0; i < src.size(); ++i) {
+      if (accumulate) inplace::add(dst.data()[i], dst.data()[i], src.data()[i]);
+      else inplace::set(dst.data()[i], src.data()[i]);
+    }
+  }
+
+  void fast_rhs(const State<T>& xs, State<T>& dxdt, const T& t, ModelCache<T>& c) const {
+    refresh(c, t);
+    AttentionWorkspace<T>& ws = c.attn;
+    const TokensView<T> X(xs.data(), n, d);
+    TokensMap<T> out(dxdt.data(), n, d);
+    const bool rescaled = info->kind == ModelKind::SaRescaled;
+    if (rescaled) kernel::multiply_transposed(X, c.expm, ws.sized(ws.keys, n, d), c.tmp);  // e^{tV} z
+    const TokensView<T> keys = rescaled ? view(ws.keys) : X;
+    // sa-rescaled and ffn subtract V z_i (Σ_j P_ij = 1) and ffn transforms further: per head
+    // into ws.head; the others add their heads straight into the output.
+    const bool per_head = rescaled || info->kind == ModelKind::Ffn;
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+      const Matrix<T>& Q = weight(heads[h].Q, t, c.q[h]);
+      const Matrix<T>& K = weight(heads[h].K, t, c.k[h]);
+      const Matrix<T>& V = weight(heads[h].V, t, c.v[h]);
+      const bool project = on_sphere() && h + 1 == heads.size();
+      KernelFlags flags{info->normalization, causal, h > 0};
+      if (!per_head) {
+        attention_kernel<T>(keys, X, Q, K, V, beta, flags, project ? &X : nullptr, ws, out);
+        continue;
+      }
+      flags.accumulate = false;
+      Tokens<T>& a = ws.sized(ws.head, n, d);
+      TokensMap<T> am = view_mut(a);
+      attention_kernel<T>(keys, X, Q, K, V, beta, flags, nullptr, ws, am);
+      // The kernel left V x_j for every j in ws.vx: a_i −= V x_i reuses it.
+      for (Eigen::Index i = 0; i < a.size(); ++i) inplace::sub(a.data()[i], a.data()[i], ws.vx.data()[i]);
+      if (info->kind == ModelKind::Ffn) {
+        apply_activation_in_place(a);
+        Tokens<T>& b = ws.sized(ws.tmp, n, d);
+        kernel::multiply_transposed(a, weight(W, t, c.w), b, c.tmp);
+        combine(out, b, h > 0);
+      } else {
+        combine(out, a, h > 0);
+      }
+      if (project)
+        for (Eigen::Index i = 0; i < n; ++i) kernel::project_row<T>(X.row(i), out.row(i), ws.lanes.front());
+    }
+  }
+
+  void apply_activation_in_place(Tokens<T>& a) const {
+    for (Eigen::Index i = 0; i < a.size(); ++i) {
+      T& v = a.data()[i];
+      if (activation == Activation::Relu) {
+        if (!inplace::positive(v)) inplace::set_zero(v);  // NaN too, as the reference
+      } else if (activation == Activation::Tanh) {
+        inplace::tanh(v, v);
+      }
+    }
+  }
+
   Tokens<T> rescaled_positions(const Tokens<T>& z, const T& t) const {
     const Matrix<T> E = matrix_exponential<T>(rescale_V * t);
     return z * E.transpose();

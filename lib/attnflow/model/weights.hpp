@@ -85,15 +85,18 @@ template <class T> class WeightSchedule {
     return values_.front();
   }
 
+  /// The matrix at time t when it is stored (constant and per-layer schedules), else nullptr
+  /// (interpolated knots must be computed: at_time).
+  const Matrix<T>* stored_at_time(const T& t) const {
+    if (kind_ == WeightSpec::Kind::Constant) return &values_.front();
+    if (kind_ == WeightSpec::Kind::PerLayer) return &at_layer(layer_index(t));
+    return nullptr;
+  }
+
   Matrix<T> at_time(const T& t) const {
     switch (kind_) {
       case WeightSpec::Kind::Constant: return values_.front();
-      case WeightSpec::Kind::PerLayer: {
-        using std::floor;
-        const T idx = floor(t / layer_duration_);
-        long k = static_cast<long>(idx < T(0) ? T(0) : idx);
-        return at_layer(k);
-      }
+      case WeightSpec::Kind::PerLayer: return at_layer(layer_index(t));
       case WeightSpec::Kind::Knots: {
         if (t <= knots_.front()) return values_.front();
         if (t >= knots_.back()) return values_.back();
@@ -107,6 +110,12 @@ template <class T> class WeightSchedule {
   }
 
  private:
+  long layer_index(const T& t) const {
+    using std::floor;
+    const T idx = floor(t / layer_duration_);
+    return static_cast<long>(idx < T(0) ? T(0) : idx);
+  }
+
   template <class> friend class WeightSchedule;
   WeightSpec::Kind kind_ = WeightSpec::Kind::Constant;
   T layer_duration_ = T(1);

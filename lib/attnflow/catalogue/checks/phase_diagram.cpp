@@ -4,6 +4,8 @@
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
+#include "attnflow/integrate/batch.hpp"
+#include "attnflow/model/initial_conditions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +22,7 @@ struct Run {
   nlohmann::json config;
   std::vector<double> t, fraction;  // per sample
   long undecided = 0;               // pairs within tolerance of the threshold, over all samples
+  long clustered_from = -1;         // first sample with every pair close ([B] Fig. 3's statistic); −1 never
 };
 
 nlohmann::json config(const char* V, int n, int d, double beta, double t_end, long samples, std::uint64_t seed) {
@@ -45,17 +48,43 @@ template <class T> std::vector<double> fractions(const Trajectory<T>& tr, double
   return f;
 }
 
-Run measure(const nlohmann::json& cfg) {
-  const SimConfig c = parse_sim_config(cfg);
-  const MeasuredRun<double> run = run_measured<double>(c);
-  Run r;
-  r.config = cfg;
-  r.beta = decimal_as_double(c.beta);
-  r.t.assign(run.trajectory.t.begin(), run.trajectory.t.end());
-  // Error of ‖x_i − x_j‖²/2 ≤ ‖x_i − x_j‖·δdist + δdist²/2 ≤ 2 δdist (+…), δdist = 2√d·err + rounding.
-  const double ddist = 2 * std::sqrt(double(c.d)) * run.error_estimate + 16 * c.n * c.d * std::numeric_limits<double>::epsilon();
-  r.fraction = fractions(run.trajectory, kSafety * 2 * ddist, &r.undecided);
-  return r;
+/// Every config integrated, and re-run 100× tighter for its error estimate (as run_measured), by
+/// the batched driver: parallel over all runs at once, results by index.
+std::vector<Run> measure_all(const std::vector<nlohmann::json>& cfgs) {
+  std::vector<SimConfig> cs, tight;
+  for (const auto& cfg : cfgs) {
+    cs.push_back(parse_sim_config(cfg));
+    tight.push_back(tightened_config(cs.back()));
+    tight.back().precision = cs.back().precision;
+  }
+  const long count = static_cast<long>(cs.size());
+  auto batch = [count](const std::vector<SimConfig>& list) {
+    return integrate_batch<Trajectory<double>, double>(
+        count,
+        [&list](long k) {
+          const SimConfig& c = list[static_cast<std::size_t>(k)];
+          return BatchSystem<double>{build_model<double>(c), initial_tokens<double>(c), build_settings<double>(c)};
+        },
+        [](long, const Trajectory<double>& tr) { return tr; });
+  };
+  const std::vector<Trajectory<double>> runs = batch(cs), refs = batch(tight);
+  std::vector<Run> out(cfgs.size());
+  for (std::size_t k = 0; k < cfgs.size(); ++k) {
+    const SimConfig& c = cs[k];
+    double err = 0;
+    for (std::size_t s = 0; s < std::min(runs[k].samples(), refs[k].samples()); ++s)
+      err = std::max(err, (runs[k].x[s] - refs[k].x[s]).cwiseAbs().maxCoeff());
+    Run& r = out[k];
+    r.config = cfgs[k];
+    r.beta = decimal_as_double(c.beta);
+    r.t.assign(runs[k].t.begin(), runs[k].t.end());
+    // Error of ‖x_i − x_j‖²/2 ≤ ‖x_i − x_j‖·δdist + δdist²/2 ≤ 2 δdist (+…), δdist = 2√d·err + rounding.
+    const double ddist = 2 * std::sqrt(double(c.d)) * err + 16 * c.n * c.d * std::numeric_limits<double>::epsilon();
+    r.fraction = fractions(runs[k], kSafety * 2 * ddist, &r.undecided);
+    for (std::size_t s = 0; s < r.fraction.size() && r.clustered_from < 0; ++s)
+      if (r.fraction[s] == 1.0) r.clustered_from = static_cast<long>(s);
+  }
+  return out;
 }
 
 /// First time the piecewise-linear series crosses `level` upwards; NaN if never.
@@ -78,25 +107,28 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
   std::vector<double> betas = {0.5, 1, 2, 4, 8, 16};
   if (ctx.params.contains("betas")) betas = ctx.params["betas"].get<std::vector<double>>();
   const long count = runs * static_cast<long>(betas.size());
-  const auto all = run_instances<Run>(count, [&](long i) {
-    const double beta = betas[static_cast<std::size_t>(i) % betas.size()];
-    return measure(config("identity", n, d, beta, t_end, samples, ctx.instance_seed(i)));
-  });
+  std::vector<nlohmann::json> cfgs;
+  for (long i = 0; i < count; ++i)
+    cfgs.push_back(config("identity", n, d, betas[static_cast<std::size_t>(i) % betas.size()], t_end, samples, ctx.instance_seed(i)));
+  const auto all = measure_all(cfgs);
   nlohmann::json rows = nlohmann::json::array(), heat = nlohmann::json::array();
   std::vector<double> t_axis = all.empty() ? std::vector<double>{} : all.front().t;
   bool finite = true;
   long undecided = 0;
   for (double b : betas) {
-    std::vector<double> mean(t_axis.size(), 0.0), sq(t_axis.size(), 0.0);
+    std::vector<double> mean(t_axis.size(), 0.0), sq(t_axis.size(), 0.0), all_close(t_axis.size(), 0.0);
     long m = 0;
     for (const auto& run : all)
       if (run.beta == b) {
         ++m;
         undecided += run.undecided;
+        for (std::size_t k = 0; run.clustered_from >= 0 && k < t_axis.size(); ++k)
+          all_close[k] += static_cast<long>(k) >= run.clustered_from;
         for (std::size_t k = 0; k < t_axis.size(); ++k) mean[k] += run.fraction[k], sq[k] += run.fraction[k] * run.fraction[k];
       }
     std::vector<double> se(t_axis.size(), 0.0);
     for (std::size_t k = 0; k < t_axis.size(); ++k) {
+      all_close[k] /= m;
       mean[k] /= m;
       const double var = m > 1 ? std::max(0.0, (sq[k] - m * mean[k] * mean[k]) / (m - 1)) : 0.0;
       se[k] = std::sqrt(var / m);
@@ -111,7 +143,9 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
     rows.push_back({{"beta", b}, {"runs", m}, {"t_half_monte_carlo", t_half}, {"t_0.1", t10}, {"t_0.9", t90},
                     {"t_delta_gamma", t_delta}, {"t_delta_beyond_T", !(t_delta <= t_end)},
                     {"t_delta_in_band_0.1_0.9", t10 <= t_delta && t_delta <= t90},
-                    {"half_minus_predicted", t_half - t_delta}, {"F_at_T", mean.back()}, {"F_se_at_T", se.back()}});
+                    {"half_minus_predicted", t_half - t_delta}, {"F_at_T", mean.back()}, {"F_se_at_T", se.back()},
+                    {"runs_all_pairs_close_by_T", all_close.back()},
+                    {"t_half_runs_all_pairs_close", crossing(t_axis, all_close, 0.5)}});
     heat.push_back(mean);
     std::vector<double> f_mid, f_end;
     for (const auto& run : all)
@@ -163,9 +197,9 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
   // Control: V = −I (repulsive), β = 1: no clustering, F stays ≈ 0 while Γ predicts a transition.
   ControlResult ctl{"V = -I, beta = 1: tested for 'F crosses 1/2 before T' (clustering)", Verdict::Violated};
   const long m = std::min<long>(runs, 8);
-  const auto bad = run_instances<Run>(m, [&](long i) {
-    return measure(config("minus-identity", n, d, 1.0, t_end, samples, ctx.instance_seed(7000 + i)));
-  });
+  std::vector<nlohmann::json> bad_cfgs;
+  for (long i = 0; i < m; ++i) bad_cfgs.push_back(config("minus-identity", n, d, 1.0, t_end, samples, ctx.instance_seed(7000 + i)));
+  const auto bad = measure_all(bad_cfgs);
   std::vector<double> mean(t_axis.size(), 0.0);
   for (const auto& run : bad)
     for (std::size_t k = 0; k < mean.size() && k < run.fraction.size(); ++k) mean[k] += run.fraction[k] / m;

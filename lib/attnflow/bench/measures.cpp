@@ -1,0 +1,253 @@
+// The measurements behind `attnflow bench`. Times are wall-clock; every ratio compares two things
+// measured in the same run on the same machine, so it travels between machines better than
+// either time.
+#include "attnflow/bench/registry.hpp"
+#include "attnflow/catalogue/phase_statistic.hpp"
+#include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/suite/simulate.hpp"
+
+#include <omp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+
+namespace attnflow::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// Seconds per call of f: calls repeated for at least `budget` seconds, best of `rounds` rounds
+/// (the least disturbed by other processes).
+template <class F> double seconds_per_call(F&& f, double budget, int rounds = 3) {
+  double best = INFINITY;
+  for (int r = 0; r < rounds; ++r) {
+    long calls = 0;
+    const auto start = Clock::now();
+    double elapsed = 0;
+    do {
+      f();
+      ++calls;
+      elapsed = seconds_since(start);
+    } while (elapsed < budget);
+    best = std::min(best, elapsed / static_cast<double>(calls));
+  }
+  return best;
+}
+
+/// Sets the OpenMP thread count for a scope.
+class ThreadsScope {
+ public:
+  explicit ThreadsScope(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~ThreadsScope() { omp_set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
+
+/// SA on the sphere with Gaussian Q, K, V (seeded) and uniform starts: the general dense case.
+SimConfig sphere_config(int n, int d, double beta = 1) {
+  return parse_sim_config({{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta},
+                           {"Q", {{"random", "gaussian"}, {"seed", 11}, {"scale", 1.0 / std::sqrt(d)}}},
+                           {"K", {{"random", "gaussian"}, {"seed", 12}, {"scale", 1.0 / std::sqrt(d)}}},
+                           {"V", {{"random", "gaussian"}, {"seed", 13}, {"scale", 1.0 / std::sqrt(d)}}},
+                           {"init", {{"kind", "uniform-sphere"}, {"seed", 1}}}, {"time", {{"t_end", 1}, {"samples", 2}}}});
+}
+
+BenchResult with_goal(double value, const std::string& unit, const std::string& goal, bool met) {
+  BenchResult r;
+  r.value = value;
+  r.unit = unit;
+  r.goal = goal;
+  r.goal_met = std::isfinite(value) ? (met ? 1 : 0) : -1;
+  return r;
+}
+
+}  // namespace
+
+// ---- peak memory of one right-hand side at n = 16384, d = 64 -------------------------------------
+BenchResult peak_rss_n16384(const BenchOptions&) {
+  const int n = 16384, d = 64;
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return not_available("pipe() failed", "<= 1024");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(pipefd[0]);
+    rusage self{};
+    getrusage(RUSAGE_SELF, &self);
+    double out[2] = {static_cast<double>(self.ru_maxrss) / 1024.0, 0};
+    const auto start = Clock::now();
+    {
+      const SimConfig c = sphere_config(n, d);
+      const Model<double> m = build_model<double>(c);
+      const State<double> x = as_state<double>(initial_tokens<double>(c));
+      State<double> dx;
+      m.rhs(x, dx, 0.0);  // (also with --quick: the peak needs the real size)
+    }
+    out[1] = seconds_since(start);
+    if (write(pipefd[1], out, sizeof out) != static_cast<ssize_t>(sizeof out)) _exit(1);
+    _exit(0);
+  }
+  close(pipefd[1]);
+  double got[2] = {NAN, NAN};
+  const bool read_ok = read(pipefd[0], got, sizeof got) == static_cast<ssize_t>(sizeof got);
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  if (!read_ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return not_available("the measuring child failed", "<= 1024");
+  const double peak = static_cast<double>(children.ru_maxrss) / 1024.0;
+  BenchResult r = with_goal(peak, "MB", "<= 1024", peak <= 1024);
+  r.definition = "peak resident memory (getrusage(RUSAGE_CHILDREN).ru_maxrss) of a forked child that builds "
+                 "sa-sphere n = 16384, d = 64 and evaluates one right-hand side; includes the child's "
+                 "inherited baseline";
+  const double state_mb = 2.0 * n * d * 8 / 1048576.0, dense_mb = double(n) * n * 8 / 1048576.0;
+  r.details = {{"child_baseline_mb", got[0]}, {"rhs_seconds", got[1]}, {"state_and_derivative_mb", state_mb},
+               {"dense_attention_matrix_would_be_mb", dense_mb}};
+  return r;
+}
+
+// ---- double RHS throughput against Eigen's GEMM ---------------------------------------------------
+BenchResult rhs_gemm_ratio(const BenchOptions& o) {
+  const double budget = o.quick ? 0.05 : 0.25;
+  std::vector<int> ns = {128, 1024};
+  if (!o.quick) ns.push_back(4096);
+  nlohmann::json rows = nlohmann::json::array();
+  double headline = NAN;
+  for (int n : ns)
+    for (int d : {16, 64}) {
+      const SimConfig c = sphere_config(n, d);
+      const Model<double> m = build_model<double>(c);
+      const State<double> x = as_state<double>(initial_tokens<double>(c));
+      State<double> dx;
+      double t1 = 0, t2 = 0, tg = 0;
+      {
+        ThreadsScope one(1);
+        t1 = seconds_per_call([&] { m.rhs(x, dx, 0.0); }, budget);
+        // The GEMM the dense kernel would do for P·(V X): (n×n)·(n×d), one thread (as the RHS).
+        std::mt19937_64 rng(5);
+        std::uniform_real_distribution<double> u(-1, 1);
+        Matrix<double> A = Matrix<double>::NullaryExpr(n, n, [&] { return u(rng); });
+        Matrix<double> B = Matrix<double>::NullaryExpr(n, d, [&] { return u(rng); });
+        Matrix<double> C(n, d);
+        tg = seconds_per_call([&] { C.noalias() = A * B; }, budget);
+      }
+      t2 = seconds_per_call([&] { m.rhs(x, dx, 0.0); }, budget);
+      const double nn = n, dd = d;
+      const double rhs_flops = 4 * nn * nn * dd + 6 * nn * dd * dd, gemm_flops = 2 * nn * nn * dd;
+      const double rhs_gf = rhs_flops / t1 / 1e9, gemm_gf = gemm_flops / tg / 1e9;
+      rows.push_back({{"n", n}, {"d", d}, {"rhs_seconds_1_thread", t1}, {"rhs_gflops_1_thread", rhs_gf},
+                      {"gemm_gflops_1_thread", gemm_gf}, {"ratio", rhs_gf / gemm_gf},
+                      {"rhs_seconds_all_threads", t2}, {"speedup_all_threads", t1 / t2}});
+      if (n == 1024 && d == 64) headline = rhs_gf / gemm_gf;
+    }
+  BenchResult r = with_goal(headline, "", ">= 0.5", headline >= 0.5);
+  r.definition = "sa-sphere RHS GFLOP/s over Eigen GEMM GFLOP/s, both on 1 thread, at n = 1024, d = 64; RHS flops "
+                 "counted as 4 n^2 d (logits and P.VX) + 6 n d^2 (QX, KX, VX); the n^2 exponentials, the softmax "
+                 "and the projection are not counted; GEMM = (n x n)(n x d), 2 n^2 d flops";
+  r.details = {{"sizes", rows}, {"threads_available", omp_get_max_threads()}};
+  return r;
+}
+
+// ---- 50-digit RHS against its operation count -----------------------------------------------------
+BenchResult mp50_bound_ratio(const BenchOptions& o) {
+  MpfrDigitsScope digits(50);
+  const int n = o.quick ? 48 : 128, d = o.quick ? 8 : 16;
+  const double budget = o.quick ? 0.1 : 0.4;
+  ThreadsScope one(1);
+  const SimConfig c = sphere_config(n, d, 2.0);
+  const Model<mpfr> m = build_model<mpfr>(c);
+  const State<mpfr> x = as_state<mpfr>(initial_tokens<mpfr>(c));
+  State<mpfr> dx;
+  m.rhs(x, dx, mpfr(0));
+  const double t_rhs = seconds_per_call([&] { m.rhs(x, dx, mpfr(0)); }, budget);
+
+  // MPFR's cost per operation at 50 digits, on operands like the kernel's (|a| ≲ 1, exponents of
+  // arguments in [−2β·‖Q‖‖K‖, 0]), over arrays as long as a row of the kernel.
+  const int N = 4096;
+  std::vector<mpfr> a(N), b(N), r(N), e(N);
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < N; ++i) a[i] = u(rng), b[i] = u(rng), e[i] = -4 * std::abs(u(rng));
+  using inplace::raw;
+  auto per_op = [&](auto&& op) { return seconds_per_call([&] { for (int i = 0; i < N; ++i) op(i); }, budget / 4) / N; };
+  const double c_mul = per_op([&](int i) { mpfr_mul(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });
+  const double c_add = per_op([&](int i) { mpfr_add(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });
+  const double c_div = per_op([&](int i) { mpfr_div(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });
+  const double c_exp = per_op([&](int i) { mpfr_exp(raw(r[i]), raw(e[i]), MPFR_RNDN); });
+  volatile int sink = 0;
+  const double c_cmp = per_op([&](int i) { sink = sink + mpfr_greater_p(raw(a[i]), raw(b[i])); });
+
+  // Operations of one sa-sphere evaluation (attention_kernel.hpp, mpfr_row and project_row):
+  const double nn = n, dd = d;
+  const double muls = 3 * nn * dd * dd + nn * dd + 2 * nn * nn * dd + 3 * nn * dd;
+  const double adds = 3 * nn * dd * (dd - 1) + nn * nn * (dd - 1) + 2 * nn * nn + nn * (nn - 1) * dd +
+                      nn * (3 * dd - 2) + nn * dd;  // … + sub, Σz; P·VX; projection; copy out
+  const double exps = nn * nn, divs = nn * dd + nn, cmps = nn * (nn - 1);
+  const double bound = muls * c_mul + adds * c_add + exps * c_exp + divs * c_div + cmps * c_cmp;
+  const double ratio = t_rhs / bound;
+  BenchResult res = with_goal(ratio, "", "<= 1.3", ratio <= 1.3);
+  res.definition = "50-digit sa-sphere RHS time (1 thread, n = " + std::to_string(n) + ", d = " + std::to_string(d) +
+                   ") over the sum of its MPFR operations (mul, add/sub, exp, div, compare) each times MPFR's cost "
+                   "per operation measured in this run";
+  res.details = {{"n", n}, {"d", d}, {"rhs_seconds", t_rhs}, {"bound_seconds", bound},
+                 {"ops", {{"mul", muls}, {"add", adds}, {"exp", exps}, {"div", divs}, {"compare", cmps}}},
+                 {"ns_per_op", {{"mul", c_mul * 1e9}, {"add", c_add * 1e9}, {"exp", c_exp * 1e9}, {"div", c_div * 1e9},
+                                {"compare", c_cmp * 1e9}}},
+                 {"exp_share_of_bound", exps * c_exp / bound}};
+  return res;
+}
+
+// ---- [A]: d = n = 128, T = 15 ---------------------------------------------------------------------
+BenchResult a128_seconds(const BenchOptions& o) {
+  (void)o;
+  // [A] rescaled (THEORY.md: sa-rescaled), in the setting of: Q = K = V = I, β = 1.
+  const SimConfig c = parse_sim_config({{"model", "sa-rescaled"}, {"n", 128}, {"d", 128}, {"beta", 1},
+                                        {"init", {{"kind", "uniform-sphere"}, {"seed", 1}}},
+                                        {"time", {{"t_end", 15}, {"samples", 16}}},
+                                        {"method", "dopri5"}, {"rtol", 1e-8}, {"atol", 1e-10}});
+  Trajectory<double> tr;
+  const auto start = Clock::now();
+  tr = simulate<double>(c);
+  const double seconds = seconds_since(start);
+  BenchResult r = with_goal(seconds, "s", "< 1", seconds < 1);
+  r.definition = "simulate sa-rescaled, n = d = 128, Q = K = V = I, beta = 1, uniform-sphere start, T = 15, "
+                 "dopri5 rtol 1e-8 atol 1e-10, double, all threads";
+  r.details = {{"steps", tr.stats.steps}, {"rhs_evaluations", tr.stats.rhs_evaluations},
+               {"seconds_per_rhs", seconds / double(std::max(1L, tr.stats.rhs_evaluations))}};
+  return r;
+}
+
+// ---- [B] Fig. 3 phase diagram -----------------------------------------------------------------------
+BenchResult phase_seconds(const BenchOptions& o) {
+  PhaseSettings s;
+  if (o.quick) s.runs = 128;
+  const auto start = Clock::now();
+  const PhaseDiagram p = phase_diagram(s);
+  const double seconds = seconds_since(start);
+  const double full = seconds * 2048.0 / static_cast<double>(s.runs);
+  BenchResult r = with_goal(o.quick ? full : seconds, "s", "< 300", (o.quick ? full : seconds) < 300);
+  r.definition = std::string(o.quick ? "ESTIMATE from 128 runs per beta, times 16: " : "") +
+                 "[B] Fig. 3: 2048 runs x 90 beta (0.1..9), n = 32, d = 2, sa-sphere Q = K = V = I, uniform starts, "
+                 "T = 30, dopri5 rtol 1e-6 atol 1e-8; statistic: fraction of runs with min <x_i,x_j> >= 1 - 1e-3 "
+                 "by time t (a run stops once clustered); all threads";
+  nlohmann::json sample = nlohmann::json::array();
+  for (std::size_t b = 0; b < p.betas.size(); b += 10)
+    sample.push_back({{"beta", p.betas[b]}, {"F_at_t_end", p.fraction[b].back()}, {"se", p.standard_error[b].back()},
+                      {"F_at_t_10", p.fraction[b][p.t.size() / 3]}});
+  r.details = {{"measured_seconds", seconds}, {"runs_per_beta", s.runs}, {"betas", p.betas.size()},
+               {"rhs_evaluations", p.rhs_evaluations}, {"steps", p.steps},
+               {"microseconds_per_rhs", seconds * 1e6 * omp_get_max_threads() / double(std::max(1L, p.rhs_evaluations))},
+               {"fraction_sample", sample}};
+  return r;
+}
+
+}  // namespace attnflow::bench

@@ -1,0 +1,282 @@
+#pragma once
+// The fast attention kernel. For every query token i it computes
+//   a_i = Σ_j P_ij V y_j,   P_ij = e^{L_ij}/Z_i (SA) or e^{L_ij}/n (USA),   L_ij = β⟨Q x_i, K x_j⟩,
+// the numbers attention_matrix() (attention.hpp, the reference) defines, without forming P:
+//  - QX, KX, VX once per call (β folded into QX: n·d products instead of n²);
+//  - built-in floating types: query blocks × key blocks, logits by a GEMM per block, a running
+//    maximum and sum per query row (FlashAttention's online softmax), P·VX accumulated per block.
+//    Memory O(nd + threads·block²), never O(n²);
+//  - MPFR: row by row in a reused workspace with in-place mpfr_* operations (no allocation),
+//    exactly one exponential per (i, j) pair (plus one per row for USA's e^{max}/n);
+//  - optional epilogue per row: add to the output, then the tangent projection of the sphere.
+// Threads: OpenMP over query blocks, only outside a parallel region and for n large enough. The
+// query blocks are fixed, each is computed by one thread in a fixed order, so the result is
+// bitwise the same for any thread count (Eigen's own GEMM threading is disabled in CMakeLists).
+#include "attnflow/model/attention.hpp"
+#include "attnflow/model/inplace_ops.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace attnflow {
+
+template <class T> using TokensView = Eigen::Map<const Tokens<T>>;
+template <class T> using TokensMap = Eigen::Map<Tokens<T>>;
+template <class T> TokensView<T> view(const Tokens<T>& x) { return TokensView<T>(x.data(), x.rows(), x.cols()); }
+template <class T> TokensMap<T> view_mut(Tokens<T>& x) { return TokensMap<T>(x.data(), x.rows(), x.cols()); }
+
+/// Scalar types the fast kernel serves; others (dual numbers) go through the reference kernel.
+template <class T>
+inline constexpr bool has_fast_kernel = std::is_floating_point_v<T> || std::is_same_v<T, float128> || is_mpfr<T>::value;
+
+struct KernelFlags {
+  Normalization norm = Normalization::Softmax;
+  bool causal = false;
+  bool accumulate = false;  // out_i += a_i instead of out_i = a_i
+};
+
+namespace kernel {
+
+constexpr Eigen::Index kQueryBlock = 64;   // rows per task: the unit of parallel work
+constexpr Eigen::Index kKeyBlock = 256;    // keys per logits block (64×256 doubles = 128 KiB)
+constexpr double kParallelMinWork = 2e6;  // n²d below which a second thread costs more than it saves
+
+template <class T> using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// One thread's scratch.
+template <class T> struct Lane {
+  RowMatrix<T> S;         // logits, then probabilities, of one block (MPFR: one query row)
+  Vector<T> m, l;         // running maximum and sum per query row (floating types)
+  Tokens<T> acc;          // Σ_j e^{L_ij − m_i} VX_j per query row (MPFR: one row)
+  T tmp, top, z, scale, ip, nrm;
+};
+
+}  // namespace kernel
+
+/// Reused storage of the kernel; owned by a Model (one per model, see model.hpp).
+template <class T> struct AttentionWorkspace {
+  Tokens<T> qx, kx, vx, keys, head, tmp;  // β QX, KX, VY; and scratch for the models' extra terms
+  std::vector<kernel::Lane<T>> lanes;
+  long precision = -1;  // MPFR digits the stored numbers were made with
+
+  /// Sizes everything for n×d and `threads` lanes; allocates only when something changed.
+  void prepare(Eigen::Index n, Eigen::Index d, int threads) {
+    if constexpr (is_mpfr<T>::value) {
+      const long digits = static_cast<long>(mpfr::default_precision());
+      if (digits != precision) {  // numbers keep the precision they were made with: remake them
+        *this = AttentionWorkspace<T>();
+        precision = digits;
+      }
+    }
+    for (Tokens<T>* m : {&qx, &kx, &vx})
+      if (m->rows() != n || m->cols() != d) m->resize(n, d);
+    if (lanes.size() < static_cast<std::size_t>(threads)) lanes.resize(static_cast<std::size_t>(threads));
+    for (auto& lane : lanes) {
+      const Eigen::Index rows = is_mpfr<T>::value ? 1 : kernel::kQueryBlock;
+      const Eigen::Index cols = is_mpfr<T>::value ? n : kernel::kKeyBlock;
+      if (lane.S.rows() != rows || lane.S.cols() != cols) lane.S.resize(rows, cols);
+      if (lane.acc.rows() != rows || lane.acc.cols() != d) lane.acc.resize(rows, d);
+      if (lane.m.size() != rows) lane.m.resize(rows), lane.l.resize(rows);
+    }
+  }
+  /// A scratch n×d matrix, sized on first use.
+  static Tokens<T>& sized(Tokens<T>& m, Eigen::Index n, Eigen::Index d) {
+    if (m.rows() != n || m.cols() != d) m.resize(n, d);
+    return m;
+  }
+};
+
+namespace kernel {
+
+template <class T> bool is_diagonal(const Matrix<T>& B) {
+  if (B.rows() != B.cols()) return false;
+  for (Eigen::Index j = 0; j < B.cols(); ++j)
+    for (Eigen::Index i = 0; i < B.rows(); ++i)
+      if (i != j && !inplace::is_zero(B(i, j))) return false;
+  return true;
+}
+
+/// C = A Bᵀ (A: n×k, B: m×k): Eigen's GEMM for the built-in types, in-place loops for MPFR.
+/// A diagonal B (Q = K = V = I, e^{tV} for diagonal V: the common cases) scales columns instead:
+/// the same numbers (the GEMM would only add exact zeros), n·k products instead of n·k².
+template <class T, class DA, class DC>
+void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eigen::MatrixBase<DC>& C, T& tmp) {
+  if (is_diagonal(B)) {
+    if constexpr (is_mpfr<T>::value) {
+      for (Eigen::Index i = 0; i < A.rows(); ++i)
+        for (Eigen::Index r = 0; r < B.rows(); ++r) inplace::mul(C.derived().coeffRef(i, r), A.derived().coeff(i, r), B(r, r));
+    } else {
+      C.derived().noalias() = A.derived() * B.diagonal().asDiagonal();
+    }
+    return;
+  }
+  if constexpr (is_mpfr<T>::value) {
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+      for (Eigen::Index r = 0; r < B.rows(); ++r) {
+        T& c = C.derived().coeffRef(i, r);
+        inplace::mul(c, A.derived().coeff(i, 0), B(r, 0));
+        for (Eigen::Index k = 1; k < A.cols(); ++k) inplace::mul_add(c, A.derived().coeff(i, k), B(r, k), tmp);
+      }
+  } else {
+    (void)tmp;
+    C.derived().noalias() = A.derived() * B.transpose();
+  }
+}
+
+/// out_i ← Π_{x_i} out_i = out_i − ⟨x_i, out_i⟩ x_i/‖x_i‖² (the exact form of project_tangent_rows).
+/// (x.coeff(k), not x(k): on a read-only map, operator() returns MPFR numbers by value — a copy.)
+template <class T, class DX, class DO> void project_row(const DX& x, DO&& out, Lane<T>& lane) {
+  if constexpr (is_mpfr<T>::value) {
+    inplace::mul(lane.ip, x.coeff(0), out(0));
+    inplace::mul(lane.nrm, x.coeff(0), x.coeff(0));
+    for (Eigen::Index k = 1; k < x.size(); ++k) {
+      inplace::mul_add(lane.ip, x.coeff(k), out(k), lane.tmp);
+      inplace::mul_add(lane.nrm, x.coeff(k), x.coeff(k), lane.tmp);
+    }
+    inplace::div(lane.ip, lane.ip, lane.nrm);
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
+      inplace::mul(lane.tmp, lane.ip, x.coeff(k));
+      inplace::sub(out(k), out(k), lane.tmp);
+    }
+  } else {
+    const T ip = x.dot(out) / x.squaredNorm();
+    out -= ip * x;
+  }
+}
+
+/// Query rows [i0, i1) by key blocks with the online softmax (built-in floating types).
+template <class T>
+void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws, const KernelFlags& f,
+                 const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
+  using std::exp;
+  const Eigen::Index n = ws.qx.rows(), rb = i1 - i0;
+  const Eigen::Index key_end = f.causal ? i1 : n;
+  const T minus_inf = -std::numeric_limits<T>::infinity();
+  auto m = lane.m.head(rb);
+  auto l = lane.l.head(rb);
+  auto acc = lane.acc.topRows(rb);
+  m.setConstant(minus_inf);
+  l.setZero();
+  acc.setZero();
+  for (Eigen::Index j0 = 0; j0 < key_end; j0 += kKeyBlock) {
+    const Eigen::Index kb = std::min(kKeyBlock, key_end - j0);
+    auto S = lane.S.topLeftCorner(rb, kb);
+    S.noalias() = ws.qx.middleRows(i0, rb) * ws.kx.middleRows(j0, kb).transpose();
+    for (Eigen::Index r = 0; r < rb; ++r) {
+      // Causal: query i0 + r sees keys j ≤ i0 + r, i.e. the first `seen` columns of this block.
+      const Eigen::Index seen = f.causal ? std::clamp<Eigen::Index>(i0 + r - j0 + 1, 0, kb) : kb;
+      auto s = S.row(r);
+      if (seen == 0) {
+        s.setZero();
+        continue;
+      }
+      const T new_m = std::max<T>(m(r), s.head(seen).maxCoeff());
+      const T alpha = exp(m(r) - new_m);  // rescales what earlier blocks summed (0 on the first)
+      m(r) = new_m;
+      s.head(seen) = (s.head(seen).array() - new_m).exp().matrix();
+      s.tail(kb - seen).setZero();
+      l(r) = alpha * l(r) + s.head(seen).sum();
+      acc.row(r) *= alpha;
+    }
+    acc.noalias() += S * ws.vx.middleRows(j0, kb);
+  }
+  for (Eigen::Index r = 0; r < rb; ++r) {
+    auto a = acc.row(r);
+    if (f.norm == Normalization::Softmax) a /= l(r);
+    else a *= exp(m(r)) / T(n);  // e^{L−m}·e^{m}/n, the reference's stable order
+    auto o = out.row(i0 + r);
+    if (f.accumulate) o += a;
+    else o = a;
+    if (tangent_of) project_row<T>(tangent_of->row(i0 + r), o, lane);
+  }
+}
+
+/// One query row, in place in MPFR: exactly one exponential per visible key.
+template <class T>
+void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags& f, const TokensView<T>* tangent_of,
+              TokensMap<T>& out, Lane<T>& lane) {
+  namespace ip = inplace;
+  const Eigen::Index n = ws.qx.rows(), d = ws.qx.cols();
+  const Eigen::Index last = f.causal ? i : n - 1;
+  auto L = lane.S.row(0);
+  for (Eigen::Index j = 0; j <= last; ++j) {
+    ip::mul(L(j), ws.qx(i, 0), ws.kx(j, 0));
+    for (Eigen::Index k = 1; k < d; ++k) ip::mul_add(L(j), ws.qx(i, k), ws.kx(j, k), lane.tmp);
+  }
+  ip::set(lane.top, L(0));
+  for (Eigen::Index j = 1; j <= last; ++j)
+    if (ip::greater(L(j), lane.top)) ip::set(lane.top, L(j));
+  ip::set_zero(lane.z);
+  for (Eigen::Index j = 0; j <= last; ++j) {
+    ip::sub(L(j), L(j), lane.top);
+    ip::exp(L(j), L(j));
+    ip::add(lane.z, lane.z, L(j));
+  }
+  auto acc = lane.acc.row(0);
+  for (Eigen::Index k = 0; k < d; ++k) ip::mul(acc(k), L(0), ws.vx(0, k));
+  for (Eigen::Index j = 1; j <= last; ++j)
+    for (Eigen::Index k = 0; k < d; ++k) ip::mul_add(acc(k), L(j), ws.vx(j, k), lane.tmp);
+  if (f.norm == Normalization::Softmax) {
+    for (Eigen::Index k = 0; k < d; ++k) ip::div(acc(k), acc(k), lane.z);
+  } else {
+    ip::exp(lane.scale, lane.top);
+    ip::div_ui(lane.scale, lane.scale, static_cast<unsigned long>(n));
+    for (Eigen::Index k = 0; k < d; ++k) ip::mul(acc(k), acc(k), lane.scale);
+  }
+  auto o = out.row(i);
+  for (Eigen::Index k = 0; k < d; ++k) {
+    if (f.accumulate) ip::add(o(k), o(k), acc(k));
+    else ip::set(o(k), acc(k));
+  }
+  if (tangent_of) project_row<T>(tangent_of->row(i), o, lane);
+}
+
+}  // namespace kernel
+
+/// out_i (= or +=) Σ_j P_ij V y_j for every query i, with P from `keys` (x) and the values y;
+/// then, if `tangent_of` is given, out_i ← Π_{x_i} out_i with x = *tangent_of.
+template <class T>
+void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, const Matrix<T>& Q, const Matrix<T>& K,
+                      const Matrix<T>& V, const T& beta, const KernelFlags& flags, const TokensView<T>* tangent_of,
+                      AttentionWorkspace<T>& ws, TokensMap<T>& out) {
+  const Eigen::Index n = keys.rows(), d = keys.cols();
+  if (n == 0) return;
+  // A second thread from about 2M logit multiply-adds (n = d = 128 is 2.1M): set by hand, not tuned.
+  const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= kernel::kParallelMinWork;
+  const int threads = omp_in_parallel() || !large ? 1 : std::max(1, omp_get_max_threads());
+  ws.prepare(n, d, threads);
+  T& tmp = ws.lanes.front().tmp;
+  kernel::multiply_transposed(keys, Q, ws.qx, tmp);
+  if constexpr (is_mpfr<T>::value) {
+    for (Eigen::Index k = 0; k < ws.qx.size(); ++k) inplace::mul(ws.qx.data()[k], ws.qx.data()[k], beta);
+  } else {
+    ws.qx *= beta;
+  }
+  kernel::multiply_transposed(keys, K, ws.kx, tmp);
+  kernel::multiply_transposed(values, V, ws.vx, tmp);
+  const Eigen::Index blocks = (n + kernel::kQueryBlock - 1) / kernel::kQueryBlock;
+  auto run = [&](Eigen::Index b, kernel::Lane<T>& lane) {
+    const Eigen::Index i0 = b * kernel::kQueryBlock, i1 = std::min(n, i0 + kernel::kQueryBlock);
+    if constexpr (is_mpfr<T>::value) {
+      for (Eigen::Index i = i0; i < i1; ++i) kernel::mpfr_row(i, ws, flags, tangent_of, out, lane);
+    } else {
+      kernel::float_block(i0, i1, ws, flags, tangent_of, out, lane);
+    }
+  };
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    {
+      auto& lane = ws.lanes[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1)
+      for (Eigen::Index b = 0; b < blocks; ++b) run(b, lane);
+    }
+  } else {
+    for (Eigen::Index b = 0; b < blocks; ++b) run(b, ws.lanes.front());
+  }
+}
+
+}  // namespace attnflow

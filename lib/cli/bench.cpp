@@ -1,0 +1,66 @@
+// attnflow bench [--json] [--quick] [--only KEY,…]: the performance ratios of issue 7, measured
+// side by side in one run, each printed beside its goal.
+#include "attnflow/bench/registry.hpp"
+#include "attnflow/errors.hpp"
+#include "cli/commands.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+namespace attnflow::cli {
+
+namespace {
+
+std::string shown(double v, const std::string& unit) {
+  if (!std::isfinite(v)) return "—";
+  return fmt::format("{:.3g}{}{}", v, unit.empty() ? "" : " ", unit);
+}
+
+int run_bench(bool json, bool quick, const std::vector<std::string>& only) {
+  for (const auto& key : only) {
+    bool known = false;
+    for (const auto& b : bench::benchmarks()) known = known || b.key == key;
+    if (!known) throw InputError("bench --only: unknown key '" + key + "'");
+  }
+  nlohmann::json out = nlohmann::json::object(), details = nlohmann::json::object();
+  if (!json) std::cout << fmt::format("{:<22} {:>12}  {:<10} {}\n", "key", "measured", "goal", "met");
+  for (const auto& b : bench::benchmarks()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), b.key) == only.end()) continue;
+    const bench::BenchResult r = b.run(bench::BenchOptions{quick});
+    out[b.key] = std::isfinite(r.value) ? nlohmann::json(r.value) : nlohmann::json();
+    details[b.key] = {{"definition", r.definition}, {"goal", r.goal}, {"unit", r.unit},
+                      {"goal_met", r.goal_met < 0 ? nlohmann::json() : nlohmann::json(r.goal_met == 1)},
+                      {"measurements", r.details}};
+    if (!json) {
+      std::cout << fmt::format("{:<22} {:>12}  {:<10} {}\n", b.key, shown(r.value, r.unit), r.goal,
+                               r.goal_met < 0 ? "" : r.goal_met ? "yes" : "NO");
+      std::cout << "    " << r.definition << "\n";
+      if (!r.details.is_null()) std::cout << "    " << r.details.dump() << "\n";
+      std::cout.flush();
+    }
+  }
+  out["quick"] = quick;
+  out["details"] = details;
+  if (json) std::cout << out.dump(1) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  struct Options {
+    bool json = false, quick = false;
+    std::vector<std::string> only;
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("bench", "performance: RHS vs GEMM, 50-digit RHS vs its op count, memory, [A], [B] Fig. 3");
+  sub->add_flag("--json", o->json, "print one JSON object (keys, then details)");
+  sub->add_flag("--quick", o->quick, "smaller sizes and fewer runs (the definitions say which)");
+  sub->add_option("--only", o->only, "comma-separated keys to run")->delimiter(',');
+  add_command(sub, [o] { return run_bench(o->json, o->quick, o->only); });
+}
+
+}  // namespace attnflow::cli

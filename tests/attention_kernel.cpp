@@ -1,0 +1,217 @@
+// The fast attention kernel (model/attention_kernel.hpp) against the plain dense definition
+// (Model::reference_rhs, attention_matrix): every continuous model kind, sizes across the block
+// boundaries, double and 50-digit MPFR; the same bits for 1 and 2 threads; time-dependent weights
+// through the per-time cache; no MPFR allocation inside a warmed-up right-hand side.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/model/model.hpp"
+#include "attnflow/suite/sim_config.hpp"
+
+#include <gmp.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace attnflow;
+using nlohmann::json;
+
+namespace {
+
+json gaussian(int seed) { return {{"random", "gaussian"}, {"seed", seed}}; }
+
+/// A config of `model` with random weights (so no symmetry hides an index error).
+json model_config(const std::string& model, int n, int d, int heads = 1) {
+  json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", 1.5}, {"Q", gaussian(3)}, {"K", gaussian(4)},
+            {"V", gaussian(5)}, {"init", {{"kind", "uniform-sphere"}, {"seed", 7}}},
+            {"time", {{"t_end", 2}, {"samples", 3}}}};
+  if (model == "sa-rescaled") j["V"] = {{"diag", std::vector<double>(static_cast<std::size_t>(d), 0.5)}};
+  if (model == "ffn") j["W"] = gaussian(6);
+  if (heads > 1) j["heads"] = heads;
+  return j;
+}
+
+/// A deterministic state off the sphere's special points (rows of norm ≈ 1 for sphere models).
+template <class T> State<T> some_state(int n, int d) {
+  State<T> x(static_cast<std::size_t>(n * d));
+  for (int i = 0; i < n; ++i) {
+    double norm = 0;
+    std::vector<double> row(static_cast<std::size_t>(d));
+    for (int k = 0; k < d; ++k) norm += std::pow(row[static_cast<std::size_t>(k)] = std::sin(1.0 + 0.7 * i + 1.3 * k * k), 2);
+    for (int k = 0; k < d; ++k) x[static_cast<std::size_t>(i * d + k)] = T(row[static_cast<std::size_t>(k)] / std::sqrt(norm));
+  }
+  return x;
+}
+
+/// max |fast − reference| / max |reference| (0 when both vanish).
+template <class T> double relative_difference(const Model<T>& m, const State<T>& x, const T& t) {
+  State<T> fast, ref;
+  m.rhs(x, fast, t);
+  m.reference_rhs(x, ref, t);
+  T err = 0, scale = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    using std::abs;
+    err = std::max<T>(err, T(abs(fast[i] - ref[i])));
+    scale = std::max<T>(scale, T(abs(ref[i])));
+  }
+  return scale > T(0) ? to_double(T(err / scale)) : to_double(err);
+}
+
+const std::vector<std::string> kModels = {"sa-euclid", "sa-rescaled", "sa-sphere", "usa-sphere", "multihead", "ffn", "causal"};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(attention_kernel)
+
+BOOST_AUTO_TEST_CASE(fast_equals_reference_in_double) {
+  for (const auto& model : kModels)
+    for (int n : {1, 3, 17, 65, 300}) {
+      const int d = n >= 300 ? 3 : 4;
+      json j = model_config(model, n, d, model == "multihead" ? 3 : 1);
+      for (const char* act : {"relu", "tanh"}) {
+        if (model != "ffn" && std::string(act) == "tanh") continue;
+        if (model == "ffn") j["activation"] = act;
+        const Model<double> m = build_model<double>(parse_sim_config(j));
+        const double rel = relative_difference(m, some_state<double>(n, d), 0.3);
+        BOOST_TEST_INFO(model << " " << act << " n = " << n << ": relative difference " << rel);
+        BOOST_TEST(rel <= 1e-13);
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fast_equals_reference_at_50_digits) {
+  MpfrDigitsScope digits(50);
+  const double eps = to_double(epsilon<mpfr>());
+  for (const auto& model : kModels)
+    for (int n : {1, 3, 17}) {
+      const Model<mpfr> m = build_model<mpfr>(parse_sim_config(model_config(model, n, 4, model == "multihead" ? 2 : 1)));
+      const double rel = relative_difference(m, some_state<mpfr>(n, 4), mpfr("0.3"));
+      // Both sides round each of their O(n + d) operations per entry once.
+      BOOST_TEST_INFO(model << " n = " << n << ": relative difference " << rel << ", eps " << eps);
+      BOOST_TEST(rel <= 16.0 * (n + 4) * eps);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(long_double_and_float128_follow_the_reference) {
+  for (const char* model : {"sa-sphere", "causal", "usa-sphere"}) {
+    const json j = model_config(model, 70, 3);
+    const Model<long double> ml = build_model<long double>(parse_sim_config(j));
+    BOOST_TEST(relative_difference(ml, some_state<long double>(70, 3), 0.3L) <= 1e-16);
+    const Model<float128> mq = build_model<float128>(parse_sim_config(j));
+    BOOST_TEST(relative_difference(mq, some_state<float128>(70, 3), float128(0.3)) <= 1e-30);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(block_boundaries) {
+  // Query blocks of 64, key blocks of 256: one short of, at, one past each.
+  for (int n : {63, 64, 65, 255, 256, 257, 513}) {
+    for (const char* model : {"sa-sphere", "causal", "usa-sphere"}) {
+      const Model<double> m = build_model<double>(parse_sim_config(model_config(model, n, 2)));
+      const double rel = relative_difference(m, some_state<double>(n, 2), 0.0);
+      BOOST_TEST_INFO(model << " n = " << n << ": " << rel);
+      BOOST_TEST(rel <= 1e-13);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
+  const int saved = omp_get_max_threads();
+  for (const char* model : {"sa-sphere", "causal", "usa-sphere", "multihead"}) {
+    const int n = 700, d = 5;  // 700 = 10·64 + 60: a short last block, several key blocks, n²d > 2M: parallel
+    const Model<double> m = build_model<double>(parse_sim_config(model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1)));
+    const State<double> x = some_state<double>(n, d);
+    State<double> one, two;
+    omp_set_num_threads(1);
+    m.rhs(x, one, 0.5);
+    omp_set_num_threads(2);
+    m.rhs(x, two, 0.5);
+    BOOST_TEST_INFO(model);
+    BOOST_TEST(std::memcmp(one.data(), two.data(), one.size() * sizeof(double)) == 0);
+  }
+  {
+    MpfrDigitsScope digits(30);
+    const Model<mpfr> m = build_model<mpfr>(parse_sim_config(model_config("sa-sphere", 300, 2)));
+    const State<mpfr> x = some_state<mpfr>(300, 2);
+    State<mpfr> one, two;
+    omp_set_num_threads(1);
+    m.rhs(x, one, mpfr(0));
+    omp_set_num_threads(2);
+    m.rhs(x, two, mpfr(0));
+    bool same = true;
+    for (std::size_t i = 0; i < one.size(); ++i) same = same && one[i] == two[i];
+    BOOST_TEST(same);
+  }
+  omp_set_num_threads(saved);
+}
+
+BOOST_AUTO_TEST_CASE(time_dependent_weights_through_the_cache) {
+  json j = model_config("sa-sphere", 9, 3);
+  j["Q"] = {{"knots", json::array({{{"t", 0}, {"value", gaussian(8)}}, {{"t", 2}, {"value", gaussian(9)}}})}};
+  j["V"] = {{"layers", json::array({"identity", gaussian(10), "minus-identity"})}};
+  const Model<double> m = build_model<double>(parse_sim_config(j));
+  const State<double> x = some_state<double>(9, 3);
+  // Revisit times in both directions: the cache must follow t, not remember a stale matrix.
+  for (double t : {0.1, 0.1, 1.0, 0.1, 1.9, 1.9, 0.7})
+    BOOST_TEST(relative_difference(m, x, t) <= 1e-13);
+  const Model<double> r = build_model<double>(parse_sim_config(model_config("sa-rescaled", 9, 3)));
+  for (double t : {0.0, 0.4, 0.4, 1.5, 0.0}) BOOST_TEST(relative_difference(r, x, t) <= 1e-13);
+}
+
+BOOST_AUTO_TEST_CASE(mpfr_workspace_follows_the_precision) {
+  const json j = model_config("sa-sphere", 5, 3);
+  Model<mpfr> m;
+  {
+    MpfrDigitsScope digits(20);
+    m = build_model<mpfr>(parse_sim_config(j));
+    State<mpfr> out;
+    m.rhs(some_state<mpfr>(5, 3), out, mpfr(0));
+  }
+  MpfrDigitsScope digits(60);
+  const Model<mpfr> fresh = build_model<mpfr>(parse_sim_config(j));
+  State<mpfr> a, b;
+  const State<mpfr> x = some_state<mpfr>(5, 3);
+  m = fresh;  // same parameters at 60 digits; the 20-digit workspace must not leak into the result
+  m.rhs(x, a, mpfr(0));
+  fresh.reference_rhs(x, b, mpfr(0));
+  mpfr err = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) err = std::max<mpfr>(err, abs(a[i] - b[i]));
+  BOOST_TEST(to_double(err) <= 1e-55);
+}
+
+namespace {
+long gmp_allocations = 0;
+void* counting_alloc(std::size_t n) { ++gmp_allocations; return std::malloc(n); }
+void* counting_realloc(void* p, std::size_t, std::size_t n) { ++gmp_allocations; return std::realloc(p, n); }
+void counting_free(void* p, std::size_t) { std::free(p); }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(mpfr_rhs_allocates_nothing_once_warm) {
+  // mpfr_exp itself allocates its working variables through GMP (3 per call at 50 digits, MPFR
+  // 4.2.0) except for exact cases; β = 0 makes every exponential e^0 = 1, so what is counted here
+  // is the kernel's own code path (the same path as for any β).
+  MpfrDigitsScope digits(50);
+  const mpfr t = 0;
+  for (const char* model : {"sa-sphere", "causal", "usa-sphere", "ffn", "sa-euclid", "multihead"}) {
+    json j = model_config(model, 12, 3, std::string(model) == "multihead" ? 2 : 1);
+    j["beta"] = 0;
+    const Model<mpfr> m = build_model<mpfr>(parse_sim_config(j));
+    const State<mpfr> x = some_state<mpfr>(12, 3);
+    State<mpfr> out;
+    m.rhs(x, out, t);  // warm-up: the workspace is made here
+    void* (*a)(std::size_t);
+    void* (*r)(void*, std::size_t, std::size_t);
+    void (*f)(void*, std::size_t);
+    mp_get_memory_functions(&a, &r, &f);
+    mp_set_memory_functions(counting_alloc, counting_realloc, counting_free);
+    gmp_allocations = 0;
+    m.rhs(x, out, t);
+    const long count = gmp_allocations;
+    mp_set_memory_functions(a, r, f);
+    BOOST_TEST_INFO(model);
+    BOOST_TEST(count == 0);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
