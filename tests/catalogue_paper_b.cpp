@@ -56,7 +56,11 @@ BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
   const auto r = run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
   BOOST_TEST(r.evidence["values_finite"].get<bool>());
-  BOOST_TEST(r.figures["fraction_heat_map"]["F"].size() == 2u);
+  const auto& heat = r.figures["fraction_heat_map"];
+  BOOST_TEST(heat["kind"] == "heatmap");
+  BOOST_TEST(heat["z"].size() == 2u);  // one row per beta
+  BOOST_TEST(heat["x_label"] == "t");
+  BOOST_TEST(!heat["series"].empty());  // the predicted curve gamma_beta(t) = 1 - delta
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -267,4 +267,15 @@ BOOST_AUTO_TEST_CASE(old_form_figures_still_render) {
   BOOST_TEST(normalized_figure("x", json::array()).is_null());
 }
 
+BOOST_AUTO_TEST_CASE(legend_order_is_natural_not_bytewise) {
+  json f = line_figure({"t", "y"});
+  for (const char* name : {"token 10", "token 2", "token 1"}) f["series"][name] = series({0, 1}, {1, 2});
+  std::vector<DataFile> files;
+  std::size_t counter = 0;
+  const std::string tex = figure_tex("title", "f", f, "d/", counter, files);
+  BOOST_TEST(files.size() == 3u);
+  BOOST_TEST(tex.find("{token 1}") < tex.find("{token 2}"));
+  BOOST_TEST(tex.find("{token 2}") < tex.find("{token 10}"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -30,6 +30,34 @@ std::string safe_name(const std::string& s) {
   return out.substr(0, 40);
 }
 
+/// "token 2" before "token 10", "β = 9" before "β = 16": JSON objects come back sorted by
+/// bytes, which would scramble legends.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])), db = std::isdigit(static_cast<unsigned char>(b[j]));
+    if (da && db) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      const std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+      const std::size_t za = na.find_first_not_of('0'), zb = nb.find_first_not_of('0');
+      const std::string ta = za == std::string::npos ? "" : na.substr(za), tb = zb == std::string::npos ? "" : nb.substr(zb);
+      if (ta.size() != tb.size()) return ta.size() < tb.size();
+      if (ta != tb) return ta < tb;
+      i = ie, j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+template <class Curves> void sort_naturally(Curves& curves) {
+  std::stable_sort(curves.begin(), curves.end(), [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
+}
+
 bool finite_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
 
 bool is_series(const json& v) {
@@ -107,6 +135,7 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
     for (auto it = f["series"].begin(); it != f["series"].end(); ++it)
       if (is_series(it.value())) curves.emplace_back(it.key(), &it.value());
   if (curves.empty()) return "";
+  sort_naturally(curves);
   std::vector<json> fits;
   if (f.contains("fit")) {
     const json& fj = f["fit"];
@@ -298,6 +327,7 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     for (auto it = f["series"].begin(); it != f["series"].end(); ++it)
       if (is_series3(it.value())) curves.emplace_back(it.key(), &it.value());
   if (curves.empty()) return "";
+  sort_naturally(curves);
   const bool legend = curves.size() <= kMaxLegendEntries;
   std::ostringstream t;
   t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[width=0.7\\linewidth,height=0.7\\linewidth,view={125}{25},"

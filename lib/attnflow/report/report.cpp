@@ -185,7 +185,7 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
 \begin{titlepage}\centering
 \vspace*{3cm}{\Huge attnflow report}\par\vspace{1cm}
 {\Large Checks of clustering theorems for self-attention dynamics}\par\vspace{2cm}
-\begin{tabular}{ll}
+\begin{tabular}{l>{\raggedright\arraybackslash}p{10cm}}
 )";
   d << "attnflow version & " << esc(r.value("attnflow_version", std::string(kVersion))) << " \\\\\n";
   d << "git commit & \\texttt{" << esc(prov.value("git", std::string("unknown"))) << "} \\\\\n";
@@ -197,7 +197,7 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
 
   // Summary table.
   d << "\\section*{Summary}\n{\\small\\begin{longtable}{>{\\raggedright}p{2.6cm}>{\\raggedright}p{2.1cm}"
-       ">{\\raggedright}p{2.4cm}llp{4.6cm}}\n\\toprule\nid & kind & source & expected & verdict & key number "
+       ">{\\raggedright}p{2.4cm}ll>{\\raggedright\\arraybackslash}p{4.0cm}}\n\\toprule\nid & kind & source & expected & verdict & key number "
        "\\\\\n\\midrule\n\\endhead\n";
   for (const auto& c : r["checks"])
     d << esc(c["id"].get<std::string>()) << " & " << esc(c["kind"].get<std::string>()) << " & "

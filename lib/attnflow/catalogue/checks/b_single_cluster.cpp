@@ -7,6 +7,8 @@
 #include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/model/model.hpp"
 
+#include <algorithm>
+
 namespace attnflow {
 
 namespace {
@@ -96,7 +98,12 @@ void add_figure_run(CheckResult& r, int n, std::uint64_t seed) {
   ls.interval = 0.5;
   const LyapunovResult<double> ly = lyapunov_spectrum<double>(build_model<double>(c), tr.x.front(), ls);
   nlohmann::json lfig = line_figure({"t", "running exponent λᵢ(t) = Σ log Rᵢᵢ / t"});
-  const std::vector<std::size_t> shown = {0, 1, 2, static_cast<std::size_t>(ly.k - 1)};
+  // QR column order is only roughly decreasing: show the three largest and the smallest by value.
+  std::vector<std::size_t> byvalue(ly.exponents.size());
+  for (std::size_t i = 0; i < byvalue.size(); ++i) byvalue[i] = i;
+  std::sort(byvalue.begin(), byvalue.end(), [&](std::size_t a, std::size_t b) { return ly.exponents[a] > ly.exponents[b]; });
+  std::vector<std::size_t> shown(byvalue.begin(), byvalue.begin() + std::min<std::size_t>(3, byvalue.size()));
+  if (byvalue.size() > 3) shown.push_back(byvalue.back());
   for (std::size_t i : shown) {
     std::vector<double> lt, lv;
     for (std::size_t m = 0; m < ly.times.size(); ++m) lt.push_back(ly.times[m]), lv.push_back(ly.running(m)[i]);
