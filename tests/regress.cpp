@@ -68,8 +68,7 @@ BOOST_AUTO_TEST_CASE(tolerances_are_in_the_units_of_each_quantity) {
 }
 
 BOOST_AUTO_TEST_CASE(quick_tier_matches_the_recorded_baselines) {
-  // Unchanged code, the baselines' own seeds: every quantity reproduces (deterministic seeds), so
-  // regress exits 0 and every Monte-Carlo number is identical, not merely within tolerance.
+  // The whole regress suite against checks/baselines, with the baselines' own seeds: no drift.
   const fs::path out = fresh_dir("regress", "quick");
   int status = -1;
   const std::string table =
@@ -77,10 +76,21 @@ BOOST_AUTO_TEST_CASE(quick_tier_matches_the_recorded_baselines) {
   BOOST_TEST(status == 0, "regress drifted:\n" << table << read(out / "regress.json").dump(1));
   const json rows = read(out / "regress.json")["rows"];
   BOOST_TEST(rows.size() > 40u);
-  for (const auto& r : rows) {
-    BOOST_TEST(r["status"].get<std::string>() == "ok", r.dump());
-    BOOST_TEST(r["baseline"] == r["now"], r.dump());
+  for (const auto& r : rows) BOOST_TEST(!r["drift"].get<bool>(), r.dump());
+}
+
+BOOST_AUTO_TEST_CASE(unchanged_code_gives_identical_numbers) {
+  // Deterministic seeds: two runs agree digit for digit, whatever the thread count.
+  json now[2];
+  for (int k = 0; k < 2; ++k) {
+    const fs::path out = fresh_dir("regress", "repeat" + std::to_string(k));
+    run_command(attnflow_bin() + " regress --quiet --only Blog-C2,causal,multihead --jobs " + std::to_string(k + 1) +
+                " --out " + out.string() + " 2>&1");
+    now[k] = json::array();
+    for (const auto& r : read(out / "regress.json")["rows"]) now[k].push_back({r["quantity"], r["now"]});
   }
+  BOOST_TEST(now[0].size() > 10u);
+  BOOST_TEST(now[0] == now[1]);
 }
 
 BOOST_AUTO_TEST_CASE(an_altered_baseline_fails_with_a_clear_row) {
@@ -158,8 +168,12 @@ BOOST_AUTO_TEST_CASE(update_writes_baselines_and_says_what_changed) {
                                         &status);
   BOOST_TEST(status == 0);
   BOOST_TEST(table.find("changed") != std::string::npos);
-  // The same run reproduces the recorded quantities exactly.
-  BOOST_TEST(read(dir / "causal.json")["quantities"] == read(kBaselines / "causal.json")["quantities"]);
+  // The rewritten baseline holds this run's numbers, within tolerance of the recorded ones.
+  const json fresh = read(dir / "causal.json")["quantities"], recorded = read(kBaselines / "causal.json")["quantities"];
+  BOOST_TEST_REQUIRE(fresh.size() == recorded.size());
+  BOOST_TEST(fresh[0]["value"].get<double>() != 0.123);
+  for (std::size_t k = 0; k < fresh.size(); ++k)
+    BOOST_TEST(!compare_observable("causal", recorded[k], fresh[k], true).drift, fresh[k].dump());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
