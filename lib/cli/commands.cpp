@@ -20,6 +20,7 @@ void register_commands(CLI::App& app) {
   register_check(app);
   register_diagnose(app);
   register_report(app);
+  register_prove(app);
 }
 
 int run_selected(CLI::App& app) {

@@ -23,6 +23,7 @@ void register_simulate(CLI::App& app);
 void register_check(CLI::App& app);
 void register_diagnose(CLI::App& app);
 void register_report(CLI::App& app);
+void register_prove(CLI::App& app);
 
 /// Progress on stderr: a bar when stderr is a terminal, otherwise nothing per step.
 std::function<void(double)> progress_printer(const std::string& label);
