@@ -240,7 +240,8 @@ std::string proof_latex(const ProveInstance& in, const ProveOptions& o, const Pr
   if (r.start_hemisphere_certified && !r.start_in_hemisphere)
     s << "The start itself lies in no open hemisphere (exact LP certificate on the double-rounded start), so the "
          "hypothesis of the lemma is reached by the flow, not assumed. ";
-  s << "By " << latex_escape(kTheorem) << ", the tokens converge to one point. \\hfill$\\square$\n\n";
+  s << "By [B] Lemma 6.4 (cone collapse: $V = I$, any $Q$, $K$, SA or USA; tokens in one open hemisphere at some "
+       "time converge to a single point), the tokens converge to one point. \\hfill$\\square$\n\n";
   s << "\\paragraph{Re-verification.} \\texttt{attnflow prove --check certificate.json} recomputes the enclosure "
        "with the certificate's instance, method and step sizes and compares every claim.\n";
   return s.str();
