@@ -22,6 +22,7 @@ void register_commands(CLI::App& app) {
   register_report(app);
   register_regress(app);
   register_bench(app);
+  register_prove(app);
 }
 
 int run_selected(CLI::App& app) {

@@ -25,6 +25,7 @@ void register_diagnose(CLI::App& app);
 void register_report(CLI::App& app);
 void register_regress(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_prove(CLI::App& app);
 
 /// Progress on stderr: a bar when stderr is a terminal, otherwise nothing per step.
 std::function<void(double)> progress_printer(const std::string& label);

@@ -1,0 +1,305 @@
+// Instances, certificates and the LaTeX proof appendix of `attnflow prove` (no interval
+// arithmetic here: the rigorous part is prove.cpp).
+#include "attnflow/errors.hpp"
+#include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/model/model_kind.hpp"
+#include "attnflow/model/weights.hpp"
+#include "attnflow/report/latex_escape.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "attnflow/version.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <sstream>
+
+namespace attnflow::verify {
+
+namespace {
+
+std::string g17(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+/// Short form for text (the exact values are in the certificate).
+std::string g3(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+std::vector<std::string> matrix_text(const MatrixSpec& m, int d, const std::string& field) {
+  using K = MatrixSpec::Kind;
+  std::vector<std::string> out(static_cast<std::size_t>(d) * d, "0");
+  auto diag = [&](const std::string& v) {
+    for (int i = 0; i < d; ++i) out[static_cast<std::size_t>(i * d + i)] = v;
+  };
+  switch (m.kind) {
+    case K::Identity: diag("1"); break;
+    case K::MinusIdentity: diag("-1"); break;
+    case K::Zero: break;
+    case K::ScaledIdentity: diag(m.scalar); break;
+    case K::Diagonal:
+      for (int i = 0; i < d; ++i) out[static_cast<std::size_t>(i * d + i)] = m.entries[static_cast<std::size_t>(i)];
+      break;
+    case K::Explicit: out = m.entries; break;
+    case K::Random: {
+      const Matrix<double> r = build_matrix<double>(m, d);
+      for (int i = 0; i < d; ++i)
+        for (int k = 0; k < d; ++k) out[static_cast<std::size_t>(i * d + k)] = g17(r(i, k));
+      (void)field;
+      break;
+    }
+  }
+  return out;
+}
+
+const WeightSpec& constant(const WeightSpec& w, const std::string& field) {
+  if (w.kind != WeightSpec::Kind::Constant || w.values.size() != 1)
+    input_error(field, "prove needs constant weights (no layers or knots)");
+  return w;
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, const std::string& field, std::size_t size) {
+  if (!j.is_array() || j.size() != size) input_error(field, "expected an array of " + std::to_string(size) + " decimals");
+  std::vector<std::string> out;
+  for (const auto& e : j) {
+    if (e.is_string()) out.push_back(e.get<std::string>());
+    else if (e.is_number()) out.push_back(g17(e.get<double>()));
+    else input_error(field, "entries must be decimal strings or numbers");
+  }
+  return out;
+}
+
+std::vector<double> doubles(const nlohmann::json& j, const std::string& field) {
+  if (!j.is_array()) input_error(field, "expected an array");
+  std::vector<double> out;
+  for (const auto& e : j) {
+    if (e.is_string()) out.push_back(std::stod(e.get<std::string>()));
+    else if (e.is_number()) out.push_back(e.get<double>());
+    else input_error(field, "entries must be numbers");
+  }
+  return out;
+}
+
+nlohmann::json text_list(const std::vector<double>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (double x : v) a.push_back(g17(x));
+  return a;
+}
+
+}  // namespace
+
+nlohmann::json ProveInstance::to_json() const {
+  return {{"model", model}, {"n", n}, {"d", d}, {"beta", beta}, {"Q", Q}, {"K", K}, {"points", points}};
+}
+
+ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) input_error("instance", "expected an object");
+  ProveInstance in;
+  try {
+    in.model = j.at("model").get<std::string>();
+    in.n = j.at("n").get<int>();
+    in.d = j.at("d").get<int>();
+    in.beta = j.at("beta").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    input_error("instance", std::string("missing or mistyped field (") + e.what() + ")");
+  }
+  if (in.n < 1 || in.d < 1 || in.n > 4096 || in.d > 4096) input_error("instance.n, d", "out of range");
+  in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", static_cast<std::size_t>(in.d) * in.d);
+  in.K = string_list(j.value("K", nlohmann::json()), "instance.K", static_cast<std::size_t>(in.d) * in.d);
+  in.points = string_list(j.value("points", nlohmann::json()), "instance.points", static_cast<std::size_t>(in.n) * in.d);
+  return in;
+}
+
+ProveInstance prove_instance_from_config(const SimConfig& c) {
+  if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere)
+    input_error("model", std::string("prove handles sa-sphere and usa-sphere (got ") + c.model->id + ")");
+  if (c.heads.size() != 1) input_error("heads", "prove needs one head");
+  if (c.causal) input_error("causal", "prove does not handle the causal mask");
+  const HeadSpec& h = c.heads.front();
+  const auto& V = constant(h.V, "V").values.front();
+  if (V.kind != MatrixSpec::Kind::Identity)
+    input_error("V", "cone collapse ([B] Lemma 6.4) needs V = identity");
+  ProveInstance in;
+  in.model = c.model->id;
+  in.n = c.n;
+  in.d = c.d;
+  in.beta = c.beta;
+  in.Q = matrix_text(constant(h.Q, "Q").values.front(), c.d, "Q");
+  in.K = matrix_text(constant(h.K, "K").values.front(), c.d, "K");
+  if (c.init.kind == "explicit") {
+    in.points = c.init.points;
+  } else {
+    const Tokens<double> x = initial_tokens<double>(c);
+    for (int i = 0; i < c.n; ++i)
+      for (int k = 0; k < c.d; ++k) in.points.push_back(g17(x(i, k)));
+  }
+  return in;
+}
+
+nlohmann::json ProveOptions::to_json() const {
+  return {{"max_time", g17(max_time)}, {"order", order}, {"jet_order", jet_order}, {"tol", g17(tol)}, {"max_step", g17(max_step)}, {"rem_tol", g17(rem_tol)},
+          {"interval", interval}, {"digits", digits}, {"max_steps", max_steps}};
+}
+
+ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
+  ProveOptions o;
+  try {
+    o.max_time = std::stod(j.at("max_time").get<std::string>());
+    o.order = j.at("order").get<int>();
+    o.jet_order = j.at("jet_order").get<int>();
+    o.tol = std::stod(j.at("tol").get<std::string>());
+    o.max_step = std::stod(j.at("max_step").get<std::string>());
+    o.rem_tol = std::stod(j.at("rem_tol").get<std::string>());
+    o.interval = j.at("interval").get<std::string>();
+    o.digits = j.at("digits").get<int>();
+    o.max_steps = j.at("max_steps").get<long>();
+  } catch (const std::exception& e) {
+    input_error("method", std::string("missing or mistyped field (") + e.what() + ")");
+  }
+  return o;
+}
+
+static const char* kTheorem =
+    "[B] Lemma 6.4 (cone collapse): for V = I and any Q, K, if all tokens of the SA or USA sphere flow lie in "
+    "one open hemisphere at some time, they converge to a single point as t -> infinity";
+
+nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, const ProofResult& r) {
+  nlohmann::json trace = nlohmann::json::array();
+  const std::size_t stride = std::max<std::size_t>(1, r.width_trace.size() / 200);
+  for (std::size_t k = 0; k < r.width_trace.size(); ++k)
+    if (k % stride == 0 || k + 1 == r.width_trace.size())
+      trace.push_back({{"t", r.width_trace[k].first}, {"max_width", r.width_trace[k].second}});
+  nlohmann::json c = {
+      {"kind", "attnflow-proof-certificate"},
+      {"statement", r.proved ? "single cluster via cone collapse: the solution from this start enters an open "
+                               "hemisphere at time T, hence all tokens converge to one point"
+                             : "not proved"},
+      {"outcome", r.outcome},
+      {"theorem", kTheorem},
+      {"instance", in.to_json()},
+      {"start", {{"definition", "x_i(0) = p_i / |p_i| with p_i = instance.points"},
+                 {"in_open_hemisphere", r.start_in_hemisphere},
+                 {"hemisphere_test", "exact LP certificate on the start rounded to double"},
+                 {"hemisphere_test_certified", r.start_hemisphere_certified}}},
+      {"method", o.to_json()},
+      {"method_description",
+       "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by first-order Picard "
+       "with two Taylor refinements, Lagrange remainder, mean-value form with Jacobian jets of order jet_order and "
+       "a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, exp by MPFR)"},
+      {"attnflow_version", kVersion},
+      {"git", kGitCommit},
+      {"steps", r.proved ? r.steps_to_T : r.steps},
+      {"step_sizes", text_list(r.step_sizes)},
+      {"width_trace", trace},
+      {"seconds", r.seconds}};
+  if (r.proved) {
+    c["T"] = g17(r.T);
+    c["predicate"] = {{"kind", "open hemisphere"},
+                      {"statement", "<w, x_i(T)> >= margin > 0 for every token i and every point of the enclosure"},
+                      {"w", text_list(r.w)},
+                      {"margin", g17(r.margin)}};
+    c["enclosure_at_T"] = {{"t", g17(r.at_T.t)}, {"lo", text_list(r.at_T.lo)}, {"hi", text_list(r.at_T.hi)},
+                           {"max_width", g17(r.at_T.max_width())}};
+  } else {
+    c["reason"] = r.reason;
+    c["t_reached"] = g17(r.t_reached);
+  }
+  if (o.report_until > 0 && !r.last.lo.empty())
+    c["enclosure_at_end"] = {{"t", g17(r.last.t)}, {"max_width", g17(r.last.max_width())}};
+  return c;
+}
+
+std::string proof_latex(const ProveInstance& in, const ProveOptions& o, const ProofResult& r) {
+  std::ostringstream s;
+  const std::string model = in.model == "sa-sphere" ? "SA" : "USA";
+  s << "% Generated by attnflow prove " << latex_escape(kVersion) << " (" << latex_escape(kGitCommit) << ")\n";
+  s << "\\subsection*{Computer-assisted proof: cone collapse for a " << in.n << "-token start ("
+    << latex_escape(in.model) << ")}\n";
+  if (!r.proved) {
+    s << "\\paragraph{Not proved.} " << latex_escape(r.reason) << ".\n";
+    return s.str();
+  }
+  s << "\\paragraph{Statement.} Consider the " << model << " flow on $S^{" << in.d - 1 << "}$ with $n = " << in.n
+    << "$, $d = " << in.d << "$, $\\beta = " << latex_escape(in.beta)
+    << "$, $V = I$ and the $Q$, $K$ of the certificate, started at $x_i(0) = p_i/\\lVert p_i\\rVert$ with the points "
+       "$p_i$ listed in the certificate. Then all tokens converge to a single point as $t\\to\\infty$.\n\n";
+  s << "\\paragraph{Proof.} A rigorous enclosure of the solution was computed in interval arithmetic with outward "
+       "rounding ("
+    << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals")
+    << "): an interval Taylor method of order " << o.order << " with an a-priori enclosure by Picard iteration, the "
+       "Lagrange remainder and Lohner's QR wrapping control ("
+    << r.steps_to_T << " steps). At $T = " << g17(r.T) << "$ every token lies, for every point of the enclosure "
+    << "(largest width " << g3(r.at_T.max_width()) << "), in the open hemisphere $\\{x : \\langle w, x\\rangle > 0\\}$ "
+    << "with $w = (";
+  for (std::size_t c = 0; c < r.w.size(); ++c) s << (c ? ", " : "") << g3(r.w[c]);
+  s << ")$ (exact values in the certificate), with margin $\\min_i \\langle w, x_i(T)\\rangle \\ge " << g3(r.margin)
+    << " > 0$. ";
+  if (r.start_hemisphere_certified && !r.start_in_hemisphere)
+    s << "The start itself lies in no open hemisphere (exact LP certificate on the double-rounded start), so the "
+         "hypothesis of the lemma is reached by the flow, not assumed. ";
+  s << "By [B] Lemma 6.4 (cone collapse: $V = I$, any $Q$, $K$, SA or USA; tokens in one open hemisphere at some "
+       "time converge to a single point), the tokens converge to one point. \\hfill$\\square$\n\n";
+  s << "\\paragraph{Re-verification.} \\texttt{attnflow prove --check certificate.json} recomputes the enclosure "
+       "with the certificate's instance, method and step sizes and compares every claim.\n";
+  return s.str();
+}
+
+CheckResult check_certificate(const nlohmann::json& cert) {
+  if (!cert.is_object() || cert.value("kind", "") != "attnflow-proof-certificate")
+    input_error("certificate", "not an attnflow proof certificate");
+  if (!cert.contains("instance") || !cert.contains("method")) input_error("certificate", "missing instance or method");
+  const ProveInstance in = ProveInstance::from_json(cert.at("instance"));
+  ProveOptions o = ProveOptions::from_json(cert.at("method"));
+  o.steps = doubles(cert.value("step_sizes", nlohmann::json::array()), "step_sizes");
+  o.report_until = 0;
+  CheckResult res;
+  if (cert.value("outcome", "") != "proved") {
+    res.message = "certificate rejected: it does not claim a proof (outcome " + cert.value("outcome", "?") + ")";
+    return res;
+  }
+  if (o.steps.empty()) {
+    res.message = "certificate rejected: no step sizes";
+    return res;
+  }
+  const ProofResult r = prove_cone_collapse(in, o);
+  auto reject = [&](const std::string& what, const std::string& stored, const std::string& recomputed) {
+    res.message = "certificate rejected: " + what + " differs from the recomputation (stored " + stored +
+                  ", recomputed " + recomputed + ")";
+    return res;
+  };
+  if (!r.proved) {
+    res.message = "certificate rejected: the recomputation does not prove the claim (" + r.reason + ")";
+    return res;
+  }
+  const std::string T = cert.value("T", "");
+  if (T != g17(r.T)) return reject("T", T, g17(r.T));
+  if (cert.value("steps", -1L) != r.steps_to_T) return reject("steps", std::to_string(cert.value("steps", -1L)), std::to_string(r.steps_to_T));
+  const auto& pred = cert.value("predicate", nlohmann::json::object());
+  if (pred.value("margin", "") != g17(r.margin)) return reject("margin", pred.value("margin", ""), g17(r.margin));
+  if (pred.value("w", nlohmann::json()) != text_list(r.w)) return reject("w", pred.value("w", nlohmann::json()).dump(), text_list(r.w).dump());
+  const auto& enc = cert.value("enclosure_at_T", nlohmann::json::object());
+  if (enc.value("lo", nlohmann::json()) != text_list(r.at_T.lo) || enc.value("hi", nlohmann::json()) != text_list(r.at_T.hi))
+    return reject("enclosure_at_T", "(" + std::to_string(enc.value("lo", nlohmann::json::array()).size()) + " bounds)",
+                  "(other bounds)");
+  res.accepted = true;
+  res.message = fmt::format("certificate verified: {} tokens, d = {}, hemisphere certified at T = {} after {} steps, "
+                            "margin {}, widths {} (recomputed in {:.2f} s)",
+                            in.n, in.d, g17(r.T), r.steps_to_T, g3(r.margin), g3(r.at_T.max_width()), r.seconds);
+  return res;
+}
+
+double prove_benchmark_seconds(const std::string& instance_path) {
+  const SimConfig c = load_sim_config(instance_path);
+  const ProveInstance in = prove_instance_from_config(c);
+  ProveOptions o;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProofResult r = prove_cone_collapse(in, o);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.proved) throw std::runtime_error("prove benchmark: " + instance_path + " not proved: " + r.reason);
+  return s;
+}
+
+}  // namespace attnflow::verify

@@ -1,0 +1,244 @@
+#pragma once
+// The two interval kinds of the verified layer behind one set of free functions, so the
+// rigorous code is written once as a template on the interval type I:
+//   DInterval — double intervals with directed rounding (Boost.Interval, "opposite" trick: the
+//               FPU stays in upward rounding and a lower bound is computed as −((−a) − b));
+//   MInterval — Boost.Multiprecision mpfi_float (MPFI), for enclosures narrower than double.
+//
+// Include this header ONLY from lib/attnflow/verify/*.cpp. Those files alone are compiled with
+// -frounding-math; elsewhere GCC may fold −((−a) − b) into a + b (exact in round-to-nearest) and
+// the lower bounds would silently round the wrong way. Because inline template code from two
+// translation units is merged by the linker, one ordinary TU instantiating DInterval arithmetic
+// could replace the rigorous copy; the guard below makes that a compile error.
+#ifndef ATTNFLOW_ROUNDING_TU
+#error "attnflow/verify/interval.hpp: include only from lib/attnflow/verify/*.cpp (define ATTNFLOW_ROUNDING_TU first)"
+#endif
+
+#include "attnflow/scalar.hpp"
+
+#include <boost/multiprecision/mpfi.hpp>
+#include <boost/numeric/interval.hpp>
+#include <mpfr.h>
+
+#include <cfenv>
+#include <string>
+#include <type_traits>
+
+namespace attnflow::verify {
+
+namespace bi = boost::numeric::interval_lib;
+
+// save_state_nothing: an operation does not touch the rounding mode; RoundUpward (below) sets
+// it once for the whole rigorous computation, which is what makes double intervals fast.
+using DInterval =
+    boost::numeric::interval<double, bi::policies<bi::save_state_nothing<bi::rounded_arith_opp<double>>,
+                                                  bi::checking_base<double>>>;
+using MInterval = mp::number<mp::mpfi_float_backend<0>, mp::et_off>;
+
+/// Sets the FPU to round upward for a scope (required by DInterval arithmetic) and restores the
+/// previous mode afterwards. Harmless for MInterval (MPFI rounds inside MPFR).
+class RoundUpward {
+ public:
+  RoundUpward() : saved_(std::fegetround()) { std::fesetround(FE_UPWARD); }
+  ~RoundUpward() { std::fesetround(saved_); }
+  RoundUpward(const RoundUpward&) = delete;
+  RoundUpward& operator=(const RoundUpward&) = delete;
+
+ private:
+  int saved_;
+};
+
+template <class I> struct interval_traits;
+template <> struct interval_traits<DInterval> {
+  using point = double;
+  static constexpr const char* name = "double (Boost.Interval, directed rounding)";
+};
+template <> struct interval_traits<MInterval> {
+  using point = mpfr;
+  static constexpr const char* name = "mpfi";
+};
+template <class I> using point_t = typename interval_traits<I>::point;
+
+namespace iv {
+
+// ---- DInterval --------------------------------------------------------------------------
+
+inline double lower(const DInterval& x) { return x.lower(); }
+inline double upper(const DInterval& x) { return x.upper(); }
+/// A point inside x (not necessarily the exact midpoint: any point serves as a centre).
+inline double mid(const DInterval& x) {
+  const double m = 0.5 * x.lower() + 0.5 * x.upper();  // no overflow; within [lo, hi] in any mode
+  return m < x.lower() ? x.lower() : m > x.upper() ? x.upper() : m;
+}
+/// Upper bound of the width hi − lo (rounded up: the mode is upward).
+inline double width(const DInterval& x) { return x.upper() - x.lower(); }
+/// Upper bound of max |x|.
+inline double mag(const DInterval& x) { return std::max(-x.lower(), x.upper()); }
+inline DInterval hull(const DInterval& a, const DInterval& b) { return boost::numeric::hull(a, b); }
+/// a ⊆ b. Written out because Boost calls an interval with a NaN end "empty", hence a subset of
+/// everything; here any NaN makes the answer false.
+inline bool subset(const DInterval& a, const DInterval& b) { return b.lower() <= a.lower() && a.upper() <= b.upper(); }
+/// a lies in the interior of b.
+inline bool interior(const DInterval& a, const DInterval& b) { return b.lower() < a.lower() && a.upper() < b.upper(); }
+inline bool contains(const DInterval& a, double p) { return a.lower() <= p && p <= a.upper(); }
+/// a ∩ b; false (and a untouched) when they are disjoint.
+inline bool intersect_into(DInterval& a, const DInterval& b) {
+  if (!(b.lower() <= b.upper())) return false;  // NaN
+  const double lo = std::max(a.lower(), b.lower()), hi = std::min(a.upper(), b.upper());
+  if (!(lo <= hi)) return false;
+  a = DInterval(lo, hi);
+  return true;
+}
+inline DInterval sqrt(const DInterval& x) { return boost::numeric::sqrt(x); }
+
+namespace detail {
+// exp of one double rounded in a chosen direction, by MPFR at 53 bits. The double is converted
+// exactly; mpfr_exp returns the correctly rounded value in the requested direction; at 53 bits the
+// conversion back to double is exact (the result is a double, or ±inf / 0 on over/underflow,
+// which are themselves valid bounds in the direction asked for). MPFR does not depend on the FPU
+// rounding mode. Hence: exp_rounded(x, MPFR_RNDD) ≤ e^x ≤ exp_rounded(x, MPFR_RNDU).
+inline double exp_rounded(double x, mpfr_rnd_t rnd) {
+  thread_local struct Buf {
+    mpfr_t v;
+    Buf() { mpfr_init2(v, 53); }
+    ~Buf() { mpfr_clear(v); }
+  } buf;
+  mpfr_set_d(buf.v, x, MPFR_RNDN);  // exact: 53 bits hold any double
+  mpfr_exp(buf.v, buf.v, rnd);
+  return mpfr_get_d(buf.v, rnd);
+}
+}  // namespace detail
+
+/// e^x for every x in the interval (exp is increasing, so the end points suffice).
+inline DInterval exp(const DInterval& x) {
+  return DInterval(detail::exp_rounded(x.lower(), MPFR_RNDD), detail::exp_rounded(x.upper(), MPFR_RNDU));
+}
+
+/// The decimal string s enclosed (MPFR reads it with directed rounding at 53 bits).
+inline DInterval from_decimal_enclosure(DInterval*, const std::string& s) {
+  mpfr_t v;
+  mpfr_init2(v, 53);
+  double lo = 0, hi = 0;
+  if (mpfr_set_str(v, s.c_str(), 10, MPFR_RNDD) != 0 && !mpfr_number_p(v)) {
+    mpfr_clear(v);
+    throw std::invalid_argument("not a decimal number: " + s);
+  }
+  lo = mpfr_get_d(v, MPFR_RNDD);
+  mpfr_set_str(v, s.c_str(), 10, MPFR_RNDU);
+  hi = mpfr_get_d(v, MPFR_RNDU);
+  mpfr_clear(v);
+  return DInterval(lo, hi);
+}
+inline DInterval thin(DInterval*, double p) { return DInterval(p); }
+inline DInterval make(DInterval*, double lo, double hi) { return DInterval(lo, hi); }
+
+// ---- MInterval (precision: mpfi_float's default precision at construction) -------------
+
+inline mpfr lower(const MInterval& x) {
+  mpfr r;
+  mpfi_get_left(r.backend().data(), x.backend().data());
+  return r;
+}
+inline mpfr upper(const MInterval& x) {
+  mpfr r;
+  mpfi_get_right(r.backend().data(), x.backend().data());
+  return r;
+}
+inline mpfr mid(const MInterval& x) {
+  mpfr r;
+  mpfi_mid(r.backend().data(), x.backend().data());
+  // mpfi_mid rounds to nearest; clamp into the interval so the centre is inside.
+  const mpfr lo = lower(x), hi = upper(x);
+  return r < lo ? lo : r > hi ? hi : r;
+}
+inline mpfr width(const MInterval& x) {
+  mpfr r;
+  mpfi_diam_abs(r.backend().data(), x.backend().data());  // rounded up
+  return r;
+}
+inline mpfr mag(const MInterval& x) {
+  mpfr r;
+  mpfi_mag(r.backend().data(), x.backend().data());  // rounded up
+  return r;
+}
+inline MInterval hull(const MInterval& a, const MInterval& b) {
+  MInterval r;
+  mpfi_union(r.backend().data(), a.backend().data(), b.backend().data());
+  return r;
+}
+inline bool subset(const MInterval& a, const MInterval& b) {
+  return mpfi_is_inside(a.backend().data(), b.backend().data()) > 0;
+}
+inline bool interior(const MInterval& a, const MInterval& b) {
+  return mpfi_is_strictly_inside(a.backend().data(), b.backend().data()) > 0;
+}
+/// Both ends finite (no overflow, no NaN).
+inline bool finite(const DInterval& x) { return std::isfinite(x.lower()) && std::isfinite(x.upper()); }
+inline bool finite(const MInterval& x) { return mpfi_bounded_p(x.backend().data()) > 0; }
+inline bool contains(const MInterval& a, const mpfr& p) {
+  return mpfi_is_inside_fr(p.backend().data(), a.backend().data()) > 0;
+}
+inline bool intersect_into(MInterval& a, const MInterval& b) {
+  MInterval r;
+  mpfi_intersect(r.backend().data(), a.backend().data(), b.backend().data());
+  if (mpfi_is_empty(r.backend().data())) return false;
+  a = r;
+  return true;
+}
+inline MInterval sqrt(const MInterval& x) { return boost::multiprecision::sqrt(x); }
+inline MInterval exp(const MInterval& x) { return boost::multiprecision::exp(x); }
+inline MInterval from_decimal_enclosure(MInterval*, const std::string& s) {
+  MInterval r;
+  if (mpfi_set_str(r.backend().data(), s.c_str(), 10) != 0) throw std::invalid_argument("not a decimal number: " + s);
+  return r;
+}
+inline MInterval thin(MInterval*, const mpfr& p) {
+  MInterval r;
+  mpfi_set_fr(r.backend().data(), p.backend().data());
+  return r;
+}
+inline MInterval make(MInterval*, const mpfr& lo, const mpfr& hi) {
+  MInterval r;
+  mpfi_interv_fr(r.backend().data(), lo.backend().data(), hi.backend().data());
+  return r;
+}
+
+// ---- points (non-rigorous: only for choosing step sizes) ---------------------------------
+inline double exp(double x) { return std::exp(x); }
+inline mpfr exp(const mpfr& x) { return boost::multiprecision::exp(x); }
+
+// ---- generic -----------------------------------------------------------------------------
+
+/// Typed constructors: iv::point<I>(p), iv::interval<I>(lo, hi), iv::decimal<I>("0.1").
+template <class I> I point(const point_t<I>& p) { return thin(static_cast<I*>(nullptr), p); }
+template <class I> I interval(const point_t<I>& lo, const point_t<I>& hi) {
+  return make(static_cast<I*>(nullptr), lo, hi);
+}
+template <class I> I decimal(const std::string& s) { return from_decimal_enclosure(static_cast<I*>(nullptr), s); }
+/// Upper bound of the radius, as a double rounded up.
+template <class I> double rad_upper_double(const I& x);
+/// Outward-rounded double end points.
+template <class I> double lower_double(const I& x);
+template <class I> double upper_double(const I& x);
+
+template <> inline double lower_double<DInterval>(const DInterval& x) { return x.lower(); }
+template <> inline double upper_double<DInterval>(const DInterval& x) { return x.upper(); }
+template <> inline double rad_upper_double<DInterval>(const DInterval& x) { return width(x) * 0.5; }
+template <> inline double lower_double<MInterval>(const MInterval& x) {
+  return mpfr_get_d(lower(x).backend().data(), MPFR_RNDD);
+}
+template <> inline double upper_double<MInterval>(const MInterval& x) {
+  return mpfr_get_d(upper(x).backend().data(), MPFR_RNDU);
+}
+template <> inline double rad_upper_double<MInterval>(const MInterval& x) {
+  return mpfr_get_d(width(x).backend().data(), MPFR_RNDU) * 0.5;  // ·0.5 is exact
+}
+
+/// [0, h] (or [h, 0] for h < 0): the time range of a step.
+template <class I> I time_range(const point_t<I>& h) {
+  const point_t<I> z(0);
+  return h < z ? interval<I>(h, z) : interval<I>(z, h);
+}
+
+}  // namespace iv
+}  // namespace attnflow::verify

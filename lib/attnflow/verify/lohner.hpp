@@ -1,0 +1,403 @@
+#pragma once
+// One rigorous step of an interval Taylor method with Lohner's QR wrapping control, for the
+// sphere flows of sphere_series.hpp. The set is x ∈ c + B r (c a point, B a point matrix, r an
+// interval vector). For a step of length h (either sign):
+//  1. a-priori box Y ⊇ {x(s; x0) : s ∈ [0,h], x0 ∈ X̂} by first-order Picard: X̂ + [0,h] f(Y) ⊆ Y
+//     proves that every solution from X̂ exists on [0,h] and stays in Y; then refined twice as
+//     Y ← (Σ_{k<p} [0,h]^k a_k(X̂) + [0,h]^p a_p(Y)) ∩ Y (Taylor with Lagrange remainder);
+//  2. the flow at one point: x(h; c) ∈ Σ_{k<p} h^k a_k(c) + h^p a_p(Y)   (Y ∋ x(ξ; c));
+//  3. its Jacobian over the set, by the mean-value form x(h; x0) ∈ x(h; c) + J (x0 − c):
+//     J ⊇ DΦ_h(X̂) ⊆ Σ_{k<q} h^k Da_k(X̂) + h^q Da_q(Y)·W, where (1/k!)∂_t^k DΦ_t = Da_k(Φ_t)·DΦ_t
+//     and W ⊇ DΦ_s for s ∈ [0,h]: ‖DΦ_s − I‖_∞ ≤ e^{‖Df(Y)‖_∞ |h|} − 1 (Gronwall). The jet
+//     order q can be lower than p: J multiplies r, which is already tiny;
+//  4. Lohner: c' = mid(v), B' = Q of a (column-pivoted) QR of mid(J B), r' = (B'^{-1} J B) r +
+//     B'^{-1}(v − c'), with B'^{-1} enclosed rigorously from B'^T (B' is orthogonal up to
+//     round-off: B'^{-1} = (I − E)^{-1} B'^T, E = I − B'^T B').
+// Internal to lib/attnflow/verify/*.cpp.
+#include "attnflow/tokens.hpp"
+#include "attnflow/verify/sphere_series.hpp"
+
+#include <Eigen/QR>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace attnflow::verify {
+
+template <class I> I mulp(const I& x, const point_t<I>& p) {
+  if constexpr (std::is_same_v<I, DInterval>) return x * p;
+  else return x * iv::point<I>(p);
+}
+
+template <class I> struct LohnerSet {
+  std::vector<point_t<I>> c;
+  Matrix<point_t<I>> B;
+  std::vector<I> r;
+
+  /// The interval hull c + B r.
+  std::vector<I> hull() const {
+    const std::size_t N = c.size();
+    std::vector<I> out(N);
+    for (std::size_t q = 0; q < N; ++q) {
+      I s = iv::point<I>(c[q]);
+      for (std::size_t l = 0; l < N; ++l) s += mulp(r[l], B(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(l)));
+      out[q] = s;
+    }
+    return out;
+  }
+
+  /// The set that is exactly the box X (centre, identity, radius).
+  static LohnerSet from_box(const std::vector<I>& X) {
+    LohnerSet s;
+    const std::size_t N = X.size();
+    s.c.resize(N);
+    s.r.resize(N);
+    s.B = Matrix<point_t<I>>::Identity(static_cast<Eigen::Index>(N), static_cast<Eigen::Index>(N));
+    for (std::size_t q = 0; q < N; ++q) {
+      s.c[q] = iv::mid(X[q]);
+      s.r[q] = X[q] - iv::point<I>(s.c[q]);
+    }
+    return s;
+  }
+};
+
+struct StepSettings {
+  int order = 20;      // p: Taylor order of the point part (remainder h^p a_p(Y))
+  int jet_order = 10;  // q: Taylor order of the Jacobian
+  double tol = 1e-20;  // target size of the remainder per step (chooses h)
+  double h_min = 0x1.0p-24;  // also the time quantum: step sizes are multiples of it
+  double h_max = 0.25;       // longest step (the a-priori box and the jets need moderate steps)
+  double rem_tol = 1e-17;    // largest remainder |h^p a_p(Y)| accepted in a step
+};
+
+struct StepInfo {
+  double h = 0;              // the step taken (signed)
+  double remainder = 0;      // max |h^p a_p(Y)|
+  int picard_tries = 0;
+};
+
+template <class I> class SphereIntegrator {
+ public:
+  using P = point_t<I>;
+  SphereIntegrator(const SphereField<I>& f, const StepSettings& s)
+      : f_(f), pf_(point_field(f)), s_(s), N_(f.n * f.d), val_(f, 0), jet_(f, f.n * f.d), pval_(pf_, 0) {}
+
+  /// Advances X by at most |h_max| in the direction of h_max's sign. Returns false (X untouched)
+  /// with a reason when no step could be validated.
+  /// With `exact`, the step is h_max or nothing (replaying a certificate).
+  bool step(LohnerSet<I>& X, double h_max, StepInfo& info, std::string& why, bool exact = false) {
+    const int p = s_.order;
+    // Point series at the centre: gives the step size (non-rigorous choice) and T_p(c).
+    std::vector<I> cI(static_cast<std::size_t>(N_));
+    for (int k = 0; k < N_; ++k) cI[static_cast<std::size_t>(k)] = iv::point<I>(X.c[static_cast<std::size_t>(k)]);
+    SphereSeries<I, I> centre(f_, 0);
+    centre.compute(cI, p);
+    double h = h_max;
+    if (!exact) {
+      // The step size comes from the point series: the interval coefficients of high order are
+      // dominated by the growth of round-off widths, not by the solution (seen: at order 20 the
+      // width is 2000× the true coefficient), and would force needlessly small steps.
+      std::vector<P> cp(X.c.begin(), X.c.end());
+      pval_.compute(cp, p);
+      h = std::min(std::abs(h_max), s_.h_max);
+      for (int k : {p - 1, p}) {
+        double m = 0;
+        for (int l = 0; l < N_; ++l) {
+          using std::abs;
+          m = std::max(m, static_cast<double>(abs(pval_.coeff(k, l))));
+        }
+        if (m > 0) h = std::min(h, 0.9 * std::pow(s_.tol / m, 1.0 / k));
+      }
+      if (last_h_ > 0) h = std::min(h, 2 * last_h_);  // avoid re-failing at the longest step
+      h = quantize(h);
+      if (h_max < 0) h = -h;
+    }
+    const std::vector<I> Xh = X.hull();
+    for (;;) {
+      if (std::abs(h) < s_.h_min) {
+        why = "step size fell below " + std::to_string(s_.h_min) + " (the a-priori enclosure could not be validated)";
+        return false;
+      }
+      double shrink = 0.5;
+      if (attempt(X, Xh, centre, h, info, exact, shrink)) {
+        last_h_ = std::abs(h);
+        return true;
+      }
+      if (exact) {
+        why = "the given step could not be validated";
+        return false;
+      }
+      h = quantize(h * shrink);
+    }
+  }
+
+ private:
+  static bool debug_fail(const char* what, double h) {
+    static const bool on = std::getenv("ATTNFLOW_VERIFY_DEBUG") != nullptr;
+    if (on) std::fprintf(stderr, "verify: step h = %g failed: %s\n", h, what);
+    return false;
+  }
+  template <class V> static bool all_finite(const V& v) {
+    for (const auto& x : v)
+      if (!iv::finite(x)) return false;
+    return true;
+  }
+
+  /// One validated step of length h; false (X untouched) when the a-priori enclosure cannot be
+  /// validated or the result is not finite.
+  /// Also rejects a step whose remainder h^p a_p(Y) exceeds rem_tol (unless `exact`), with the
+  /// factor to shrink h by.
+  bool attempt(LohnerSet<I>& X, const std::vector<I>& Xh, const SphereSeries<I, I>& centre, double h, StepInfo& info,
+               bool exact, double& shrink) {
+    const int p = s_.order, q = s_.jet_order;
+    std::vector<I> Y;
+    if (!apriori(Xh, P(h), Y, info)) return debug_fail("picard", h);
+    const P hp(h);
+    // Remainder and the point part.
+    val_.compute(Y, p);
+    const I hpow = pow_thin(hp, p);
+    std::vector<I> v(static_cast<std::size_t>(N_));
+    double rem = 0;
+    for (int l = 0; l < N_; ++l) {
+      const I R = hpow * val_.coeff(p, l);
+      rem = std::max(rem, iv::upper_double(I(iv::mag(R))));
+      I acc = centre.coeff(p - 1, l);
+      for (int k = p - 2; k >= 0; --k) acc = mulp(acc, hp) + centre.coeff(k, l);
+      v[static_cast<std::size_t>(l)] = acc + R;
+    }
+    if (!all_finite(v)) return debug_fail("v", h);
+    if (!exact && rem > s_.rem_tol) {
+      // The remainder on the a-priori box (its interval overestimate grows fast with the box):
+      // rem ~ h^{p+1}, as the box shrinks with h too.
+      shrink = std::min(0.9, std::max(0.1, 0.9 * std::pow(s_.rem_tol / rem, 1.0 / (p + 1))));
+      return debug_fail("remainder", h);
+    }
+    // Jacobian enclosure J (N×N, row-major).
+    std::vector<I> J = jacobian(Xh, Y, hp, q);
+    if (!all_finite(J)) return debug_fail("J", h);
+    // Lohner's QR step.
+    const Eigen::Index n = N_;
+    std::vector<I> M(static_cast<std::size_t>(N_ * N_));  // J B
+    Matrix<P> Mmid(n, n);
+    for (int a = 0; a < N_; ++a)
+      for (int b = 0; b < N_; ++b) {
+        I s(0);
+        for (int l = 0; l < N_; ++l) s += mulp(J[static_cast<std::size_t>(a * N_ + l)], X.B(l, b));
+        M[static_cast<std::size_t>(a * N_ + b)] = s;
+        Mmid(a, b) = iv::mid(s);
+      }
+    Matrix<P> scaled = Mmid;
+    for (int b = 0; b < N_; ++b) {
+      const double rb = iv::rad_upper_double(X.r[static_cast<std::size_t>(b)]);
+      scaled.col(b) *= P(rb > 0 ? rb : 1e-300);
+    }
+    Eigen::ColPivHouseholderQR<Matrix<P>> qr(scaled);
+    Matrix<P> Q = qr.householderQ();
+    std::vector<I> Qinv;
+    if (!inverse_enclosure(Q, Qinv)) return debug_fail("Qinv", h);
+    std::vector<P> cn(static_cast<std::size_t>(N_));
+    std::vector<I> z(static_cast<std::size_t>(N_));
+    for (int l = 0; l < N_; ++l) {
+      cn[static_cast<std::size_t>(l)] = iv::mid(v[static_cast<std::size_t>(l)]);
+      z[static_cast<std::size_t>(l)] = v[static_cast<std::size_t>(l)] - iv::point<I>(cn[static_cast<std::size_t>(l)]);
+    }
+    std::vector<I> rn(static_cast<std::size_t>(N_));
+    for (int a = 0; a < N_; ++a) {
+      I s(0);
+      for (int b = 0; b < N_; ++b) {
+        I cab(0);
+        for (int l = 0; l < N_; ++l) cab += Qinv[static_cast<std::size_t>(a * N_ + l)] * M[static_cast<std::size_t>(l * N_ + b)];
+        s += cab * X.r[static_cast<std::size_t>(b)];
+        s += Qinv[static_cast<std::size_t>(a * N_ + b)] * z[static_cast<std::size_t>(b)];
+      }
+      rn[static_cast<std::size_t>(a)] = s;
+    }
+    if (!all_finite(rn)) return debug_fail("r", h);
+    X.c = std::move(cn);
+    X.B = std::move(Q);
+    X.r = std::move(rn);
+    info.h = h;
+    info.remainder = rem;
+    return true;
+  }
+
+  static SphereField<P> point_field(const SphereField<I>& f) {
+    SphereField<P> pf;
+    pf.n = f.n;
+    pf.d = f.d;
+    pf.softmax = f.softmax;
+    pf.A_scalar = f.A_scalar;
+    pf.A_symmetric = f.A_symmetric;
+    pf.a = iv::mid(f.a);
+    for (const I& x : f.A) pf.A.push_back(iv::mid(x));
+    return pf;
+  }
+
+  double quantize(double h) const {
+    // The step is never longer than asked: truncation towards zero.
+    return std::trunc(h / s_.h_min) * s_.h_min;
+  }
+
+  static I pow_thin(const P& h, int k) {
+    I r(1);
+    const I hI = iv::point<I>(h);
+    for (int i = 0; i < k; ++i) r *= hI;
+    return r;
+  }
+
+  /// f over the box Y, as the intersection of the natural interval extension and the centred
+  /// (mean-value) form f(m) + Df(Y)(Y − m). The centred form matters: in f = y − ⟨x, y⟩x the
+  /// terms nearly cancel, and the natural extension overestimates the width many times over,
+  /// which made first-order Picard fail for every useful step.
+  std::vector<I> field_on(const std::vector<I>& Y) {
+    std::vector<I> out(static_cast<std::size_t>(N_)), m(static_cast<std::size_t>(N_));
+    val_.compute(Y, 1);
+    for (int l = 0; l < N_; ++l) {
+      out[static_cast<std::size_t>(l)] = val_.coeff(1, l);
+      m[static_cast<std::size_t>(l)] = iv::point<I>(iv::mid(Y[static_cast<std::size_t>(l)]));
+    }
+    val_.compute(m, 1);
+    std::vector<I> fm(static_cast<std::size_t>(N_));
+    for (int l = 0; l < N_; ++l) fm[static_cast<std::size_t>(l)] = val_.coeff(1, l);
+    jet_.compute(seed(Y), 1);
+    for (int a = 0; a < N_; ++a) {
+      I s = fm[static_cast<std::size_t>(a)];
+      const auto& g = jet_.coeff(1, a).g;
+      for (int b = 0; b < N_; ++b) s += g[static_cast<std::size_t>(b)] * (Y[static_cast<std::size_t>(b)] - m[static_cast<std::size_t>(b)]);
+      if (!iv::intersect_into(out[static_cast<std::size_t>(a)], s)) out[static_cast<std::size_t>(a)] = s;
+    }
+    return out;
+  }
+
+  std::vector<Jet<I>> seed(const std::vector<I>& box) const {
+    std::vector<Jet<I>> x0(static_cast<std::size_t>(N_));
+    for (int l = 0; l < N_; ++l) {
+      set_zero(x0[static_cast<std::size_t>(l)], N_);
+      x0[static_cast<std::size_t>(l)].v = box[static_cast<std::size_t>(l)];
+      x0[static_cast<std::size_t>(l)].g[static_cast<std::size_t>(l)] = I(1);
+    }
+    return x0;
+  }
+
+  /// Y ⊇ all solutions from Xh over [0,h]; false if the Picard test fails.
+  bool apriori(const std::vector<I>& Xh, const P& h, std::vector<I>& Y, StepInfo& info) {
+    const I T = iv::time_range<I>(h);
+    const int p = s_.order;
+    std::vector<I> Yc(static_cast<std::size_t>(N_));
+    {
+      const std::vector<I> f0 = field_on(Xh);
+      for (int l = 0; l < N_; ++l) Yc[static_cast<std::size_t>(l)] = Xh[static_cast<std::size_t>(l)] + T * f0[static_cast<std::size_t>(l)];
+    }
+    bool ok = false;
+    for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
+      ++info.picard_tries;
+      for (auto& y : Yc) {
+        const double w = iv::upper_double(I(iv::width(y)));
+        const double e = 0.1 * w + 1e-14 * (1 + iv::upper_double(I(iv::mag(y))));
+        y += iv::interval<I>(P(-e), P(e));
+      }
+      const std::vector<I> fY = field_on(Yc);
+      ok = true;
+      std::vector<I> next(static_cast<std::size_t>(N_));
+      for (int l = 0; l < N_; ++l) {
+        next[static_cast<std::size_t>(l)] = Xh[static_cast<std::size_t>(l)] + T * fY[static_cast<std::size_t>(l)];
+        if (!iv::subset(next[static_cast<std::size_t>(l)], Yc[static_cast<std::size_t>(l)])) ok = false;
+      }
+      if (ok) Yc = std::move(next);  // P(Y) ⊆ Y, and the solutions lie in P(Y) too
+      else
+        for (int l = 0; l < N_; ++l) Yc[static_cast<std::size_t>(l)] = iv::hull(Yc[static_cast<std::size_t>(l)], next[static_cast<std::size_t>(l)]);
+    }
+    if (!ok) return false;
+    // Refine with the Taylor polynomial over [0,h] and the Lagrange remainder on Y.
+    SphereSeries<I, I> atX(f_, 0);
+    atX.compute(Xh, p);
+    for (int round = 0; round < 2; ++round) {
+      val_.compute(Yc, p);
+      for (int l = 0; l < N_; ++l) {
+        I acc = val_.coeff(p, l);
+        for (int k = p - 1; k >= 0; --k) acc = acc * T + atX.coeff(k, l);
+        iv::intersect_into(Yc[static_cast<std::size_t>(l)], acc);
+      }
+    }
+    Y = std::move(Yc);
+    return true;
+  }
+
+  /// Enclosure of DΦ_h over the box Xh (row-major N×N).
+  std::vector<I> jacobian(const std::vector<I>& Xh, const std::vector<I>& Y, const P& h, int q) {
+    const std::size_t NN = static_cast<std::size_t>(N_) * N_;
+    std::vector<I> J(NN);
+    jet_.compute(seed(Xh), q - 1);
+    for (int a = 0; a < N_; ++a)
+      for (int b = 0; b < N_; ++b) {
+        I acc = jet_.coeff(q - 1, a).g[static_cast<std::size_t>(b)];
+        for (int k = q - 2; k >= 0; --k) acc = mulp(acc, h) + jet_.coeff(k, a).g[static_cast<std::size_t>(b)];
+        J[static_cast<std::size_t>(a * N_ + b)] = acc;
+      }
+    jet_.compute(seed(Y), q);
+    // L ≥ ‖Df(Y)‖_∞, δ ≥ e^{L|h|} − 1.
+    I L(0);
+    for (int a = 0; a < N_; ++a) {
+      I row(0);
+      for (int b = 0; b < N_; ++b) row += I(iv::mag(jet_.coeff(1, a).g[static_cast<std::size_t>(b)]));
+      L = I(iv::upper(iv::hull(L, row)));
+    }
+    using std::abs;
+    const I delta = iv::exp(L * iv::point<I>(abs(h))) - I(1);
+    const P dmax = iv::upper(delta);
+    const I hq = pow_thin(h, q);
+    for (int a = 0; a < N_; ++a) {
+      I rowmag(0);
+      for (int b = 0; b < N_; ++b) rowmag += I(iv::mag(jet_.coeff(q, a).g[static_cast<std::size_t>(b)]));
+      const P rho = iv::upper(rowmag * iv::point<I>(dmax));
+      const I spread = iv::interval<I>(P(-rho), rho);
+      for (int b = 0; b < N_; ++b)
+        J[static_cast<std::size_t>(a * N_ + b)] += hq * (jet_.coeff(q, a).g[static_cast<std::size_t>(b)] + spread);
+    }
+    return J;
+  }
+
+  /// Rigorous enclosure of Q^{-1} for a numerically orthogonal Q (row-major N×N).
+  bool inverse_enclosure(const Matrix<P>& Q, std::vector<I>& Qinv) const {
+    const Eigen::Index n = N_;
+    P enorm(0);
+    for (Eigen::Index a = 0; a < n; ++a) {
+      I row(0);
+      for (Eigen::Index b = 0; b < n; ++b) {
+        I s(a == b ? 1 : 0);
+        for (Eigen::Index l = 0; l < n; ++l) s -= mulp(iv::point<I>(Q(l, a)), Q(l, b));
+        row += I(iv::mag(s));
+      }
+      const P ru = iv::upper(row);
+      if (ru > enorm) enorm = ru;
+    }
+    if (!(enorm < P(0.5))) return false;
+    const P eps = iv::upper(iv::point<I>(enorm) / (I(1) - iv::point<I>(enorm)));
+    Qinv.assign(static_cast<std::size_t>(n * n), I(0));
+    for (Eigen::Index k = 0; k < n; ++k) {
+      P colmax(0);  // max_l |Q(k, l)|: bounds |(M' Q^T)_{ik}| ≤ ‖M'‖_∞ max_l |Q^T_{lk}|
+      for (Eigen::Index l = 0; l < n; ++l) {
+        using std::abs;
+        const P v = abs(Q(k, l));
+        if (v > colmax) colmax = v;
+      }
+      const P spread = iv::upper(iv::point<I>(eps) * iv::point<I>(colmax));
+      for (Eigen::Index i = 0; i < n; ++i)
+        Qinv[static_cast<std::size_t>(i * n + k)] = iv::point<I>(Q(k, i)) + iv::interval<I>(P(-spread), spread);
+    }
+    return true;
+  }
+
+  SphereField<I> f_;
+  SphereField<P> pf_;
+  StepSettings s_;
+  int N_;
+  SphereSeries<I, I> val_;
+  SphereSeries<I, Jet<I>> jet_;
+  SphereSeries<P, P> pval_;
+  double last_h_ = 0;
+};
+
+}  // namespace attnflow::verify

@@ -1,0 +1,112 @@
+#pragma once
+// Computer-assisted proofs of cone collapse for concrete starts of the sphere flows (issue 8):
+// a rigorous enclosure of the solution (interval Taylor method with Lohner's wrapping control,
+// lohner.hpp) is carried forward until at some time T every point of the enclosure lies in one
+// open hemisphere {⟨w, x⟩ > 0}; by [B] Lemma 6.4 (V = I, any Q, K, SA or USA) the tokens then
+// converge to a single point. Nothing here exposes an interval type: results are outward-rounded
+// doubles, so ordinary code (tests, CLI) never instantiates rigorous arithmetic.
+#include "attnflow/suite/sim_config.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow::verify {
+
+/// What is proved about: the model, the weights and the start, all as exact decimal text.
+/// The start of the flow is x_i(0) = p_i / ‖p_i‖ with p_i the given points.
+struct ProveInstance {
+  std::string model;  // sa-sphere | usa-sphere
+  int n = 0, d = 0;
+  std::string beta = "1";
+  std::vector<std::string> Q, K;  // d×d row-major decimals
+  std::vector<std::string> points;  // n×d row-major decimals (p_i)
+  nlohmann::json to_json() const;
+  static ProveInstance from_json(const nlohmann::json& j);  // InputError on bad fields
+};
+
+/// The instance a simulate config describes (V must be the identity; Q, K not random; one head,
+/// constant weights). Random starts are drawn as simulate does and written with 17 digits.
+ProveInstance prove_instance_from_config(const SimConfig& c);
+
+struct ProveOptions {
+  double max_time = 20;     // give up ("not proved") at this time
+  int order = 20;           // Taylor order p of the point part
+  int jet_order = 10;       // Taylor order q of the Jacobian (mean-value form)
+  double tol = 1e-20;       // target remainder per step (chooses the step size)
+  double max_step = 0.25;   // longest step
+  double rem_tol = 1e-17;   // largest remainder h^p a_p(Y) accepted in one step
+  std::string interval = "double";  // double | mpfi
+  int digits = 40;          // mpfi: decimal digits
+  double report_until = 0;  // after the proof, keep enclosing to this time to report widths
+  long max_steps = 200000;
+  std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
+  nlohmann::json to_json() const;
+  static ProveOptions from_json(const nlohmann::json& j);
+};
+
+/// An enclosure at one time: every coordinate (token i, coordinate c at i·d + c) in [lo, hi].
+struct Box {
+  double t = 0;
+  std::vector<double> lo, hi;
+  double max_width() const;
+};
+
+struct ProofResult {
+  bool proved = false;
+  std::string outcome;  // "proved" | "not proved"
+  std::string reason;   // not proved: why, and the time reached
+  double T = 0;         // proved: the hemisphere was certified at T
+  double t_reached = 0;
+  long steps_to_T = 0, steps = 0;
+  std::vector<double> w;    // the hemisphere's normal
+  double margin = 0;        // lower bound of min_i ⟨w, x_i(T)⟩ over the enclosure (> 0)
+  Box at_T, last;           // the enclosures at T and at the end (report_until)
+  std::vector<double> step_sizes;
+  std::vector<std::pair<double, double>> width_trace;  // (t, max width) after each step
+  bool start_in_hemisphere = false;  // the start (rounded to double) in an open hemisphere (exact LP)
+  bool start_hemisphere_certified = false;
+  double seconds = 0;
+};
+
+/// Tries to prove cone collapse for the instance. Deterministic: the same input and options give
+/// the same numbers, whatever the machine load.
+ProofResult prove_cone_collapse(const ProveInstance& instance, const ProveOptions& options);
+
+/// Rigorous enclosures of the flow at the given times (monotone, from 0, either direction), from
+/// the instance's start, or from the box [start_lo, start_hi] when those are non-empty.
+struct FlowResult {
+  bool ok = false;
+  std::string reason;
+  double t_reached = 0;
+  long steps = 0;
+  std::vector<Box> boxes;  // one per requested time reached
+};
+FlowResult enclose_flow(const ProveInstance& instance, const std::vector<double>& times, const ProveOptions& options,
+                        const std::vector<double>& start_lo = {}, const std::vector<double>& start_hi = {});
+
+/// certificate.json of a proof (the instance, options and step sizes needed to re-verify it).
+nlohmann::json make_certificate(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
+/// The LaTeX proof appendix for a proved instance.
+std::string proof_latex(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
+
+/// Re-verifies a certificate by recomputing the proof with its instance, options and step
+/// sizes; every claim (outcome, T, w, margin, enclosure) must equal the recomputation.
+struct CheckResult {
+  bool accepted = false;
+  std::string message;  // one line: why rejected, or what was verified
+};
+CheckResult check_certificate(const nlohmann::json& certificate);
+
+/// Wall time of proving the instance in a config file (for `attnflow bench`: prove4_seconds,
+/// prove8_seconds). Throws if the instance is not proved.
+double prove_benchmark_seconds(const std::string& instance_path);
+
+/// Interval self-tests (tests/verify_interval.cpp): outward-rounded end points of the enclosures
+/// of e^x and √x computed by the given kind ("double" or "mpfi", digits) on the interval [x, x].
+std::pair<double, double> exp_enclosure(const std::string& kind, const std::string& x, int digits = 40);
+std::pair<double, double> sqrt_enclosure(const std::string& kind, const std::string& x, int digits = 40);
+/// The same for mpfi with decimal end points at full precision (for comparison at 100 digits).
+std::pair<std::string, std::string> exp_enclosure_mpfi_text(const std::string& x, int digits);
+
+}  // namespace attnflow::verify

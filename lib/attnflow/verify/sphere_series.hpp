@@ -1,0 +1,210 @@
+#pragma once
+// Taylor coefficients of the attention flows on the sphere (V = I), by automatic
+// differentiation recurrences in interval arithmetic (the kv / CAPD way), optionally with the
+// gradient with respect to the start carried along (jets, for the Jacobian of the flow):
+//   L_ij = x_i^T A x_j,  A = β Q^T K          (Cauchy products)
+//   E_ij = exp(L_ij)                          E[k] = (1/k) Σ_{m=1}^k m L[m] E[k−m]
+//   S_i  = Σ_j E_ij x_j
+//   y_i  = S_i / Z_i, Z_i = Σ_j E_ij (SA)     y[k] = (S[k] − Σ_{m≥1} Z[m] y[k−m]) / Z[0]
+//        = S_i / n                   (USA)
+//   ẋ_i  = y_i − ⟨x_i, y_i⟩ x_i               (plain tangent projection: polynomial, no division
+//                                             by ‖x‖²; equal to the model's field on the sphere,
+//                                             which this flow keeps invariant)
+// Internal to lib/attnflow/verify/*.cpp (it includes interval.hpp).
+#include "attnflow/verify/interval.hpp"
+
+#include <vector>
+
+namespace attnflow::verify {
+
+/// A value with its gradient with respect to the N start coordinates.
+template <class I> struct Jet {
+  I v;
+  std::vector<I> g;
+};
+
+// ---- the operations the recurrences use, for S = I and S = Jet<I> -----------------------
+template <class I> inline void set_zero(I& a, int) { a = I(0); }
+template <class I> inline void add_mul(I& acc, const I& a, const I& b) { acc += a * b; }
+template <class I> inline void sub_mul(I& acc, const I& a, const I& b) { acc -= a * b; }
+template <class I> inline void add_to(I& acc, const I& a) { acc += a; }
+template <class I> inline void scale(I& a, const I& c) { a *= c; }
+template <class I> inline void div_int(I& a, int k) { a /= I(k); }
+template <class I> inline void div_into(I& out, const I& a, const I& b) { out = a / b; }
+template <class I> inline void exp_into(I& out, const I& a) { out = iv::exp(a); }
+template <class I> inline const I& value(const I& a) { return a; }
+
+template <class I> inline void set_zero(Jet<I>& a, int N) {
+  a.v = I(0);
+  a.g.assign(static_cast<std::size_t>(N), I(0));
+}
+template <class I> inline void add_mul(Jet<I>& acc, const Jet<I>& a, const Jet<I>& b) {
+  acc.v += a.v * b.v;
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += a.v * b.g[l] + a.g[l] * b.v;
+}
+template <class I> inline void sub_mul(Jet<I>& acc, const Jet<I>& a, const Jet<I>& b) {
+  acc.v -= a.v * b.v;
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] -= a.v * b.g[l] + a.g[l] * b.v;
+}
+template <class I> inline void add_to(Jet<I>& acc, const Jet<I>& a) {
+  acc.v += a.v;
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += a.g[l];
+}
+template <class I> inline void scale(Jet<I>& a, const I& c) {
+  a.v *= c;
+  for (auto& g : a.g) g *= c;
+}
+template <class I> inline void div_int(Jet<I>& a, int k) {
+  const I kk(k);
+  a.v /= kk;
+  for (auto& g : a.g) g /= kk;
+}
+template <class I> inline void div_into(Jet<I>& out, const Jet<I>& a, const Jet<I>& b) {
+  out.v = a.v / b.v;
+  out.g.resize(a.g.size());
+  for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = (a.g[l] - out.v * b.g[l]) / b.v;
+}
+template <class I> inline void exp_into(Jet<I>& out, const Jet<I>& a) {
+  out.v = iv::exp(a.v);
+  out.g.resize(a.g.size());
+  for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = out.v * a.g[l];
+}
+template <class I> inline const I& value(const Jet<I>& a) { return a.v; }
+
+/// The parameters of one sphere flow: n tokens in R^d, A = β Q^T K, softmax (SA) or 1/n (USA).
+template <class I> struct SphereField {
+  int n = 0, d = 0;
+  bool softmax = true;
+  std::vector<I> A;            // d×d row-major, β Q^T K (enclosure of the exact product)
+  bool A_scalar = false;       // A = a·I: the form is a⟨x_i, x_j⟩
+  I a = I(1);                  // that a
+  bool A_symmetric = false;    // then L_ij = L_ji, computed once
+};
+
+/// Coefficients x[0..order] of the solution through x0 (a box, or a box with gradients).
+template <class I, class S> class SphereSeries {
+ public:
+  SphereSeries(const SphereField<I>& f, int dirs) : f_(f), dirs_(dirs) {}
+
+  /// x0: n·d entries (token i, coordinate c at i·d + c). Afterwards coeff(k, ·) for k ≤ order.
+  void compute(const std::vector<S>& x0, int order) {
+    const int n = f_.n, d = f_.d, N = n * d, nn = n * n;
+    resize(order);
+    for (int q = 0; q < N; ++q) x_[q] = x0[static_cast<std::size_t>(q)];
+    for (int k = 0; k < order; ++k) {
+      S* xk = &x_[static_cast<std::size_t>(k) * N];
+      // u_j[k] = A x_j[k] (general A).
+      if (!f_.A_scalar) {
+        S* uk = &u_[static_cast<std::size_t>(k) * N];
+        for (int j = 0; j < n; ++j)
+          for (int c = 0; c < d; ++c) {
+            S& t = uk[j * d + c];
+            set_zero(t, dirs_);
+            for (int e = 0; e < d; ++e) {
+              tmp_ = xk[j * d + e];
+              scale(tmp_, f_.A[static_cast<std::size_t>(c * d + e)]);
+              add_to(t, tmp_);
+            }
+          }
+      }
+      const S* U = f_.A_scalar ? x_.data() : u_.data();
+      // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩
+      S* Lk = &L_[static_cast<std::size_t>(k) * nn];
+      for (int i = 0; i < n; ++i)
+        for (int j = f_.A_symmetric ? i : 0; j < n; ++j) {
+          S& t = Lk[i * n + j];
+          set_zero(t, dirs_);
+          for (int m = 0; m <= k; ++m) {
+            const S* xi = &x_[static_cast<std::size_t>(m) * N + i * d];
+            const S* uj = &U[static_cast<std::size_t>(k - m) * N + j * d];
+            for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
+          }
+          if (f_.A_scalar) scale(t, f_.a);
+          if (f_.A_symmetric && j != i) Lk[j * n + i] = t;
+        }
+      // E_ij[k]
+      S* Ek = &E_[static_cast<std::size_t>(k) * nn];
+      for (int ij = 0; ij < nn; ++ij) {
+        if (k == 0) {
+          exp_into(Ek[ij], Lk[ij]);
+        } else {
+          S& t = Ek[ij];
+          set_zero(t, dirs_);
+          for (int m = 1; m <= k; ++m) {
+            tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
+            scale(tmp_, I(m));
+            add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
+          }
+          div_int(t, k);
+        }
+      }
+      // y_i[k]
+      S* yk = &y_[static_cast<std::size_t>(k) * N];
+      S* Zk = &Z_[static_cast<std::size_t>(k) * n];
+      for (int i = 0; i < n; ++i) {
+        if (f_.softmax) {
+          set_zero(Zk[i], dirs_);
+          for (int j = 0; j < n; ++j) add_to(Zk[i], Ek[i * n + j]);
+        }
+        for (int c = 0; c < d; ++c) {
+          S& s = tmp2_;
+          set_zero(s, dirs_);
+          for (int m = 0; m <= k; ++m)
+            for (int j = 0; j < n; ++j)
+              add_mul(s, E_[static_cast<std::size_t>(m) * nn + i * n + j], x_[static_cast<std::size_t>(k - m) * N + j * d + c]);
+          if (f_.softmax) {
+            for (int m = 1; m <= k; ++m)
+              sub_mul(s, Z_[static_cast<std::size_t>(m) * n + i], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
+            div_into(yk[i * d + c], s, Z_[static_cast<std::size_t>(i)]);
+          } else {
+            div_int(s, n);
+            yk[i * d + c] = s;
+          }
+        }
+      }
+      // g_i[k] = Σ_m ⟨x_i[m], y_i[k−m]⟩;  ẋ_i[k] = y_i[k] − Σ_m g_i[m] x_i[k−m];  x[k+1] = ẋ[k]/(k+1)
+      S* gk = &g_[static_cast<std::size_t>(k) * n];
+      S* xn = &x_[static_cast<std::size_t>(k + 1) * N];
+      for (int i = 0; i < n; ++i) {
+        set_zero(gk[i], dirs_);
+        for (int m = 0; m <= k; ++m)
+          for (int c = 0; c < d; ++c)
+            add_mul(gk[i], x_[static_cast<std::size_t>(m) * N + i * d + c], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
+        for (int c = 0; c < d; ++c) {
+          S& t = xn[i * d + c];
+          t = yk[i * d + c];
+          for (int m = 0; m <= k; ++m)
+            sub_mul(t, g_[static_cast<std::size_t>(m) * n + i], x_[static_cast<std::size_t>(k - m) * N + i * d + c]);
+          div_int(t, k + 1);
+        }
+      }
+    }
+  }
+
+  const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_.n * f_.d + q]; }
+
+ private:
+  void resize(int order) {
+    const std::size_t N = static_cast<std::size_t>(f_.n) * f_.d, nn = static_cast<std::size_t>(f_.n) * f_.n;
+    const std::size_t K = static_cast<std::size_t>(order) + 1;
+    if (x_.size() >= K * N) return;
+    S z;
+    set_zero(z, dirs_);
+    x_.assign(K * N, z);
+    if (!f_.A_scalar) u_.assign(K * N, z);
+    y_.assign(K * N, z);
+    L_.assign(K * nn, z);
+    E_.assign(K * nn, z);
+    Z_.assign(K * f_.n, z);
+    g_.assign(K * f_.n, z);
+    tmp_ = z;
+    tmp2_ = z;
+  }
+
+  SphereField<I> f_;
+  int dirs_;
+  std::vector<S> x_, u_, y_, L_, E_, Z_, g_;
+  S tmp_, tmp2_;
+};
+
+}  // namespace attnflow::verify

@@ -1,0 +1,64 @@
+// attnflow prove --config instance.json [--out DIR] [--max-time T] [--order p] …
+// attnflow prove --check certificate.json
+// Exit codes: 0 proved / certificate verified, 1 not proved / certificate rejected, 2 bad input.
+#include "attnflow/errors.hpp"
+#include "attnflow/suite/atomic_file.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "cli/commands.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+namespace attnflow::cli {
+
+void register_prove(CLI::App& app) {
+  struct Options {
+    std::string config, check, out = "out/prove";
+    verify::ProveOptions prove;
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("prove", "computer-assisted proof of cone collapse for one start → DIR/certificate.json, proof.tex");
+  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere, V = identity)");
+  auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
+  config->excludes(check);
+  sub->add_option("--out", o->out, "output directory")->capture_default_str();
+  sub->add_option("--max-time", o->prove.max_time, "give up at this time")->capture_default_str();
+  sub->add_option("--order", o->prove.order, "Taylor order")->capture_default_str();
+  sub->add_option("--jet-order", o->prove.jet_order, "Taylor order of the Jacobian (mean-value form)")->capture_default_str();
+  sub->add_option("--tol", o->prove.tol, "target remainder per step")->capture_default_str();
+  sub->add_option("--max-step", o->prove.max_step, "longest step")->capture_default_str();
+  sub->add_option("--rem-tol", o->prove.rem_tol, "largest Taylor remainder accepted per step")->capture_default_str();
+  sub->add_option("--interval", o->prove.interval, "double | mpfi")->capture_default_str();
+  sub->add_option("--digits", o->prove.digits, "mpfi digits")->capture_default_str();
+  sub->add_option("--report-until", o->prove.report_until, "after the proof, keep enclosing to this time (widths)");
+  add_command(sub, [o] {
+    if (!o->check.empty()) {
+      const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
+      (r.accepted ? std::cout : std::cerr) << "attnflow: " << r.message << "\n";
+      return r.accepted ? 0 : 1;
+    }
+    if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
+    const SimConfig c = load_sim_config(o->config);
+    const verify::ProveInstance in = verify::prove_instance_from_config(c);
+    const verify::ProofResult r = verify::prove_cone_collapse(in, o->prove);
+    nlohmann::json cert = verify::make_certificate(in, o->prove, r);
+    cert["source_config"] = c.source;
+    write_file_atomically(o->out + "/certificate.json", cert.dump(1) + "\n");
+    write_file_atomically(o->out + "/proof.tex", verify::proof_latex(in, o->prove, r));
+    if (r.proved) {
+      std::printf("attnflow: proved: hemisphere certified at T = %.6g after %ld steps (margin %.3g, widths %.3g, "
+                  "%.3f s)%s\n",
+                  r.T, r.steps_to_T, r.margin, r.at_T.max_width(), r.seconds,
+                  r.start_hemisphere_certified && !r.start_in_hemisphere ? "; the start is in no hemisphere" : "");
+      if (o->prove.report_until > r.T)
+        std::printf("attnflow: widths %.3g at t = %.6g (%ld steps)\n", r.last.max_width(), r.last.t, r.steps);
+    } else {
+      std::fprintf(stderr, "attnflow: not proved: %s\n", r.reason.c_str());
+    }
+    std::printf("attnflow: wrote %s/certificate.json and proof.tex\n", o->out.c_str());
+    return r.proved ? 0 : 1;
+  });
+}
+
+}  // namespace attnflow::cli
