@@ -44,7 +44,11 @@ namespace kernel {
 constexpr Eigen::Index kQueryBlock = 64;   // rows per task: the unit of parallel work
 constexpr Eigen::Index kKeyBlock = 256;    // keys per logits block (64×256 doubles = 128 KiB)
 constexpr Eigen::Index kLazyDepth = 8;  // d up to which products are coefficient-wise
-constexpr double kParallelMinWork = 2e6;  // n²d below which a second thread costs more than it saves
+// n²d below which a second thread costs more than it saves. Measured on 2 shared cores (load ≈ 9):
+// at n = d = 128 (2.1M) two threads made [A]'s run 7× slower than one (a wake-up and a wait at
+// every evaluation while other processes held the cores); n = 1024: d = 16 0.7×, d = 64 (67M)
+// 1.0×; n = 4096 (d = 16, 64): 1.3×. An idle machine would likely gain from smaller n.
+constexpr double kParallelMinWork = 1e8;
 
 template <class T> using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -253,7 +257,6 @@ void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, co
                       AttentionWorkspace<T>& ws, TokensMap<T>& out) {
   const Eigen::Index n = keys.rows(), d = keys.cols();
   if (n == 0) return;
-  // A second thread from about 2M logit multiply-adds (n = d = 128 is 2.1M): set by hand, not tuned.
   const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= kernel::kParallelMinWork;
   const int threads = omp_in_parallel() || !large ? 1 : std::max(1, omp_get_max_threads());
   ws.prepare(n, d, threads);
