@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
     BOOST_TEST(std::memcmp(one.data(), two.data(), one.size() * sizeof(double)) == 0);
   }
   {
-    MpfrDigitsScope digits(30);
+    MpfrDigitsScope digits(30);  // n²d = 1.8e5 ≥ 1e5: the MPFR kernel runs parallel
     const Model<mpfr> m = build_model<mpfr>(parse_sim_config(model_config("sa-sphere", 300, 2)));
     const State<mpfr> x = some_state<mpfr>(300, 2);
     State<mpfr> one, two;

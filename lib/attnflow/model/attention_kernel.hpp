@@ -257,7 +257,9 @@ void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, co
                       AttentionWorkspace<T>& ws, TokensMap<T>& out) {
   const Eigen::Index n = keys.rows(), d = keys.cols();
   if (n == 0) return;
-  const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= kernel::kParallelMinWork;
+  // MPFR: a 50-digit multiply costs ~100 ns, an exponential ~6 µs (bench), ≳ 1000 double flops.
+  const double min_work = is_mpfr<T>::value ? kernel::kParallelMinWork / 1000 : kernel::kParallelMinWork;
+  const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= min_work;
   const int threads = omp_in_parallel() || !large ? 1 : std::max(1, omp_get_max_threads());
   ws.prepare(n, d, threads);
   T& tmp = ws.lanes.front().tmp;
