@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(block_boundaries) {
 BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
   const int saved = omp_get_max_threads();
   for (const char* model : {"sa-sphere", "causal", "usa-sphere", "multihead"}) {
-    const int n = 700, d = 5;  // 700 = 10·64 + 60: a short last block, several key blocks, n²d > 2M: parallel
+    const int n = 1300, d = 60;  // 1300 = 20·64 + 20: a short last block, several key blocks; n²d > 1e8: parallel
     const Model<double> m = build_model<double>(parse_sim_config(model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1)));
     const State<double> x = some_state<double>(n, d);
     State<double> one, two;
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
     BOOST_TEST(std::memcmp(one.data(), two.data(), one.size() * sizeof(double)) == 0);
   }
   {
-    MpfrDigitsScope digits(30);
+    MpfrDigitsScope digits(30);  // n²d = 1.8e5 ≥ 1e5: the MPFR kernel runs parallel
     const Model<mpfr> m = build_model<mpfr>(parse_sim_config(model_config("sa-sphere", 300, 2)));
     const State<mpfr> x = some_state<mpfr>(300, 2);
     State<mpfr> one, two;

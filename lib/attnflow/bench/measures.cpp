@@ -24,6 +24,14 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+/// CPU seconds of this process so far (all threads): beside the wall clock, it shows what the
+/// work cost when other processes share the cores.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 /// Seconds per call of f: calls repeated for at least `budget` seconds, best of `rounds` rounds
 /// (the least disturbed by other processes).
 template <class F> double seconds_per_call(F&& f, double budget, int rounds = 3) {
@@ -215,13 +223,22 @@ BenchResult a128_seconds(const BenchOptions& o) {
                                         {"time", {{"t_end", 15}, {"samples", 16}}},
                                         {"method", "dopri5"}, {"rtol", 1e-8}, {"atol", 1e-10}});
   Trajectory<double> tr;
+  const double cpu0 = cpu_seconds();
   const auto start = Clock::now();
   tr = simulate<double>(c);
-  const double seconds = seconds_since(start);
+  const double seconds = seconds_since(start), cpu = cpu_seconds() - cpu0;
+  double one_thread = 0;
+  {
+    ThreadsScope one(1);
+    const auto s1 = Clock::now();
+    simulate<double>(c);
+    one_thread = seconds_since(s1);
+  }
   BenchResult r = with_goal(seconds, "s", "< 1", seconds < 1);
   r.definition = "simulate sa-rescaled, n = d = 128, Q = K = V = I, beta = 1, uniform-sphere start, T = 15, "
                  "dopri5 rtol 1e-8 atol 1e-10, double, all threads";
-  r.details = {{"steps", tr.stats.steps}, {"rhs_evaluations", tr.stats.rhs_evaluations},
+  r.details = {{"steps", tr.stats.steps}, {"rhs_evaluations", tr.stats.rhs_evaluations}, {"cpu_seconds", cpu},
+               {"seconds_1_thread", one_thread},
                {"seconds_per_rhs", seconds / double(std::max(1L, tr.stats.rhs_evaluations))}};
   return r;
 }
@@ -230,9 +247,10 @@ BenchResult a128_seconds(const BenchOptions& o) {
 BenchResult phase_seconds(const BenchOptions& o) {
   PhaseSettings s;
   if (o.quick) s.runs = 128;
+  const double cpu0 = cpu_seconds();
   const auto start = Clock::now();
   const PhaseDiagram p = phase_diagram(s);
-  const double seconds = seconds_since(start);
+  const double seconds = seconds_since(start), cpu = cpu_seconds() - cpu0;
   const double full = seconds * 2048.0 / static_cast<double>(s.runs);
   BenchResult r = with_goal(o.quick ? full : seconds, "s", "< 300", (o.quick ? full : seconds) < 300);
   r.definition = std::string(o.quick ? "ESTIMATE from 128 runs per beta, times 16: " : "") +
@@ -243,7 +261,8 @@ BenchResult phase_seconds(const BenchOptions& o) {
   for (std::size_t b = 0; b < p.betas.size(); b += 10)
     sample.push_back({{"beta", p.betas[b]}, {"F_at_t_end", p.fraction[b].back()}, {"se", p.standard_error[b].back()},
                       {"F_at_t_10", p.fraction[b][p.t.size() / 3]}});
-  r.details = {{"measured_seconds", seconds}, {"runs_per_beta", s.runs}, {"betas", p.betas.size()},
+  r.details = {{"measured_seconds", seconds}, {"cpu_seconds", cpu}, {"runs_per_beta", s.runs}, {"betas", p.betas.size()},
+               {"cpu_microseconds_per_rhs", cpu * 1e6 / double(std::max(1L, p.rhs_evaluations))},
                {"rhs_evaluations", p.rhs_evaluations}, {"steps", p.steps},
                {"microseconds_per_rhs", seconds * 1e6 * omp_get_max_threads() / double(std::max(1L, p.rhs_evaluations))},
                {"fraction_sample", sample}};

@@ -43,14 +43,19 @@ namespace kernel {
 
 constexpr Eigen::Index kQueryBlock = 64;   // rows per task: the unit of parallel work
 constexpr Eigen::Index kKeyBlock = 256;    // keys per logits block (64×256 doubles = 128 KiB)
-constexpr double kParallelMinWork = 2e6;  // n²d below which a second thread costs more than it saves
+constexpr Eigen::Index kLazyDepth = 8;  // d up to which products are coefficient-wise
+// n²d below which a second thread costs more than it saves. Measured on 2 shared cores (load ≈ 9):
+// at n = d = 128 (2.1M) two threads made [A]'s run 7× slower than one (a wake-up and a wait at
+// every evaluation while other processes held the cores); n = 1024: d = 16 0.7×, d = 64 (67M)
+// 1.0×; n = 4096 (d = 16, 64): 1.3×. An idle machine would likely gain from smaller n.
+constexpr double kParallelMinWork = 1e8;
 
 template <class T> using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// One thread's scratch.
 template <class T> struct Lane {
   RowMatrix<T> S;         // logits, then probabilities, of one block (MPFR: one query row)
-  Vector<T> m, l;         // running maximum and sum per query row (floating types)
+  Vector<T> m, l, alpha;  // running maximum and sum per query row, rescale factor (floating types)
   Tokens<T> acc;          // Σ_j e^{L_ij − m_i} VX_j per query row (MPFR: one row)
   T tmp, top, z, scale, ip, nrm;
 };
@@ -80,7 +85,7 @@ template <class T> struct AttentionWorkspace {
       const Eigen::Index cols = is_mpfr<T>::value ? n : kernel::kKeyBlock;
       if (lane.S.rows() != rows || lane.S.cols() != cols) lane.S.resize(rows, cols);
       if (lane.acc.rows() != rows || lane.acc.cols() != d) lane.acc.resize(rows, d);
-      if (lane.m.size() != rows) lane.m.resize(rows), lane.l.resize(rows);
+      if (lane.m.size() != rows) lane.m.resize(rows), lane.l.resize(rows), lane.alpha.resize(rows);
     }
   }
   /// A scratch n×d matrix, sized on first use.
@@ -148,7 +153,9 @@ template <class T, class DX, class DO> void project_row(const DX& x, DO&& out, L
   }
 }
 
-/// Query rows [i0, i1) by key blocks with the online softmax (built-in floating types).
+/// Query rows [i0, i1) by key blocks with the online softmax (built-in floating types). Each
+/// step works on the whole block (row-wise max, exp, sum), not row by row: for the small systems
+/// of a phase diagram (n = 32, d = 2) per-row overhead would cost more than the arithmetic.
 template <class T>
 void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws, const KernelFlags& f,
                  const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
@@ -158,6 +165,7 @@ void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& 
   const T minus_inf = -std::numeric_limits<T>::infinity();
   auto m = lane.m.head(rb);
   auto l = lane.l.head(rb);
+  auto alpha = lane.alpha.head(rb);
   auto acc = lane.acc.topRows(rb);
   m.setConstant(minus_inf);
   l.setZero();
@@ -165,34 +173,38 @@ void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& 
   for (Eigen::Index j0 = 0; j0 < key_end; j0 += kKeyBlock) {
     const Eigen::Index kb = std::min(kKeyBlock, key_end - j0);
     auto S = lane.S.topLeftCorner(rb, kb);
-    S.noalias() = ws.qx.middleRows(i0, rb) * ws.kx.middleRows(j0, kb).transpose();
-    for (Eigen::Index r = 0; r < rb; ++r) {
-      // Causal: query i0 + r sees keys j ≤ i0 + r, i.e. the first `seen` columns of this block.
-      const Eigen::Index seen = f.causal ? std::clamp<Eigen::Index>(i0 + r - j0 + 1, 0, kb) : kb;
-      auto s = S.row(r);
-      if (seen == 0) {
-        s.setZero();
-        continue;
-      }
-      const T new_m = std::max<T>(m(r), s.head(seen).maxCoeff());
-      const T alpha = exp(m(r) - new_m);  // rescales what earlier blocks summed (0 on the first)
-      m(r) = new_m;
-      s.head(seen) = (s.head(seen).array() - new_m).exp().matrix();
-      s.tail(kb - seen).setZero();
-      l(r) = alpha * l(r) + s.head(seen).sum();
-      acc.row(r) *= alpha;
-    }
-    acc.noalias() += S * ws.vx.middleRows(j0, kb);
+    // Few coordinates (d ≤ kLazyDepth): a coefficient-wise product; GEMM's packing would cost
+    // more than the d multiply-adds per logit it organises.
+    if (ws.qx.cols() <= kLazyDepth) S.noalias() = ws.qx.middleRows(i0, rb).lazyProduct(ws.kx.middleRows(j0, kb).transpose());
+    else S.noalias() = ws.qx.middleRows(i0, rb) * ws.kx.middleRows(j0, kb).transpose();
+    // Causal: query i0 + r sees keys j ≤ i0 + r; the block's first row always sees key j0 or
+    // an earlier block, so every running maximum is finite after the first block.
+    const bool masked = f.causal && j0 + kb - 1 > i0;
+    auto seen = [&](Eigen::Index r) { return std::clamp<Eigen::Index>(i0 + r - j0 + 1, 0, kb); };
+    if (masked)
+      for (Eigen::Index r = 0; r < rb; ++r) S.row(r).tail(kb - seen(r)).setConstant(minus_inf);
+    alpha = m;
+    m = m.cwiseMax(S.rowwise().maxCoeff());
+    for (Eigen::Index r = 0; r < rb; ++r) alpha(r) = exp(alpha(r) - m(r));  // 0 on the first block
+    S.array().colwise() -= m.array();
+    S = S.array().exp().matrix();
+    if (masked)
+      for (Eigen::Index r = 0; r < rb; ++r) S.row(r).tail(kb - seen(r)).setZero();  // exactly 0, not e^{−inf}'s clamp
+    l = alpha.cwiseProduct(l) + S.rowwise().sum();
+    acc.array().colwise() *= alpha.array();
+    if (ws.qx.cols() <= kLazyDepth) acc.noalias() += S.lazyProduct(ws.vx.middleRows(j0, kb));
+    else acc.noalias() += S * ws.vx.middleRows(j0, kb);
   }
-  for (Eigen::Index r = 0; r < rb; ++r) {
-    auto a = acc.row(r);
-    if (f.norm == Normalization::Softmax) a /= l(r);
-    else a *= exp(m(r)) / T(n);  // e^{L−m}·e^{m}/n, the reference's stable order
-    auto o = out.row(i0 + r);
-    if (f.accumulate) o += a;
-    else o = a;
-    if (tangent_of) project_row<T>(tangent_of->row(i0 + r), o, lane);
+  if (f.norm == Normalization::Softmax) {
+    acc.array().colwise() /= l.array();
+  } else {
+    for (Eigen::Index r = 0; r < rb; ++r) acc.row(r) *= exp(m(r)) / T(n);  // e^{L−m}·e^{m}/n, the reference's stable order
   }
+  auto o = out.middleRows(i0, rb);
+  if (f.accumulate) o += acc;
+  else o = acc;
+  if (tangent_of)
+    for (Eigen::Index r = 0; r < rb; ++r) project_row<T>(tangent_of->row(i0 + r), o.row(r), lane);
 }
 
 /// One query row, in place in MPFR: exactly one exponential per visible key.
@@ -245,8 +257,9 @@ void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, co
                       AttentionWorkspace<T>& ws, TokensMap<T>& out) {
   const Eigen::Index n = keys.rows(), d = keys.cols();
   if (n == 0) return;
-  // A second thread from about 2M logit multiply-adds (n = d = 128 is 2.1M): set by hand, not tuned.
-  const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= kernel::kParallelMinWork;
+  // MPFR: a 50-digit multiply costs ~100 ns, an exponential ~6 µs (bench), ≳ 1000 double flops.
+  const double min_work = is_mpfr<T>::value ? kernel::kParallelMinWork / 1000 : kernel::kParallelMinWork;
+  const bool large = n >= 2 * kernel::kQueryBlock && double(n) * double(n) * double(d) >= min_work;
   const int threads = omp_in_parallel() || !large ? 1 : std::max(1, omp_get_max_threads());
   ws.prepare(n, d, threads);
   T& tmp = ws.lanes.front().tmp;
