@@ -29,7 +29,7 @@ BenchResult prove_seconds(const std::string& instance, double capd_low, double c
   r.goal = fmt::format("< {:g} (half of CAPD's {:g}-{:g} s)", capd_low / 2, capd_low, capd_high);
   r.definition = "wall time of attnflow prove on proofs/instances/" + instance + ".json (certified cone collapse)";
   try {
-    r.value = prove_benchmark_seconds(path);
+    r.value = verify::prove_benchmark_seconds(path);
     r.goal_met = r.value < capd_low / 2 ? 1 : 0;
   } catch (const std::exception& e) {
     r.value = std::nan("");
