@@ -87,7 +87,8 @@ BOOST_AUTO_TEST_CASE(unchanged_code_gives_identical_numbers) {
     run_command(attnflow_bin() + " regress --quiet --only Blog-C2,causal,multihead --jobs " + std::to_string(k + 1) +
                 " --out " + out.string() + " 2>&1");
     now[k] = json::array();
-    for (const auto& r : read(out / "regress.json")["rows"]) now[k].push_back({r["quantity"], r["now"]});
+    const json rows = read(out / "regress.json")["rows"];
+    for (const auto& r : rows) now[k].push_back({r["quantity"], r["now"]});
   }
   BOOST_TEST(now[0].size() > 10u);
   BOOST_TEST(now[0] == now[1]);
