@@ -4,6 +4,8 @@
 // appendix hook are checked on one compiled document (LaTeX runs are slow on 2 cores).
 #include <boost/test/unit_test.hpp>
 
+#include "cli_support.hpp"
+
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/report/convergence_table.hpp"
@@ -25,22 +27,8 @@ using json = nlohmann::json;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("attnflow-report-" + std::to_string(::getpid())) / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-std::string run(const std::string& cmd, int* status = nullptr) {
-  std::string out;
-  std::array<char, 4096> buf{};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  while (pipe && std::fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  const int rc = pipe ? ::pclose(pipe) : -1;
-  if (status) *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return out;
-}
+fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("report", name); }
+std::string run(const std::string& cmd, int* status = nullptr) { return attnflow::testing::run_command(cmd, status); }
 
 const std::string kHostile = "odd_id%&#${}\\^~";
 
