@@ -1,5 +1,6 @@
 // The check runner: verdicts as expected on the quick suite (every statement and its negative
 // control), results independent of --jobs, and --resume equal to an uninterrupted run.
+#include "attnflow/version.hpp"
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/catalogue/catalogue.hpp"
@@ -32,7 +33,7 @@ CheckRunOutcome run(const std::string& suite, const fs::path& out, int jobs, std
   o.quiet = true;
   return run_checks(o);
 }
-const std::string kMini = std::string(ATTNFLOW_SOURCE_DIR) + "/tests/data/mini_suite.json";
+const std::string kMini = std::string(attnflow::source_dir()) + "/tests/data/mini_suite.json";
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(check_suite)

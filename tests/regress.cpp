@@ -1,5 +1,6 @@
 // attnflow regress: baselines of conjectures and observations, compared in meaningful units.
 // The quick tier (the whole regress suite against checks/baselines) runs here, so CI sees drift.
+#include "attnflow/version.hpp"
 #include "cli_support.hpp"
 
 #include "attnflow/catalogue/observable.hpp"
@@ -15,7 +16,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const fs::path kBaselines = fs::path(ATTNFLOW_SOURCE_DIR) / "checks" / "baselines";
+const fs::path kBaselines = fs::path(attnflow::source_dir()) / "checks" / "baselines";
 
 fs::path copy_of_baselines(const std::string& name) {
   const fs::path dir = fresh_dir("regress", name);

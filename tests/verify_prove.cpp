@@ -2,6 +2,7 @@
 // enclosure contains a 100-digit non-rigorous solution at every sample time; forward then
 // backward integration encloses the start; the two interval kinds overlap; tampered certificates
 // are rejected; an instance beyond its limits is "not proved"; bad input exits with 2 and one line.
+#include "attnflow/version.hpp"
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/suite/sim_config.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 mpfr sqr(const mpfr& x) { return x * x; }
 
-fs::path source(const std::string& rel) { return fs::path(ATTNFLOW_SOURCE_DIR) / rel; }
+fs::path source(const std::string& rel) { return fs::path(attnflow::source_dir()) / rel; }
 
 SimConfig prove4_config() { return load_sim_config(source("proofs/instances/prove4.json").string()); }
 

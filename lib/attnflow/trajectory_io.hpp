@@ -51,7 +51,7 @@ template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
                 {"rhs_evaluations", tr.stats.rhs_evaluations},
                 {"rejected_steps", tr.stats.rejected_steps < 0 ? nlohmann::json() : nlohmann::json(tr.stats.rejected_steps)},
                 {"stop_reason", tr.stats.stop_reason}};
-  j["provenance"] = {{"version", kVersion}, {"git", kGitCommit}, {"config", tr.config}};
+  j["provenance"] = {{"version", kVersion}, {"git", attnflow::git_commit()}, {"config", tr.config}};
   return j;
 }
 

@@ -32,7 +32,7 @@ std::string one_line(const std::string& message) {
 int main(int argc, char** argv) {
   CLI::App app{"attnflow: verified numerical analysis of self-attention dynamics"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(attnflow::kVersion) + " (" + attnflow::kGitCommit + ")");
+  app.set_version_flag("--version", std::string(attnflow::kVersion) + " (" + attnflow::git_commit() + ")");
   attnflow::cli::register_commands(app);
   try {
     app.parse(argc, argv);

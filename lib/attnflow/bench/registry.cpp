@@ -1,3 +1,4 @@
+#include "attnflow/version.hpp"
 #include "attnflow/bench/registry.hpp"
 
 #include "attnflow/verify/prove.hpp"
@@ -23,7 +24,7 @@ namespace {
 /// Goal: half of CAPD 6.1's time for the same kind of proof on this kind of machine (the anchor of
 /// issue 8: 4 tokens 3.5-4.5 s, 8 tokens 19-25 s), taken at the anchor's lower end.
 BenchResult prove_seconds(const std::string& instance, double capd_low, double capd_high) {
-  const std::string path = std::string(ATTNFLOW_SOURCE_DIR) + "/proofs/instances/" + instance + ".json";
+  const std::string path = std::string(attnflow::source_dir()) + "/proofs/instances/" + instance + ".json";
   BenchResult r;
   r.unit = "s";
   r.goal = fmt::format("< {:g} (half of CAPD's {:g}-{:g} s)", capd_low / 2, capd_low, capd_high);

@@ -1,3 +1,4 @@
+#include "attnflow/version.hpp"
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/errors.hpp"
 
@@ -34,6 +35,6 @@ std::string CheckContext::text(const std::string& key, const std::string& fallba
   return params.at(key).get<std::string>();
 }
 
-std::string statement_path(const std::string& id) { return std::string(ATTNFLOW_SOURCE_DIR) + "/proofs/" + id + ".tex"; }
+std::string statement_path(const std::string& id) { return std::string(attnflow::source_dir()) + "/proofs/" + id + ".tex"; }
 
 }  // namespace attnflow

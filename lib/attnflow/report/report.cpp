@@ -51,7 +51,7 @@ std::string read_statement(const std::string& id) {
   // Ids come from data: only plain file names are looked up.
   for (char c : id)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_')) return "";
-  std::ifstream in(std::string(ATTNFLOW_SOURCE_DIR) + "/proofs/" + id + ".tex");
+  std::ifstream in(std::string(attnflow::source_dir()) + "/proofs/" + id + ".tex");
   if (!in) return "";
   std::stringstream s;
   s << in.rdbuf();
@@ -310,7 +310,7 @@ ReportOutcome write_report(const json& r, const std::string& out_dir, bool compi
   ReportOutcome o;
   std::vector<DataFile> files;
   const std::string tex = render(r, "report-data/", files,
-                                 {results_dir.empty() ? out_dir : results_dir, out_dir, ATTNFLOW_SOURCE_DIR,
+                                 {results_dir.empty() ? out_dir : results_dir, out_dir, attnflow::source_dir(),
                                   fs::current_path().string()});
   for (const auto& f : files) write_file_atomically(out_dir + "/" + f.path, f.content);
   o.tex_path = out_dir + "/report.tex";

@@ -57,7 +57,7 @@ void print_progress(bool tty, std::size_t done, std::size_t total, const std::st
 SuiteFile load_suite(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   std::string path = name_or_path;
-  if (!fs::exists(path)) path = std::string(ATTNFLOW_SOURCE_DIR) + "/checks/" + name_or_path + ".json";
+  if (!fs::exists(path)) path = std::string(attnflow::source_dir()) + "/checks/" + name_or_path + ".json";
   if (!fs::exists(path)) input_error("--suite", "no suite named \"" + name_or_path + "\" (looked for " + path + ")");
   const nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("checks") || !j.at("checks").is_object())
@@ -132,7 +132,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     return false;
   };
 
-  const nlohmann::json provenance_base = {{"git", kGitCommit},
+  const nlohmann::json provenance_base = {{"git", attnflow::git_commit()},
                                           {"host", hostname()},
                                           {"jobs", o.jobs > 0 ? o.jobs : omp_get_num_procs()}};
   auto write_results = [&](const std::string& finished) {

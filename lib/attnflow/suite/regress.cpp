@@ -86,7 +86,7 @@ json make_baseline(const CheckResult& r, const std::string& suite, std::uint64_t
           {"seed", seed},
           {"params", params},
           {"attnflow_version", kVersion},
-          {"git", kGitCommit},
+          {"git", attnflow::git_commit()},
           {"z", kRegressZ},
           {"tolerance_rule", fmt::format("fraction/mean: |now - baseline| <= {:g} sqrt(se_baseline^2 + se_now^2); "
                                          "deterministic: <= max(rel_tol |baseline|, abs_tol); category: equal",
@@ -162,7 +162,7 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
 
 RegressOutcome run_regress(const RegressOptions& o) {
   const SuiteFile suite = load_suite(o.suite);
-  const std::string dir = o.baseline_dir.empty() ? std::string(ATTNFLOW_SOURCE_DIR) + "/checks/baselines" : o.baseline_dir;
+  const std::string dir = o.baseline_dir.empty() ? std::string(attnflow::source_dir()) + "/checks/baselines" : o.baseline_dir;
   if (!o.update && !fs::is_directory(dir)) input_error("--baseline", "no baseline directory " + dir);
   for (const auto& id : o.only)
     if (!find_entry(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
