@@ -42,6 +42,10 @@ BOOST_AUTO_TEST_CASE(a_3_1_hull_shrinks) {
 BOOST_AUTO_TEST_CASE(a_4_1_good_triple_levels) {
   const CheckResult r = run_entry("A-4.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 40}});
   expect_as_declared(r, *find_entry("A-4.1"));
+  // The good-triple hypothesis is proved by the interval certificate, and the sign-drop control's
+  // violation of it is proved too.
+  BOOST_TEST(r.hypotheses.at(0).value("established", "") == "certified");
+  BOOST_TEST(r.controls.at(0).evidence.value("hypothesis_outside", "").rfind("certified", 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_5_1_paranormal) {
