@@ -38,6 +38,18 @@ BOOST_AUTO_TEST_CASE(cone_collapse) {
   const auto r = run_entry("B-6.4", {{"instances", 4}, {"n", 4}, {"d", 3}, {"t_end", 25}});
   expect("B-6.4", r);
   for (const auto& inst : r.evidence["instances"]) BOOST_TEST(std::isfinite(inst["fitted_rate"].get<double>()));
+  // The default cites the stored 4-token proof and re-verifies it by recomputation.
+  BOOST_TEST_REQUIRE(r.evidence["certificates"].size() == 1u);
+  const auto& cert = r.evidence["certificates"][0];
+  BOOST_TEST(cert["recheck"].get<std::string>().rfind("accepted", 0) == 0);
+  BOOST_TEST(cert["start_in_open_hemisphere"].get<bool>() == false);
+}
+
+BOOST_AUTO_TEST_CASE(cone_collapse_with_a_missing_cited_proof_is_not_holds) {
+  const auto r = run_entry("B-6.4", {{"instances", 1}, {"n", 4}, {"d", 3}, {"t_end", 25},
+                                     {"certificates", "no-such-proof"}, {"recheck_certificates", 0}});
+  BOOST_TEST(to_string(r.verdict) == "inconclusive");
+  BOOST_TEST(r.evidence["certificates"][0]["recheck"].get<std::string>().rfind("REJECTED", 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {

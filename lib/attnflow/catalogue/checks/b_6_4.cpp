@@ -6,6 +6,7 @@
 // log D (rates.hpp, CI). The (≈) survey rates (−2 SA, −2e^β USA with Q = K = I) are reported next
 // to the fitted one, not asserted.
 #include "attnflow/catalogue/checks/cone_collapse.hpp"
+#include "attnflow/catalogue/cited_proofs.hpp"
 
 namespace attnflow {
 
@@ -81,6 +82,12 @@ CheckResult check_b_6_4(const CheckContext& ctx) {
   r.key_number = "all certified-hemisphere starts collapse; slowest fitted rate of 1 - min<x_i,x_j> " + sci(min_rate) +
                  "; survey rate (~2 SA / 2e^beta USA) inside the CI in " + std::to_string(agree_survey) + "/" +
                  std::to_string(survey_testable) + " applicable runs";
+  // The lemma's computer-assisted consequences: starts in NO hemisphere whose rigorous enclosure
+  // enters one (attnflow prove), hence single-cluster by this lemma. A cited proof that does not
+  // re-verify leaves the check inconclusive.
+  const CitedProofs proofs = cite_proofs(ctx.text("certificates", "prove4"), ctx.integer("recheck_certificates", 1) != 0);
+  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
+  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
   r.hypotheses.push_back(hypothesis("all tokens in an open hemisphere", "certified",
                                     "find_hemisphere: exact rational w with min_i <x_i(0), w> > 0 (per instance)"));
   r.hypotheses.push_back(hypothesis("V = I, any Q, K", "certified",
@@ -92,7 +99,8 @@ CheckResult check_b_6_4(const CheckContext& ctx) {
                 {"collapse_rule", "D(T) <= max(1e4 floor, 1e-6 D(0)) and fitted decay-rate CI in (0, inf); a still-contracting run is re-run once with 4x T"},
                 {"rate_note", "survey (approx): rate 2 (SA), 2e^beta (USA, Q = K = I); our linearisation: SA 2 for any Q, K, "
                               "USA 2 exp(beta <Qx*,Kx*>). Reported, not asserted."},
-                {"instances", per}};
+                {"instances", per},
+                {"certificates", proofs.evidence}};
   {
     // One SA and one USA run with their fitted rates: ln D = ln C − λ t over the fit window.
     nlohmann::json fig = line_figure({"t", "D(t) = 1 − min⟨xᵢ, xⱼ⟩", false, true});

@@ -1,0 +1,22 @@
+#pragma once
+// Computer-assisted proofs a check cites (proofs/certificates/<name>/, made by `attnflow prove`):
+// each is read, optionally re-verified by recomputation (verify::check_certificate), and listed in
+// the evidence as {path, tex, …} so the report appends its LaTeX proof. A cited proof that fails
+// to re-verify is reported, never silently dropped.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+struct CitedProofs {
+  nlohmann::json evidence = nlohmann::json::array();  // goes to evidence["certificates"]
+  int cited = 0, accepted = 0, rejected = 0;          // rejected: missing, unreadable or not re-verified
+  std::string summary() const;                        // one line for the key number
+};
+
+/// The certificates named in the comma-separated list (empty: none). With `recheck`, each is
+/// recomputed; otherwise only read and its claimed outcome reported.
+CitedProofs cite_proofs(const std::string& names, bool recheck);
+
+}  // namespace attnflow
