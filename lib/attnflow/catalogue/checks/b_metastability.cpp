@@ -170,6 +170,8 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
   r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-10 atol 1e-12"}, {"n", n}, {"d", d},
                 {"t_end", t_end}, {"time_grid", "0 and 20 samples per decade from 1e-2 to T"},
                 {"cluster_rule", "single linkage at Euclidean delta (clusters.hpp; merges below the resolution floor reported)"},
+                {"fit_note", "censored plateaus (still running at T) are left out of the slope fit; they are the longest ones, "
+                             "mostly at the largest beta, so the fitted slope is biased low (T bounds what can be seen)"},
                 {"plateau_rule", "maximal run of a constant cluster count >= 2, excluding the run that starts at t = 0; censored if "
                                  "still running at T (excluded from the fit); metastable: entered at t >= 1 and t_exit >= 10 t_enter"},
                 {"fit_log_plateau_vs_beta", fit.to_json()}, {"energy_monotone_self_check", energy_ok},
