@@ -103,6 +103,11 @@ BOOST_AUTO_TEST_CASE(trajectory_deviation_is_the_largest_token_distance) {
 
 BOOST_AUTO_TEST_CASE(blog_p2_1_holds_and_controls_fail) {
   expect_as_stated("Blog-P2.1", {{"instances", 3}, {"n", 6}, {"d", 3}, {"layers", 250}});
+  // The cited layer proof (a start in no hemisphere) re-verifies.
+  const CheckResult r = run_entry("Blog-P2.1", {{"instances", 1}, {"n", 4}, {"d", 3}, {"layers", 250}});
+  BOOST_TEST_REQUIRE(r.evidence["certificates"].size() == 1u);
+  BOOST_TEST(r.evidence["certificates"][0]["recheck"].get<std::string>().rfind("accepted", 0) == 0);
+  BOOST_TEST(r.evidence["certificates"][0]["start_in_open_hemisphere"].get<bool>() == false);
 }
 
 BOOST_AUTO_TEST_CASE(blog_l2_2_holds_and_control_fails) {

@@ -19,11 +19,11 @@ void register_prove(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("prove", "computer-assisted proof of cone collapse for one start → DIR/certificate.json, proof.tex");
-  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere, V = identity)");
+  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or euler-renormalize with V = identity)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);
   sub->add_option("--out", o->out, "output directory")->capture_default_str();
-  sub->add_option("--max-time", o->prove.max_time, "give up at this time")->capture_default_str();
+  sub->add_option("--max-time", o->prove.max_time, "give up at this time (layer models: this many layers)")->capture_default_str();
   sub->add_option("--order", o->prove.order, "Taylor order")->capture_default_str();
   sub->add_option("--jet-order", o->prove.jet_order, "Taylor order of the Jacobian (mean-value form)")->capture_default_str();
   sub->add_option("--tol", o->prove.tol, "target remainder per step")->capture_default_str();

@@ -360,6 +360,7 @@ double Box::max_width() const {
 }
 
 ProofResult prove_cone_collapse(const ProveInstance& in, const ProveOptions& o) {
+  if (is_layer_model(in.model)) return prove_layer_collapse(in, o);
   validate(in, o);
   if (o.interval == "mpfi") {
     DigitsScope scope(o.digits);

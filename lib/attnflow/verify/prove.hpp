@@ -16,9 +16,10 @@ namespace attnflow::verify {
 /// What is proved about: the model, the weights and the start, all as exact decimal text.
 /// The start of the flow is x_i(0) = p_i / ‖p_i‖ with p_i the given points.
 struct ProveInstance {
-  std::string model;  // sa-sphere | usa-sphere
+  std::string model;  // sa-sphere | usa-sphere | layer-normalized | euler-renormalize
   int n = 0, d = 0;
   std::string beta = "1";
+  std::string step = "1";  // layer models: y_i = x_i + step Σ_j P_ij x_j (α of V = αI, or η)
   std::vector<std::string> Q, K;  // d×d row-major decimals
   std::vector<std::string> points;  // n×d row-major decimals (p_i)
   nlohmann::json to_json() const;
@@ -69,7 +70,13 @@ struct ProofResult {
   double seconds = 0;
 };
 
-/// Tries to prove cone collapse for the instance. Deterministic: the same input and options give
+/// The discrete layer models (layer-normalized, euler-renormalize): the proof runs layer by layer
+/// (layer_proof.cpp), "time" counts layers, ProveOptions::max_time is the layer limit, and the
+/// theorem invoked is [Blog] Proposition 2.1.
+bool is_layer_model(const std::string& model);
+ProofResult prove_layer_collapse(const ProveInstance& instance, const ProveOptions& options);
+
+/// Tries to prove cone collapse for the instance (layer models: dispatched to prove_layer_collapse). Deterministic: the same input and options give
 /// the same numbers, whatever the machine load.
 ProofResult prove_cone_collapse(const ProveInstance& instance, const ProveOptions& options);
 

@@ -3,6 +3,7 @@
 // the layer index. Measured: hemisphere certificate of the start (exact), diameter against k, its
 // rate with a CI above a rounding floor taken from a re-run at ≥ 20 more digits.
 #include "attnflow/catalogue/checks/blog_collapse.hpp"
+#include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 
 #include <random>
@@ -125,6 +126,11 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
   r.instances = count;
   r.key_number = fmt::format("{}/{} collapse; min rate CI low {:.3g}; max final diameter {:.2g}; min hemisphere margin {:.3g}",
                              held, count, min_rate, max_end, min_margin);
+  // Computer-assisted consequences of the proposition (attnflow prove on a layer model): starts in
+  // NO hemisphere whose rigorous layer enclosure enters one. A rejected proof leaves the check inconclusive.
+  const CitedProofs proofs = cite_proofs(ctx.text("certificates", "layer4"), ctx.integer("recheck_certificates", 1) != 0);
+  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
+  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
   r.hypotheses.push_back(hypothesis("V_k = alpha_k I, 0 < alpha_k <= 1", "certified",
                                     "alpha_k exact 3-decimal strings drawn in [0.2, 1] per layer, or alpha = " + alpha));
   r.hypotheses.push_back(hypothesis("Q_k, K_k bounded", "certified",
@@ -133,7 +139,7 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
                                     "find_hemisphere: exact rational w with min_i <x_i, w> > 0 on the double start; "
                                     "margin per instance in evidence"));
   r.evidence = {{"precision", "double; floor from a re-run at >= 20 more digits (MPFR)"}, {"layers", layers},
-                {"n", n}, {"d", d}, {"beta", beta}, {"instances", per},
+                {"n", n}, {"d", d}, {"beta", beta}, {"instances", per}, {"certificates", proofs.evidence},
                 {"tolerance", fmt::format("floor = {} x max(|x_double - x_mpfr|, eps) (safety factor fixed before the "
                                           "runs); the fit excludes diameters <= 1e4 x floor, and the run must reach "
                                           "that level (target)", blog::kFloorSafety)},

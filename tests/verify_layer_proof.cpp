@@ -1,0 +1,135 @@
+// Computer-assisted proofs for the discrete layer models ([Blog] Prop 2.1): every layer's
+// enclosure contains the 100-digit iterate of the model itself; starts in no hemisphere are
+// proved; an antipodal pair (an equilibrium) is never proved; a tampered certificate is rejected;
+// a layer factor outside [0, 1] is bad input (exit 2, one line).
+#include <boost/test/unit_test.hpp>
+
+#include "cli_support.hpp"
+
+#include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "attnflow/version.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+using namespace attnflow;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+SimConfig layer4() { return load_sim_config((fs::path(source_dir()) / "proofs/instances/layer4.json").string()); }
+
+verify::ProofResult prove_up_to(const verify::ProveInstance& in, double layers) {
+  verify::ProveOptions o;
+  o.max_time = layers;
+  return verify::prove_cone_collapse(in, o);
+}
+
+/// The model's own layers at 100 digits from x_i = p_i/‖p_i‖ (the decimals read at 100 digits).
+Tokens<mpfr> iterate(const SimConfig& c, const verify::ProveInstance& in, long layers) {
+  const Model<mpfr> m = build_model<mpfr>(c);
+  Tokens<mpfr> x(in.n, in.d);
+  for (int i = 0; i < in.n; ++i) {
+    mpfr norm2 = 0;
+    for (int a = 0; a < in.d; ++a) {
+      x(i, a) = mpfr(in.points[static_cast<std::size_t>(i * in.d + a)]);
+      norm2 += x(i, a) * x(i, a);
+    }
+    x.row(i) /= sqrt(norm2);
+  }
+  State<mpfr> s(static_cast<std::size_t>(in.n) * in.d);
+  as_tokens(s, in.n, in.d) = x;
+  for (long k = 0; k < layers; ++k) m.layer(s, k);
+  return as_tokens(s, in.n, in.d);
+}
+
+bool contains(const verify::Box& b, const Tokens<mpfr>& x) {
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index a = 0; a < x.cols(); ++a) {
+      const std::size_t q = static_cast<std::size_t>(i * x.cols() + a);
+      if (!(mpfr(b.lo[q]) <= x(i, a) && x(i, a) <= mpfr(b.hi[q]))) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(verify_layer_proof)
+
+BOOST_AUTO_TEST_CASE(every_layer_encloses_the_100_digit_iterate) {
+  const SimConfig c = layer4();
+  const verify::ProveInstance in = verify::prove_instance_from_config(c);
+  BOOST_TEST(in.step == "0.5");
+  const verify::ProofResult full = prove_up_to(in, 200);
+  BOOST_TEST_REQUIRE(full.proved);
+  BOOST_TEST(!full.start_in_hemisphere);
+  BOOST_TEST(full.start_hemisphere_certified);
+  MpfrDigitsScope digits(100);
+  for (long k = 0; k <= full.steps_to_T; ++k) {
+    // Stopping at layer k (not proved yet for k < K) leaves the enclosure of layer k in `last`.
+    const verify::ProofResult r = prove_up_to(in, double(k));
+    BOOST_TEST_CONTEXT("layer " << k) {
+      BOOST_TEST(r.last.t == double(k));
+      BOOST_TEST(contains(r.last, iterate(c, in, k)));
+      BOOST_TEST(r.last.max_width() < 1e-9);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_antipodal_pair_is_never_proved) {
+  json j = layer4().source;
+  j["n"] = 2;
+  j["init"] = {{"kind", "explicit"}, {"points", {{"0.6", "0", "0.8"}, {"-0.6", "0", "-0.8"}}}};
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+  const verify::ProofResult r = prove_up_to(in, 50);
+  BOOST_TEST(!r.proved);
+  BOOST_TEST(r.reason.find("layer limit") != std::string::npos, r.reason);
+}
+
+BOOST_AUTO_TEST_CASE(certificates_are_checked_and_tampering_rejected) {
+  const auto dir = attnflow::testing::fresh_dir("verify_layer_proof", "cert");
+  const std::string bin = attnflow::testing::attnflow_bin();
+  int rc = -1;
+  attnflow::testing::run_command(bin + " prove --config " + (fs::path(source_dir()) / "proofs/instances/layer4.json").string() +
+                                     " --max-time 200 --out " + dir.string() + " 2>&1",
+                                 &rc);
+  BOOST_TEST_REQUIRE(rc == 0);
+  attnflow::testing::run_command(bin + " prove --check " + (dir / "certificate.json").string() + " 2>&1", &rc);
+  BOOST_TEST(rc == 0);
+  // The stored certificates re-verify too.
+  for (const char* name : {"layer4", "layer32x8"}) {
+    std::ifstream in(fs::path(source_dir()) / "proofs/certificates" / name / "certificate.json");
+    BOOST_TEST(verify::check_certificate(json::parse(in)).accepted, name);
+  }
+  std::ifstream in(dir / "certificate.json");
+  const json cert = json::parse(in);
+  for (const auto& edit : std::vector<std::function<void(json&)>>{
+           [](json& x) { x["predicate"]["margin"] = "0.5"; },
+           [](json& x) { x["T"] = "3"; },
+           [](json& x) { x["instance"]["step"] = "0.25"; },
+           [](json& x) { x["enclosure_at_T"]["hi"][0] = "0.1"; }}) {
+    json bad = cert;
+    edit(bad);
+    const verify::CheckResult r = verify::check_certificate(bad);
+    BOOST_TEST(!r.accepted, r.message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_layer_factor_above_one_is_bad_input) {
+  const auto dir = attnflow::testing::fresh_dir("verify_layer_proof", "bad");
+  json j = layer4().source;
+  j["V"] = 1.5;
+  std::ofstream(dir / "bad.json") << j.dump();
+  int rc = -1;
+  const std::string out = attnflow::testing::run_command(
+      attnflow::testing::attnflow_bin() + " prove --config " + (dir / "bad.json").string() + " --out " + dir.string() + " 2>&1", &rc);
+  BOOST_TEST(rc == 2);
+  BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
+  BOOST_TEST(out.find("[0, 1]") != std::string::npos, out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
