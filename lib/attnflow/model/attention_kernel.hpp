@@ -10,7 +10,7 @@
 //    small systems): the logits are symmetric, so with one shift for the whole matrix the
 //    exponentials are too: n(n+1)/2 of them instead of n²;
 //  - MPFR: row by row in a reused workspace with in-place mpfr_* operations (no allocation),
-//    logits as exact fixed-point dot products rounded once (fixed_point_rows.hpp), exactly one
+//    logits and P·VX as exact fixed-point dot products rounded once (fixed_point_rows.hpp), one
 //    exponential per (i, j) pair (plus one per row for USA's e^{max}/n);
 //  - optional epilogue per row: add to the output, then the tangent projection of the sphere.
 // Threads: OpenMP over query blocks, only outside a parallel region and for n large enough. The
@@ -71,6 +71,7 @@ template <class T> struct Lane {
   Tokens<T> acc;          // Σ_j e^{L_ij − m_i} VX_j per query row (MPFR: one row)
   Vector<T> packed;       // symmetric path: the upper triangle of e^{L − c}, row after row
   std::vector<mp_limb_t> limbs;  // MPFR: fixed-point dot product scratch
+  fixed::FixedRows weights;      // MPFR: one row's e^{L_ij − m_i} as fixed-point integers
   T tmp, top, z, scale, ip, nrm;
 };
 
@@ -80,8 +81,8 @@ template <class T> struct Lane {
 template <class T> struct AttentionWorkspace {
   Tokens<T> qx, kx, vx, keys, head, tmp;  // β QX, KX, VY; and scratch for the models' extra terms
   std::vector<kernel::Lane<T>> lanes;
-  fixed::FixedRows fixed_qx, fixed_kx;  // MPFR: β QX and KX as fixed-point integers
-  bool fixed_logits = false;            // … when both converted (finite, exponents close enough)
+  fixed::FixedRows fixed_qx, fixed_kx, fixed_vx_columns;  // MPFR: β QX, KX, (VX)ᵀ as fixed-point integers
+  bool fixed_logits = false, fixed_values = false;        // … when converted (finite, exponents close enough)
   long precision = -1;  // MPFR digits the stored numbers were made with
 
   /// Sizes everything for n×d and `threads` lanes; allocates only when something changed.
@@ -303,9 +304,13 @@ void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags
     ip::add(lane.z, lane.z, L(j));
   }
   auto acc = lane.acc.row(0);
-  for (Eigen::Index k = 0; k < d; ++k) ip::mul(acc(k), L(0), ws.vx(0, k));
-  for (Eigen::Index j = 1; j <= last; ++j)
-    for (Eigen::Index k = 0; k < d; ++k) ip::mul_add(acc(k), L(j), ws.vx(j, k), lane.tmp);
+  if (ws.fixed_values && lane.weights.assign(L.head(last + 1), kFixedMaxExtraLimbs)) {
+    for (Eigen::Index k = 0; k < d; ++k) fixed::FixedRows::dot(ip::raw(acc(k)), lane.weights, 0, ws.fixed_vx_columns, k, lane.limbs);
+  } else {
+    for (Eigen::Index k = 0; k < d; ++k) ip::mul(acc(k), L(0), ws.vx(0, k));
+    for (Eigen::Index j = 1; j <= last; ++j)
+      for (Eigen::Index k = 0; k < d; ++k) ip::mul_add(acc(k), L(j), ws.vx(j, k), lane.tmp);
+  }
   if (f.norm == Normalization::Softmax) {
     for (Eigen::Index k = 0; k < d; ++k) ip::div(acc(k), acc(k), lane.z);
   } else {
@@ -345,8 +350,10 @@ void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, co
   }
   kernel::multiply_transposed(keys, K, ws.kx, tmp);
   kernel::multiply_transposed(values, V, ws.vx, tmp);
-  if constexpr (is_mpfr<T>::value)
+  if constexpr (is_mpfr<T>::value) {
     ws.fixed_logits = ws.fixed_qx.assign(ws.qx, kernel::kFixedMaxExtraLimbs) && ws.fixed_kx.assign(ws.kx, kernel::kFixedMaxExtraLimbs);
+    ws.fixed_values = ws.fixed_vx_columns.assign(ws.vx.transpose(), kernel::kFixedMaxExtraLimbs);
+  }
   // (Q == K compares d² numbers; the symmetric path saves ~n²/2 exponentials.)
   const bool symmetric = !is_mpfr<T>::value && !flags.causal && n <= kernel::kQueryBlock && Q.rows() == K.rows() &&
                          Q.cols() == K.cols() && Q == K;

@@ -23,13 +23,14 @@ class FixedRows {
   /// Converts m. False (the rows are then unusable) if an entry is NaN or infinite, or if the
   /// exponents spread over more than `max_extra_limbs` limbs beyond a significand: then the
   /// integers would be long and MPFR's own arithmetic the cheaper way.
-  bool assign(const Tokens<mpfr>& m, long max_extra_limbs) {
+  template <class M> bool assign(const Eigen::MatrixBase<M>& m, long max_extra_limbs) {
     cols_ = m.cols();
     const Eigen::Index count = m.size();
+    auto entry = [&](Eigen::Index k) { return inplace::raw(m.derived().coeff(k / cols_, k % cols_)); };
     mpfr_exp_t lo = std::numeric_limits<mpfr_exp_t>::max(), hi = std::numeric_limits<mpfr_exp_t>::min();
     long size = 1;  // limbs of the longest significand
     for (Eigen::Index k = 0; k < count; ++k) {
-      mpfr_srcptr x = inplace::raw(m.data()[k]);
+      mpfr_srcptr x = entry(k);
       if (mpfr_zero_p(x)) continue;
       if (!mpfr_regular_p(x)) return false;
       size = std::max(size, limbs(x));
@@ -47,7 +48,7 @@ class FixedRows {
     lsb_ = lo;
     magnitude_.assign(static_cast<std::size_t>(count * width_), 0);
     for (Eigen::Index k = 0; k < count; ++k) {
-      mpfr_srcptr x = inplace::raw(m.data()[k]);
+      mpfr_srcptr x = entry(k);
       if (mpfr_zero_p(x)) continue;
       sign_[static_cast<std::size_t>(k)] = static_cast<signed char>(mpfr_sgn(x));
       // (MPFR's custom interface: the significand's limbs, read in place; mpfr_get_z_2exp would
@@ -65,7 +66,7 @@ class FixedRows {
     return true;
   }
 
-  /// r = Σ_k A(i, k)·B(j, k), rounded once to r's precision (to nearest). `scratch` is the
+  /// r = Σ_k A(i, k)·B(j, k) over the columns both have, rounded once to r's precision (to nearest). `scratch` is the
   /// caller's (one per thread); it grows on first use only.
   static void dot(mpfr_ptr r, const FixedRows& A, Eigen::Index i, const FixedRows& B, Eigen::Index j,
                   std::vector<mp_limb_t>& scratch) {
@@ -85,7 +86,8 @@ class FixedRows {
     const mp_limb_t* b = B.magnitude_.data() + j * B.cols_ * wb;
     const signed char* sa = A.sign_.data() + i * A.cols_;
     const signed char* sb = B.sign_.data() + j * B.cols_;
-    for (Eigen::Index k = 0; k < A.cols_; ++k, a += wa, b += wb) {
+    const Eigen::Index terms = std::min(A.cols_, B.cols_);
+    for (Eigen::Index k = 0; k < terms; ++k, a += wa, b += wb) {
       const int s = sa[k] * sb[k];
       if (s == 0) continue;
       if (wa >= wb) mpn_mul(prod, a, wa, b, wb);
