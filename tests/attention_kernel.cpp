@@ -159,6 +159,58 @@ BOOST_AUTO_TEST_CASE(time_dependent_weights_through_the_cache) {
   for (double t : {0.0, 0.4, 0.4, 1.5, 0.0}) BOOST_TEST(relative_difference(r, x, t) <= 1e-13);
 }
 
+BOOST_AUTO_TEST_CASE(symmetric_logits_path_equals_reference) {
+  // Q = K and no causal mask: n ≤ 64 takes the symmetric path (one shift, n(n+1)/2 exponentials)
+  // while the logits spread over at most 64; n = 65 and β = 40 (spread up to 80) do not.
+  for (const char* model : {"sa-sphere", "usa-sphere", "sa-euclid", "multihead"})
+    for (int n : {1, 2, 3, 17, 31, 32, 33, 63, 64, 65})
+      for (int d : {2, 5, 12})
+        for (double beta : {0.5, 9.0, 40.0}) {
+          json j = model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1);
+          j["beta"] = beta;
+          j["K"] = j["Q"];  // same seed: Q = K, random (so no further symmetry hides an error)
+          const Model<double> m = build_model<double>(parse_sim_config(j));
+          const double rel = relative_difference(m, some_state<double>(n, d), 0.2);
+          BOOST_TEST_INFO(model << " n = " << n << " d = " << d << " beta = " << beta << ": " << rel);
+          BOOST_TEST(rel <= 1e-13);
+        }
+  // Q = K = I, the phase diagram's setting.
+  for (int n : {5, 32}) {
+    json j = model_config("sa-sphere", n, 2);
+    j.erase("Q"), j.erase("K"), j.erase("V");
+    j["beta"] = 9;
+    const Model<double> m = build_model<double>(parse_sim_config(j));
+    BOOST_TEST(relative_difference(m, some_state<double>(n, 2), 0.0) <= 1e-13);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(symmetric_logits_path_in_long_double_and_float128) {
+  json j = model_config("sa-sphere", 20, 3);
+  j["K"] = j["Q"];
+  const Model<long double> ml = build_model<long double>(parse_sim_config(j));
+  BOOST_TEST(relative_difference(ml, some_state<long double>(20, 3), 0.3L) <= 1e-16);
+  const Model<float128> mq = build_model<float128>(parse_sim_config(j));
+  BOOST_TEST(relative_difference(mq, some_state<float128>(20, 3), float128(0.3)) <= 1e-30);
+}
+
+BOOST_AUTO_TEST_CASE(mpfr_fixed_point_logits_at_several_precisions) {
+  // The MPFR logits are exact fixed-point dot products rounded once; a coordinate 1e-40 times
+  // the others spreads the exponents beyond the fixed-point limit and takes MPFR's own loop.
+  for (int digits : {20, 50, 60})
+    for (bool spread : {false, true}) {
+      MpfrDigitsScope scope(digits);
+      const double eps = to_double(epsilon<mpfr>());
+      for (const char* model : {"sa-sphere", "causal", "usa-sphere"}) {
+        const Model<mpfr> m = build_model<mpfr>(parse_sim_config(model_config(model, 9, 4)));
+        State<mpfr> x = some_state<mpfr>(9, 4);
+        if (spread) x[5] = mpfr("1e-40");
+        const double rel = relative_difference(m, x, mpfr("0.3"));
+        BOOST_TEST_INFO(model << " digits = " << digits << " spread = " << spread << ": " << rel << ", eps " << eps);
+        BOOST_TEST(rel <= 16.0 * (9 + 4) * eps);
+      }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(mpfr_workspace_follows_the_precision) {
   const json j = model_config("sa-sphere", 5, 3);
   Model<mpfr> m;

@@ -38,6 +38,20 @@ template <class T> void rhs(benchmark::State& st, const char* model, bool refere
 }
 
 void BM_rhs_double(benchmark::State& st) { rhs<double>(st, "sa-sphere", false); }
+/// Q = K = V = I, β = 5: the [B] Fig. 3 phase diagram's right-hand side (symmetric logits).
+void BM_rhs_double_identity(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0)), d = static_cast<int>(st.range(1));
+  const SimConfig c = parse_sim_config({{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", 5},
+                                        {"init", {{"kind", "uniform-sphere"}, {"seed", 4}}},
+                                        {"time", {{"t_end", 1}, {"samples", 2}}}});
+  const Model<double> m = build_model<double>(c);
+  const State<double> x = as_state<double>(initial_tokens<double>(c));
+  State<double> dx;
+  for (auto _ : st) {
+    m.rhs(x, dx, 0.0);
+    benchmark::DoNotOptimize(dx.data());
+  }
+}
 void BM_rhs_double_causal(benchmark::State& st) { rhs<double>(st, "causal", false); }
 void BM_reference_rhs_double(benchmark::State& st) { rhs<double>(st, "sa-sphere", true); }
 void BM_rhs_mpfr50(benchmark::State& st) {
@@ -50,6 +64,7 @@ void BM_reference_rhs_mpfr50(benchmark::State& st) {
 }
 
 BENCHMARK(BM_rhs_double)->ArgsProduct({{32, 128, 1024, 4096}, {2, 16, 64}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_rhs_double_identity)->ArgsProduct({{32, 64}, {2, 16}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_rhs_double_causal)->ArgsProduct({{1024}, {64}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_reference_rhs_double)->ArgsProduct({{32, 128, 1024}, {2, 64}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_rhs_mpfr50)->ArgsProduct({{32, 128}, {2, 16}})->Unit(benchmark::kMillisecond);

@@ -194,7 +194,9 @@ BenchResult mp50_bound_ratio(const BenchOptions& o) {
   volatile int sink = 0;
   const double c_cmp = per_op([&](int i) { sink = sink + mpfr_greater_p(raw(a[i]), raw(b[i])); });
 
-  // Operations of one sa-sphere evaluation (attention_kernel.hpp, mpfr_row and project_row):
+  // Operations of one sa-sphere evaluation (attention_kernel.hpp, mpfr_row and project_row); a
+  // logit and an entry of P·VX count as the mul and add of their definition, though the kernel
+  // computes them as exact fixed-point dot products (fixed_point_rows.hpp):
   const double nn = n, dd = d;
   const double muls = 3 * nn * dd * dd + nn * dd + 2 * nn * nn * dd + 3 * nn * dd;
   const double adds = 3 * nn * dd * (dd - 1) + nn * nn * (dd - 1) + 2 * nn * nn + nn * (nn - 1) * dd +
