@@ -48,6 +48,24 @@ class RoundUpward {
   int saved_;
 };
 
+/// Sets the working precision (decimal digits) of both MPFI and MPFR for a scope.
+class DigitsScope {
+ public:
+  explicit DigitsScope(int digits) : mpfr_(mpfr::default_precision()), mpfi_(MInterval::default_precision()) {
+    mpfr::default_precision(static_cast<unsigned>(digits));
+    MInterval::default_precision(static_cast<unsigned>(digits));
+  }
+  ~DigitsScope() {
+    mpfr::default_precision(mpfr_);
+    MInterval::default_precision(mpfi_);
+  }
+  DigitsScope(const DigitsScope&) = delete;
+  DigitsScope& operator=(const DigitsScope&) = delete;
+
+ private:
+  unsigned mpfr_, mpfi_;
+};
+
 template <class I> struct interval_traits;
 template <> struct interval_traits<DInterval> {
   using point = double;

@@ -182,6 +182,8 @@ template <class I, class S> class SphereSeries {
   }
 
   const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_.n * f_.d + q]; }
+  /// The number of coordinates n·d.
+  std::size_t size() const { return static_cast<std::size_t>(f_.n) * f_.d; }
 
  private:
   void resize(int order) {
