@@ -122,6 +122,11 @@ template <class I> class SphereIntegrator {
         if (m > 0) h = std::min(h, 0.9 * std::pow(s_.tol / m, 1.0 / k));
       }
       if (last_h_ > 0) h = std::min(h, 2 * last_h_);  // avoid re-failing at the longest step
+      // The interval remainder h^p a_p(Y) (~h^{p+1}: Y shrinks with h) overestimates the point
+      // coefficients by orders of magnitude, so it, not tol, decides how long a step can be:
+      // aim at it from the last step instead of failing a first try at every step.
+      if (last_h_ > 0 && last_rem_ > 0)
+        h = std::min(h, 0.9 * last_h_ * std::pow(s_.rem_tol / last_rem_, 1.0 / (p + 1)));
       h = quantize(h);
       if (h_max < 0) h = -h;
     }
@@ -137,6 +142,7 @@ template <class I> class SphereIntegrator {
           std::fprintf(stderr, "verify: step h = %g ok: remainder %.3g, max rad r %.3g\n", h, info.remainder,
                        max_rad(X.r));
         last_h_ = std::abs(h);
+        last_rem_ = info.remainder;
         return true;
       }
       if (exact) {
@@ -368,6 +374,7 @@ template <class I> class SphereIntegrator {
   SphereSeries<P, P> pval_;
   std::unique_ptr<PreciseLowOrders> precise_;
   double last_h_ = 0;
+  double last_rem_ = 0;
 };
 
 }  // namespace attnflow::verify

@@ -426,6 +426,17 @@ std::pair<double, double> sqrt_enclosure(const std::string& kind, const std::str
   return {e.lower(), e.upper()};
 }
 
+std::vector<std::pair<double, double>> mul_enclosures(const std::vector<double>& a_lo, const std::vector<double>& a_hi,
+                                                      const std::vector<double>& b_lo, const std::vector<double>& b_hi) {
+  RoundUpward up;
+  std::vector<std::pair<double, double>> out(a_lo.size());
+  for (std::size_t k = 0; k < a_lo.size(); ++k) {
+    const DInterval p = iv::mul(DInterval(a_lo[k], a_hi[k]), DInterval(b_lo[k], b_hi[k]));
+    out[k] = {p.lower(), p.upper()};
+  }
+  return out;
+}
+
 std::pair<std::string, std::string> exp_enclosure_mpfi_text(const std::string& x, int digits) {
   DigitsScope scope(digits);
   const MInterval e = iv::exp(iv::decimal<MInterval>(x));

@@ -25,10 +25,10 @@ template <class I> struct Jet {
 
 // ---- the operations the recurrences use, for S = I and S = Jet<I> -----------------------
 template <class I> inline void set_zero(I& a, int) { a = I(0); }
-template <class I> inline void add_mul(I& acc, const I& a, const I& b) { acc += a * b; }
-template <class I> inline void sub_mul(I& acc, const I& a, const I& b) { acc -= a * b; }
+template <class I> inline void add_mul(I& acc, const I& a, const I& b) { acc += iv::mul(a, b); }
+template <class I> inline void sub_mul(I& acc, const I& a, const I& b) { acc -= iv::mul(a, b); }
 template <class I> inline void add_to(I& acc, const I& a) { acc += a; }
-template <class I> inline void scale(I& a, const I& c) { a *= c; }
+template <class I> inline void scale(I& a, const I& c) { a = iv::mul(a, c); }
 template <class I> inline void div_int(I& a, int k) { a /= I(k); }
 template <class I> inline void div_into(I& out, const I& a, const I& b) { out = a / b; }
 template <class I> inline void exp_into(I& out, const I& a) { out = iv::exp(a); }
@@ -39,20 +39,20 @@ template <class I> inline void set_zero(Jet<I>& a, int N) {
   a.g.assign(static_cast<std::size_t>(N), I(0));
 }
 template <class I> inline void add_mul(Jet<I>& acc, const Jet<I>& a, const Jet<I>& b) {
-  acc.v += a.v * b.v;
-  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += a.v * b.g[l] + a.g[l] * b.v;
+  acc.v += iv::mul(a.v, b.v);
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += iv::mul(a.v, b.g[l]) + iv::mul(a.g[l], b.v);
 }
 template <class I> inline void sub_mul(Jet<I>& acc, const Jet<I>& a, const Jet<I>& b) {
-  acc.v -= a.v * b.v;
-  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] -= a.v * b.g[l] + a.g[l] * b.v;
+  acc.v -= iv::mul(a.v, b.v);
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] -= iv::mul(a.v, b.g[l]) + iv::mul(a.g[l], b.v);
 }
 template <class I> inline void add_to(Jet<I>& acc, const Jet<I>& a) {
   acc.v += a.v;
   for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += a.g[l];
 }
 template <class I> inline void scale(Jet<I>& a, const I& c) {
-  a.v *= c;
-  for (auto& g : a.g) g *= c;
+  a.v = iv::mul(a.v, c);
+  for (auto& g : a.g) g = iv::mul(g, c);
 }
 template <class I> inline void div_int(Jet<I>& a, int k) {
   const I kk(k);
