@@ -130,7 +130,12 @@ template <class I> class SphereIntegrator {
       h = quantize(h);
       if (h_max < 0) h = -h;
     }
-    const std::vector<I> Xh = X.hull();
+    // X̂ must contain c as well as the set: the point part follows the solution from c inside Y,
+    // and the mean-value form needs the segment from c to every x0 in X̂. 0 ∈ r is not given:
+    // the centres are doubles next to an enclosure far narrower than an ulp (the start, and
+    // every step's centre from precise_orders.hpp).
+    std::vector<I> Xh = X.hull();
+    for (std::size_t q = 0; q < Xh.size(); ++q) Xh[q] = iv::hull(Xh[q], iv::point<I>(X.c[q]));
     for (;;) {
       if (std::abs(h) < s_.h_min) {
         why = "step size fell below " + std::to_string(s_.h_min) + " (the a-priori enclosure could not be validated)";
