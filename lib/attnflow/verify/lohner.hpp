@@ -81,6 +81,7 @@ struct StepInfo {
   double h = 0;              // the step taken (signed)
   double remainder = 0;      // max |h^p a_p(Y)|
   int apriori_tries = 0;
+  double lipschitz_h = 0;    // ‖Df(Y)‖_∞ |h| (diagnostics: first-order Picard needed it ≪ 1)
 };
 
 template <class I> class SphereIntegrator {
@@ -144,8 +145,8 @@ template <class I> class SphereIntegrator {
       double shrink = 0.5;
       if (attempt(X, Xh, centre, h, info, exact, shrink)) {
         if (debug_on())
-          std::fprintf(stderr, "verify: step h = %g ok: remainder %.3g, max rad r %.3g\n", h, info.remainder,
-                       max_rad(X.r));
+          std::fprintf(stderr, "verify: step h = %g ok: remainder %.3g, |Df(Y)| h %.3g, max rad r %.3g\n", h,
+                       info.remainder, info.lipschitz_h, max_rad(X.r));
         last_h_ = std::abs(h);
         last_rem_ = info.remainder;
         return true;
@@ -220,7 +221,7 @@ template <class I> class SphereIntegrator {
       return debug_fail("remainder", h);
     }
     // Jacobian enclosure J (N×N, row-major).
-    std::vector<I> J = jacobian(Xh, Y, hp, q);
+    std::vector<I> J = jacobian(Xh, Y, hp, q, info.lipschitz_h);
     if (!all_finite(J)) return debug_fail("J", h);
     // Lohner's QR step.
     const Eigen::Index n = N_;
@@ -306,7 +307,7 @@ template <class I> class SphereIntegrator {
   }
 
   /// Enclosure of DΦ_h over the box Xh (row-major N×N).
-  std::vector<I> jacobian(const std::vector<I>& Xh, const std::vector<I>& Y, const P& h, int q) {
+  std::vector<I> jacobian(const std::vector<I>& Xh, const std::vector<I>& Y, const P& h, int q, double& Lh) {
     const std::size_t NN = static_cast<std::size_t>(N_) * N_;
     std::vector<I> J(NN);
     jet_.compute(seed(Xh), q - 1);
@@ -326,6 +327,7 @@ template <class I> class SphereIntegrator {
     }
     using std::abs;
     const I delta = iv::exp(L * iv::point<I>(abs(h))) - I(1);
+    Lh = iv::upper_double(L * iv::point<I>(abs(h)));
     const P dmax = iv::upper(delta);
     const I hq = pow_thin(h, q);
     for (int a = 0; a < N_; ++a) {
