@@ -146,12 +146,17 @@ template <class I, class S> class SphereSeries {
           set_zero(Zk[i], dirs_);
           for (int j = 0; j < n; ++j) add_to(Zk[i], Ek[i * n + j]);
         }
+        // S_i[k] for all d coordinates at once, so that each E_ij[m] is read once (with jets
+        // of n·d directions the E's do not stay in cache across d passes).
+        for (int c = 0; c < d; ++c) set_zero(acc_[static_cast<std::size_t>(c)], dirs_);
+        for (int m = 0; m <= k; ++m)
+          for (int j = 0; j < n; ++j) {
+            const S& e = E_[static_cast<std::size_t>(m) * nn + i * n + j];
+            const S* xj = &x_[static_cast<std::size_t>(k - m) * N + j * d];
+            for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, xj[c]);
+          }
         for (int c = 0; c < d; ++c) {
-          S& s = tmp2_;
-          set_zero(s, dirs_);
-          for (int m = 0; m <= k; ++m)
-            for (int j = 0; j < n; ++j)
-              add_mul(s, E_[static_cast<std::size_t>(m) * nn + i * n + j], x_[static_cast<std::size_t>(k - m) * N + j * d + c]);
+          S& s = acc_[static_cast<std::size_t>(c)];
           if (f_.softmax) {
             for (int m = 1; m <= k; ++m)
               sub_mul(s, Z_[static_cast<std::size_t>(m) * n + i], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
@@ -200,13 +205,14 @@ template <class I, class S> class SphereSeries {
     Z_.assign(K * f_.n, z);
     g_.assign(K * f_.n, z);
     tmp_ = z;
-    tmp2_ = z;
+    acc_.assign(static_cast<std::size_t>(f_.d), z);
   }
 
   SphereField<I> f_;
   int dirs_;
   std::vector<S> x_, u_, y_, L_, E_, Z_, g_;
-  S tmp_, tmp2_;
+  std::vector<S> acc_;
+  S tmp_;
 };
 
 }  // namespace attnflow::verify
