@@ -144,9 +144,17 @@ template <class I> class SphereIntegrator {
       }
       double shrink = 0.5;
       if (attempt(X, Xh, centre, h, info, exact, shrink)) {
-        if (debug_on())
-          std::fprintf(stderr, "verify: step h = %g ok: remainder %.3g, |Df(Y)| h %.3g, max rad r %.3g\n", h,
-                       info.remainder, info.lipschitz_h, max_rad(X.r));
+        if (debug_on()) {
+          // The point coefficient's h^p |a_p(c)|: how far the interval remainder overestimates.
+          double ap = 0;
+          for (int l = 0; l < N_ && !exact; ++l) {
+            using std::abs;
+            ap = std::max(ap, static_cast<double>(abs(pval_.coeff(p, l))));
+          }
+          std::fprintf(stderr,
+                       "verify: step h = %g ok: remainder %.3g (point estimate %.3g), |Df(Y)| h %.3g, max rad r %.3g\n",
+                       h, info.remainder, ap * std::pow(std::abs(h), p), info.lipschitz_h, max_rad(X.r));
+        }
         last_h_ = std::abs(h);
         last_rem_ = info.remainder;
         return true;
