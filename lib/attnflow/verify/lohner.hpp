@@ -31,7 +31,7 @@
 namespace attnflow::verify {
 
 template <class I> I mulp(const I& x, const point_t<I>& p) {
-  if constexpr (std::is_same_v<I, DInterval>) return x * p;
+  if constexpr (std::is_same_v<I, DInterval>) return iv::mul(x, DInterval(p));
   else return x * iv::point<I>(p);
 }
 
@@ -256,7 +256,7 @@ template <class I> class SphereIntegrator {
       I s(0);
       for (int b = 0; b < N_; ++b) {
         I cab(0);
-        for (int l = 0; l < N_; ++l) cab += Qinv[static_cast<std::size_t>(a * N_ + l)] * M[static_cast<std::size_t>(l * N_ + b)];
+        for (int l = 0; l < N_; ++l) cab += iv::mul(Qinv[static_cast<std::size_t>(a * N_ + l)], M[static_cast<std::size_t>(l * N_ + b)]);
         s += cab * X.r[static_cast<std::size_t>(b)];
         s += Qinv[static_cast<std::size_t>(a * N_ + b)] * z[static_cast<std::size_t>(b)];
       }

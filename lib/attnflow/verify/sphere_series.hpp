@@ -122,22 +122,25 @@ template <class I, class S> class SphereSeries {
           if (f_.A_scalar) scale(t, f_.a);
           if (f_.A_symmetric && j != i) Lk[j * n + i] = t;
         }
-      // E_ij[k]
+      // E_ij[k] (symmetric A: E_ji is the same computation on the same L, hence a copy)
       S* Ek = &E_[static_cast<std::size_t>(k) * nn];
-      for (int ij = 0; ij < nn; ++ij) {
-        if (k == 0) {
-          exp_into(Ek[ij], Lk[ij]);
-        } else {
-          S& t = Ek[ij];
-          set_zero(t, dirs_);
-          for (int m = 1; m <= k; ++m) {
-            tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
-            scale(tmp_, I(m));
-            add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
+      for (int i = 0; i < n; ++i)
+        for (int j = f_.A_symmetric ? i : 0; j < n; ++j) {
+          const int ij = i * n + j;
+          if (k == 0) {
+            exp_into(Ek[ij], Lk[ij]);
+          } else {
+            S& t = Ek[ij];
+            set_zero(t, dirs_);
+            for (int m = 1; m <= k; ++m) {
+              tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
+              scale(tmp_, I(m));
+              add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
+            }
+            div_int(t, k);
           }
-          div_int(t, k);
+          if (f_.A_symmetric && j != i) Ek[j * n + i] = Ek[ij];
         }
-      }
       // y_i[k]
       S* yk = &y_[static_cast<std::size_t>(k) * N];
       S* Zk = &Z_[static_cast<std::size_t>(k) * n];
