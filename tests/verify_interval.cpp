@@ -67,4 +67,33 @@ BOOST_AUTO_TEST_CASE(mpfi_exp_is_narrow_at_high_precision) {
   BOOST_TEST(mpfr(hi) - mpfr(lo) < mpfr("1e-55"));
 }
 
+// The recurrences' multiplication forms lower ends as −((−x)·y) in upward rounding; an optimiser
+// that rewrites that as −(x·y) returns the upward product as the lower end (it happened: GCC,
+// -frounding-math notwithstanding). Thin squares and products of close end points catch it.
+BOOST_AUTO_TEST_CASE(products_enclose_the_exact_product) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-3, 3);
+  std::vector<double> alo, ahi, blo, bhi;
+  for (int k = 0; k < 20000; ++k) {
+    double a = u(rng), b = u(rng), c = u(rng), d = u(rng);
+    if (k % 2 == 0) b = a;          // thin
+    if (k % 4 == 0) { c = a; d = a; }  // a thin square
+    if (k % 7 == 0) d = c;
+    if (k % 11 == 0) a = b = 0;
+    if (a > b) std::swap(a, b);
+    if (c > d) std::swap(c, d);
+    alo.push_back(a), ahi.push_back(b), blo.push_back(c), bhi.push_back(d);
+  }
+  const auto p = verify::mul_enclosures(alo, ahi, blo, bhi);
+  MpfrDigitsScope digits(60);  // exact: 2×53 bits
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < p.size(); ++k)
+    for (double x : {alo[k], ahi[k]})
+      for (double y : {blo[k], bhi[k]}) {
+        const mpfr xy = mpfr(x) * mpfr(y);
+        if (!(mpfr(p[k].first) <= xy && xy <= mpfr(p[k].second))) ++bad;
+      }
+  BOOST_TEST(bad == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

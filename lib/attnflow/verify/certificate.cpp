@@ -208,9 +208,10 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
                  {"hemisphere_test_certified", r.start_hemisphere_certified}}},
       {"method", o.to_json()},
       {"method_description",
-       "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by first-order Picard "
-       "with two Taylor refinements, Lagrange remainder, mean-value form with Jacobian jets of order jet_order and "
-       "a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, exp by MPFR)"},
+       "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
+       "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
+       "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, "
+       "exp by MPFR; start and the orders <= 2 of each step's point part in MPFI at 40 digits)"},
       {"attnflow_version", kVersion},
       {"git", attnflow::git_commit()},
       {"steps", r.proved ? r.steps_to_T : r.steps},
@@ -283,7 +284,7 @@ std::string proof_latex(const ProveInstance& in, const ProveOptions& o, const Pr
   s << "\\paragraph{Proof.} A rigorous enclosure of the solution was computed in interval arithmetic with outward "
        "rounding ("
     << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals")
-    << "): an interval Taylor method of order " << o.order << " with an a-priori enclosure by Picard iteration, the "
+    << "): an interval Taylor method of order " << o.order << " with a high-order a-priori enclosure (Corliss--Rihm), the "
        "Lagrange remainder and Lohner's QR wrapping control ("
     << r.steps_to_T << " steps). At $T = " << g17(r.T) << "$ every token lies, for every point of the enclosure "
     << "(largest width " << g3(r.at_T.max_width()) << "), in the open hemisphere $\\{x : \\langle w, x\\rangle > 0\\}$ "

@@ -48,6 +48,24 @@ class RoundUpward {
   int saved_;
 };
 
+/// Sets the working precision (decimal digits) of both MPFI and MPFR for a scope.
+class DigitsScope {
+ public:
+  explicit DigitsScope(int digits) : mpfr_(mpfr::default_precision()), mpfi_(MInterval::default_precision()) {
+    mpfr::default_precision(static_cast<unsigned>(digits));
+    MInterval::default_precision(static_cast<unsigned>(digits));
+  }
+  ~DigitsScope() {
+    mpfr::default_precision(mpfr_);
+    MInterval::default_precision(mpfi_);
+  }
+  DigitsScope(const DigitsScope&) = delete;
+  DigitsScope& operator=(const DigitsScope&) = delete;
+
+ private:
+  unsigned mpfr_, mpfi_;
+};
+
 template <class I> struct interval_traits;
 template <> struct interval_traits<DInterval> {
   using point = double;
@@ -90,6 +108,34 @@ inline bool intersect_into(DInterval& a, const DInterval& b) {
   return true;
 }
 inline DInterval sqrt(const DInterval& x) { return boost::numeric::sqrt(x); }
+/// x, hidden from the optimiser: it cannot relate the result to the expression that made it.
+inline double opaque(double x) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__("" : "+x"(x));
+  return x;
+#else
+  volatile double v = x;
+  return v;
+#endif
+}
+
+/// a·b for the other kinds (MInterval; double and mpfr in the non-rigorous point series).
+template <class T> T mul(const T& a, const T& b) { return a * b; }
+/// a·b without sign cases, for the Taylor recurrences (Boost's case analysis mispredicts there):
+/// in upward rounding the upper end is the largest product rounded up and the lower end
+/// −(the largest (−x)·y rounded up). Finite end points only: 0·∞ gives NaN, which max() may
+/// drop, so anything else takes Boost's path.
+inline DInterval mul(const DInterval& a, const DInterval& b) {
+  const double al = a.lower(), ah = a.upper(), bl = b.lower(), bh = b.upper();
+  if (!(std::isfinite(al) && std::isfinite(ah) && std::isfinite(bl) && std::isfinite(bh))) return a * b;
+  const double hi = std::max(std::max(al * bl, al * bh), std::max(ah * bl, ah * bh));
+  // The negations must stay opaque: GCC, even with -frounding-math, rewrites (−x)·y as −(x·y)
+  // and reuses the upward-rounded product as a lower bound (seen: a thin square's lower end one
+  // ulp too high). Boost avoids this with a volatile store; an empty asm costs nothing.
+  const double nal = opaque(-al), nah = opaque(-ah);
+  const double lo = -std::max(std::max(nal * bl, nal * bh), std::max(nah * bl, nah * bh));
+  return DInterval(lo, hi);
+}
 
 namespace detail {
 // exp of one double rounded in a chosen direction, by MPFR at 53 bits. The double is converted

@@ -2,10 +2,11 @@
 // One rigorous step of an interval Taylor method with Lohner's QR wrapping control, for the
 // sphere flows of sphere_series.hpp. The set is x ∈ c + B r (c a point, B a point matrix, r an
 // interval vector). For a step of length h (either sign):
-//  1. a-priori box Y ⊇ {x(s; x0) : s ∈ [0,h], x0 ∈ X̂} by first-order Picard: X̂ + [0,h] f(Y) ⊆ Y
-//     proves that every solution from X̂ exists on [0,h] and stays in Y; then refined twice as
-//     Y ← (Σ_{k<p} [0,h]^k a_k(X̂) + [0,h]^p a_p(Y)) ∩ Y (Taylor with Lagrange remainder);
-//  2. the flow at one point: x(h; c) ∈ Σ_{k<p} h^k a_k(c) + h^p a_p(Y)   (Y ∋ x(ξ; c));
+//  1. a-priori box Y ⊇ {x(s; x0) : s ∈ [0,h], x0 ∈ X̂} by the high-order test of apriori.hpp
+//     (Σ_{k<p} [0,h]^k a_k(X̂) + [0,h]^p a_p(Y) ⊆ int Y), which also gives a_p(Y);
+//  2. the flow at one point: x(h; c) ∈ Σ_{k<p} h^k a_k(c) + h^p a_p(Y)   (Y ∋ x(ξ; c)); for
+//     double intervals the orders k ≤ 2 in MPFI (precise_orders.hpp), so that a step adds
+//     ~1e-17 of width rather than ~1 ulp;
 //  3. its Jacobian over the set, by the mean-value form x(h; x0) ∈ x(h; c) + J (x0 − c):
 //     J ⊇ DΦ_h(X̂) ⊆ Σ_{k<q} h^k Da_k(X̂) + h^q Da_q(Y)·W, where (1/k!)∂_t^k DΦ_t = Da_k(Φ_t)·DΦ_t
 //     and W ⊇ DΦ_s for s ∈ [0,h]: ‖DΦ_s − I‖_∞ ≤ e^{‖Df(Y)‖_∞ |h|} − 1 (Gronwall). The jet
@@ -15,19 +16,22 @@
 //     round-off: B'^{-1} = (I − E)^{-1} B'^T, E = I − B'^T B').
 // Internal to lib/attnflow/verify/*.cpp.
 #include "attnflow/tokens.hpp"
+#include "attnflow/verify/apriori.hpp"
+#include "attnflow/verify/precise_orders.hpp"
 #include "attnflow/verify/sphere_series.hpp"
 
 #include <Eigen/QR>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace attnflow::verify {
 
 template <class I> I mulp(const I& x, const point_t<I>& p) {
-  if constexpr (std::is_same_v<I, DInterval>) return x * p;
+  if constexpr (std::is_same_v<I, DInterval>) return iv::mul(x, DInterval(p));
   else return x * iv::point<I>(p);
 }
 
@@ -41,9 +45,10 @@ template <class I> struct LohnerSet {
     const std::size_t N = c.size();
     std::vector<I> out(N);
     for (std::size_t q = 0; q < N; ++q) {
-      I s = iv::point<I>(c[q]);
+      // The small terms first: adding each to c would round outward by an ulp of c each time.
+      I s(0);
       for (std::size_t l = 0; l < N; ++l) s += mulp(r[l], B(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(l)));
-      out[q] = s;
+      out[q] = s + iv::point<I>(c[q]);
     }
     return out;
   }
@@ -75,14 +80,19 @@ struct StepSettings {
 struct StepInfo {
   double h = 0;              // the step taken (signed)
   double remainder = 0;      // max |h^p a_p(Y)|
-  int picard_tries = 0;
+  int apriori_tries = 0;
+  double lipschitz_h = 0;    // ‖Df(Y)‖_∞ |h| (diagnostics: first-order Picard needed it ≪ 1)
 };
 
 template <class I> class SphereIntegrator {
  public:
   using P = point_t<I>;
-  SphereIntegrator(const SphereField<I>& f, const StepSettings& s)
-      : f_(f), pf_(point_field(f)), s_(s), N_(f.n * f.d), val_(f, 0), jet_(f, f.n * f.d), pval_(pf_, 0) {}
+  /// `precise`: the same field in MPFI (double intervals only), for the low orders of the point
+  /// part (precise_orders.hpp); without it the whole point part is in I.
+  SphereIntegrator(const SphereField<I>& f, const StepSettings& s, const SphereField<MInterval>* precise = nullptr)
+      : f_(f), pf_(point_field(f)), s_(s), N_(f.n * f.d), val_(f, 0), atX_(f, 0), jet_(f, f.n * f.d), pval_(pf_, 0) {
+    if (precise && std::is_same_v<I, DInterval>) precise_ = std::make_unique<PreciseLowOrders>(*precise);
+  }
 
   /// Advances X by at most |h_max| in the direction of h_max's sign. Returns false (X untouched)
   /// with a reason when no step could be validated.
@@ -94,6 +104,8 @@ template <class I> class SphereIntegrator {
     for (int k = 0; k < N_; ++k) cI[static_cast<std::size_t>(k)] = iv::point<I>(X.c[static_cast<std::size_t>(k)]);
     SphereSeries<I, I> centre(f_, 0);
     centre.compute(cI, p);
+    if constexpr (std::is_same_v<I, DInterval>)
+      if (precise_) precise_->compute(X.c);
     double h = h_max;
     if (!exact) {
       // The step size comes from the point series: the interval coefficients of high order are
@@ -111,10 +123,20 @@ template <class I> class SphereIntegrator {
         if (m > 0) h = std::min(h, 0.9 * std::pow(s_.tol / m, 1.0 / k));
       }
       if (last_h_ > 0) h = std::min(h, 2 * last_h_);  // avoid re-failing at the longest step
+      // The interval remainder h^p a_p(Y) (~h^{p+1}: Y shrinks with h) overestimates the point
+      // coefficients by orders of magnitude, so it, not tol, decides how long a step can be:
+      // aim at it from the last step instead of failing a first try at every step.
+      if (last_h_ > 0 && last_rem_ > 0)
+        h = std::min(h, 0.9 * last_h_ * std::pow(s_.rem_tol / last_rem_, 1.0 / (p + 1)));
       h = quantize(h);
       if (h_max < 0) h = -h;
     }
-    const std::vector<I> Xh = X.hull();
+    // X̂ must contain c as well as the set: the point part follows the solution from c inside Y,
+    // and the mean-value form needs the segment from c to every x0 in X̂. 0 ∈ r is not given:
+    // the centres are doubles next to an enclosure far narrower than an ulp (the start, and
+    // every step's centre from precise_orders.hpp).
+    std::vector<I> Xh = X.hull();
+    for (std::size_t q = 0; q < Xh.size(); ++q) Xh[q] = iv::hull(Xh[q], iv::point<I>(X.c[q]));
     for (;;) {
       if (std::abs(h) < s_.h_min) {
         why = "step size fell below " + std::to_string(s_.h_min) + " (the a-priori enclosure could not be validated)";
@@ -122,7 +144,19 @@ template <class I> class SphereIntegrator {
       }
       double shrink = 0.5;
       if (attempt(X, Xh, centre, h, info, exact, shrink)) {
+        if (debug_on()) {
+          // The point coefficient's h^p |a_p(c)|: how far the interval remainder overestimates.
+          double ap = 0;
+          for (int l = 0; l < N_ && !exact; ++l) {
+            using std::abs;
+            ap = std::max(ap, static_cast<double>(abs(pval_.coeff(p, l))));
+          }
+          std::fprintf(stderr,
+                       "verify: step h = %g ok: remainder %.3g (point estimate %.3g), |Df(Y)| h %.3g, max rad r %.3g\n",
+                       h, info.remainder, ap * std::pow(std::abs(h), p), info.lipschitz_h, max_rad(X.r));
+        }
         last_h_ = std::abs(h);
+        last_rem_ = info.remainder;
         return true;
       }
       if (exact) {
@@ -134,10 +168,18 @@ template <class I> class SphereIntegrator {
   }
 
  private:
-  static bool debug_fail(const char* what, double h) {
+  static bool debug_on() {
     static const bool on = std::getenv("ATTNFLOW_VERIFY_DEBUG") != nullptr;
-    if (on) std::fprintf(stderr, "verify: step h = %g failed: %s\n", h, what);
+    return on;
+  }
+  static bool debug_fail(const char* what, double h) {
+    if (debug_on()) std::fprintf(stderr, "verify: step h = %g failed: %s\n", h, what);
     return false;
+  }
+  static double max_rad(const std::vector<I>& r) {
+    double m = 0;
+    for (const I& x : r) m = std::max(m, iv::rad_upper_double(x));
+    return m;
   }
   template <class V> static bool all_finite(const V& v) {
     for (const auto& x : v)
@@ -152,22 +194,34 @@ template <class I> class SphereIntegrator {
   bool attempt(LohnerSet<I>& X, const std::vector<I>& Xh, const SphereSeries<I, I>& centre, double h, StepInfo& info,
                bool exact, double& shrink) {
     const int p = s_.order, q = s_.jet_order;
-    std::vector<I> Y;
-    if (!apriori(Xh, P(h), Y, info)) return debug_fail("picard", h);
+    std::vector<I> Y, ap;
+    if (!apriori(Xh, P(h), Y, ap, info)) return debug_fail("apriori", h);
     const P hp(h);
-    // Remainder and the point part.
-    val_.compute(Y, p);
+    // Remainder and the point part, split into the new centre cn and the width z it adds.
     const I hpow = pow_thin(hp, p);
-    std::vector<I> v(static_cast<std::size_t>(N_));
+    std::vector<P> cn(static_cast<std::size_t>(N_));
+    std::vector<I> z(static_cast<std::size_t>(N_));
     double rem = 0;
+    constexpr int K = PreciseLowOrders::kOrders;
     for (int l = 0; l < N_; ++l) {
-      const I R = hpow * val_.coeff(p, l);
+      const I R = hpow * ap[static_cast<std::size_t>(l)];
       rem = std::max(rem, iv::upper_double(I(iv::mag(R))));
+      const std::size_t ls = static_cast<std::size_t>(l);
+      if constexpr (std::is_same_v<I, DInterval>) {
+        if (precise_ && p - 1 > K) {
+          I acc = centre.coeff(p - 1, l);
+          for (int k = p - 2; k > K; --k) acc = mulp(acc, hp) + centre.coeff(k, l);
+          precise_->split(l, h, acc * pow_thin(hp, K + 1) + R, cn[ls], z[ls]);
+          continue;
+        }
+      }
       I acc = centre.coeff(p - 1, l);
       for (int k = p - 2; k >= 0; --k) acc = mulp(acc, hp) + centre.coeff(k, l);
-      v[static_cast<std::size_t>(l)] = acc + R;
+      const I v = acc + R;
+      cn[ls] = iv::mid(v);
+      z[ls] = v - iv::point<I>(cn[ls]);
     }
-    if (!all_finite(v)) return debug_fail("v", h);
+    if (!all_finite(z)) return debug_fail("v", h);
     if (!exact && rem > s_.rem_tol) {
       // The remainder on the a-priori box (its interval overestimate grows fast with the box):
       // rem ~ h^{p+1}, as the box shrinks with h too.
@@ -175,7 +229,7 @@ template <class I> class SphereIntegrator {
       return debug_fail("remainder", h);
     }
     // Jacobian enclosure J (N×N, row-major).
-    std::vector<I> J = jacobian(Xh, Y, hp, q);
+    std::vector<I> J = jacobian(Xh, Y, hp, q, info.lipschitz_h);
     if (!all_finite(J)) return debug_fail("J", h);
     // Lohner's QR step.
     const Eigen::Index n = N_;
@@ -197,18 +251,12 @@ template <class I> class SphereIntegrator {
     Matrix<P> Q = qr.householderQ();
     std::vector<I> Qinv;
     if (!inverse_enclosure(Q, Qinv)) return debug_fail("Qinv", h);
-    std::vector<P> cn(static_cast<std::size_t>(N_));
-    std::vector<I> z(static_cast<std::size_t>(N_));
-    for (int l = 0; l < N_; ++l) {
-      cn[static_cast<std::size_t>(l)] = iv::mid(v[static_cast<std::size_t>(l)]);
-      z[static_cast<std::size_t>(l)] = v[static_cast<std::size_t>(l)] - iv::point<I>(cn[static_cast<std::size_t>(l)]);
-    }
     std::vector<I> rn(static_cast<std::size_t>(N_));
     for (int a = 0; a < N_; ++a) {
       I s(0);
       for (int b = 0; b < N_; ++b) {
         I cab(0);
-        for (int l = 0; l < N_; ++l) cab += Qinv[static_cast<std::size_t>(a * N_ + l)] * M[static_cast<std::size_t>(l * N_ + b)];
+        for (int l = 0; l < N_; ++l) cab += iv::mul(Qinv[static_cast<std::size_t>(a * N_ + l)], M[static_cast<std::size_t>(l * N_ + b)]);
         s += cab * X.r[static_cast<std::size_t>(b)];
         s += Qinv[static_cast<std::size_t>(a * N_ + b)] * z[static_cast<std::size_t>(b)];
       }
@@ -247,30 +295,6 @@ template <class I> class SphereIntegrator {
     return r;
   }
 
-  /// f over the box Y, as the intersection of the natural interval extension and the centred
-  /// (mean-value) form f(m) + Df(Y)(Y − m). The centred form matters: in f = y − ⟨x, y⟩x the
-  /// terms nearly cancel, and the natural extension overestimates the width many times over,
-  /// which made first-order Picard fail for every useful step.
-  std::vector<I> field_on(const std::vector<I>& Y) {
-    std::vector<I> out(static_cast<std::size_t>(N_)), m(static_cast<std::size_t>(N_));
-    val_.compute(Y, 1);
-    for (int l = 0; l < N_; ++l) {
-      out[static_cast<std::size_t>(l)] = val_.coeff(1, l);
-      m[static_cast<std::size_t>(l)] = iv::point<I>(iv::mid(Y[static_cast<std::size_t>(l)]));
-    }
-    val_.compute(m, 1);
-    std::vector<I> fm(static_cast<std::size_t>(N_));
-    for (int l = 0; l < N_; ++l) fm[static_cast<std::size_t>(l)] = val_.coeff(1, l);
-    jet_.compute(seed(Y), 1);
-    for (int a = 0; a < N_; ++a) {
-      I s = fm[static_cast<std::size_t>(a)];
-      const auto& g = jet_.coeff(1, a).g;
-      for (int b = 0; b < N_; ++b) s += g[static_cast<std::size_t>(b)] * (Y[static_cast<std::size_t>(b)] - m[static_cast<std::size_t>(b)]);
-      if (!iv::intersect_into(out[static_cast<std::size_t>(a)], s)) out[static_cast<std::size_t>(a)] = s;
-    }
-    return out;
-  }
-
   std::vector<Jet<I>> seed(const std::vector<I>& box) const {
     std::vector<Jet<I>> x0(static_cast<std::size_t>(N_));
     for (int l = 0; l < N_; ++l) {
@@ -281,52 +305,17 @@ template <class I> class SphereIntegrator {
     return x0;
   }
 
-  /// Y ⊇ all solutions from Xh over [0,h]; false if the Picard test fails.
-  bool apriori(const std::vector<I>& Xh, const P& h, std::vector<I>& Y, StepInfo& info) {
+  /// Y ⊇ all solutions from Xh over [0,h] and ap ⊇ a_p(Y); false if the test fails.
+  bool apriori(const std::vector<I>& Xh, const P& h, std::vector<I>& Y, std::vector<I>& ap, StepInfo& info) {
     const I T = iv::time_range<I>(h);
     const int p = s_.order;
-    std::vector<I> Yc(static_cast<std::size_t>(N_));
-    {
-      const std::vector<I> f0 = field_on(Xh);
-      for (int l = 0; l < N_; ++l) Yc[static_cast<std::size_t>(l)] = Xh[static_cast<std::size_t>(l)] + T * f0[static_cast<std::size_t>(l)];
-    }
-    bool ok = false;
-    for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
-      ++info.picard_tries;
-      for (auto& y : Yc) {
-        const double w = iv::upper_double(I(iv::width(y)));
-        const double e = 0.1 * w + 1e-14 * (1 + iv::upper_double(I(iv::mag(y))));
-        y += iv::interval<I>(P(-e), P(e));
-      }
-      const std::vector<I> fY = field_on(Yc);
-      ok = true;
-      std::vector<I> next(static_cast<std::size_t>(N_));
-      for (int l = 0; l < N_; ++l) {
-        next[static_cast<std::size_t>(l)] = Xh[static_cast<std::size_t>(l)] + T * fY[static_cast<std::size_t>(l)];
-        if (!iv::subset(next[static_cast<std::size_t>(l)], Yc[static_cast<std::size_t>(l)])) ok = false;
-      }
-      if (ok) Yc = std::move(next);  // P(Y) ⊆ Y, and the solutions lie in P(Y) too
-      else
-        for (int l = 0; l < N_; ++l) Yc[static_cast<std::size_t>(l)] = iv::hull(Yc[static_cast<std::size_t>(l)], next[static_cast<std::size_t>(l)]);
-    }
-    if (!ok) return false;
-    // Refine with the Taylor polynomial over [0,h] and the Lagrange remainder on Y.
-    SphereSeries<I, I> atX(f_, 0);
-    atX.compute(Xh, p);
-    for (int round = 0; round < 2; ++round) {
-      val_.compute(Yc, p);
-      for (int l = 0; l < N_; ++l) {
-        I acc = val_.coeff(p, l);
-        for (int k = p - 1; k >= 0; --k) acc = acc * T + atX.coeff(k, l);
-        iv::intersect_into(Yc[static_cast<std::size_t>(l)], acc);
-      }
-    }
-    Y = std::move(Yc);
-    return true;
+    atX_.compute(Xh, p - 1);
+    ++info.apriori_tries;
+    return high_order_apriori(atX_, val_, T, p, 4, Y, ap);
   }
 
   /// Enclosure of DΦ_h over the box Xh (row-major N×N).
-  std::vector<I> jacobian(const std::vector<I>& Xh, const std::vector<I>& Y, const P& h, int q) {
+  std::vector<I> jacobian(const std::vector<I>& Xh, const std::vector<I>& Y, const P& h, int q, double& Lh) {
     const std::size_t NN = static_cast<std::size_t>(N_) * N_;
     std::vector<I> J(NN);
     jet_.compute(seed(Xh), q - 1);
@@ -346,6 +335,7 @@ template <class I> class SphereIntegrator {
     }
     using std::abs;
     const I delta = iv::exp(L * iv::point<I>(abs(h))) - I(1);
+    Lh = iv::upper_double(L * iv::point<I>(abs(h)));
     const P dmax = iv::upper(delta);
     const I hq = pow_thin(h, q);
     for (int a = 0; a < N_; ++a) {
@@ -394,10 +384,12 @@ template <class I> class SphereIntegrator {
   SphereField<P> pf_;
   StepSettings s_;
   int N_;
-  SphereSeries<I, I> val_;
+  SphereSeries<I, I> val_, atX_;
   SphereSeries<I, Jet<I>> jet_;
   SphereSeries<P, P> pval_;
+  std::unique_ptr<PreciseLowOrders> precise_;
   double last_h_ = 0;
+  double last_rem_ = 0;
 };
 
 }  // namespace attnflow::verify

@@ -33,7 +33,7 @@ ProveInstance prove_instance_from_config(const SimConfig& c);
 struct ProveOptions {
   double max_time = 20;     // give up ("not proved") at this time
   int order = 20;           // Taylor order p of the point part
-  int jet_order = 10;       // Taylor order q of the Jacobian (mean-value form)
+  int jet_order = 6;        // Taylor order q of the Jacobian (mean-value form; it multiplies r, already tiny)
   double tol = 1e-20;       // target remainder per step (chooses the step size)
   double max_step = 0.25;   // longest step
   double rem_tol = 1e-17;   // largest remainder h^p a_p(Y) accepted in one step
@@ -113,6 +113,10 @@ double prove_benchmark_seconds(const std::string& instance_path);
 /// of e^x and √x computed by the given kind ("double" or "mpfi", digits) on the interval [x, x].
 std::pair<double, double> exp_enclosure(const std::string& kind, const std::string& x, int digits = 40);
 std::pair<double, double> sqrt_enclosure(const std::string& kind, const std::string& x, int digits = 40);
+/// Double-interval products [a_lo, a_hi]·[b_lo, b_hi] by the recurrences' multiplication (one
+/// loop, as in the Taylor recurrences): outward-rounded end points, element by element.
+std::vector<std::pair<double, double>> mul_enclosures(const std::vector<double>& a_lo, const std::vector<double>& a_hi,
+                                                      const std::vector<double>& b_lo, const std::vector<double>& b_hi);
 /// The same for mpfi with decimal end points at full precision (for comparison at 100 digits).
 std::pair<std::string, std::string> exp_enclosure_mpfi_text(const std::string& x, int digits);
 

@@ -25,10 +25,10 @@ template <class I> struct Jet {
 
 // ---- the operations the recurrences use, for S = I and S = Jet<I> -----------------------
 template <class I> inline void set_zero(I& a, int) { a = I(0); }
-template <class I> inline void add_mul(I& acc, const I& a, const I& b) { acc += a * b; }
-template <class I> inline void sub_mul(I& acc, const I& a, const I& b) { acc -= a * b; }
+template <class I> inline void add_mul(I& acc, const I& a, const I& b) { acc += iv::mul(a, b); }
+template <class I> inline void sub_mul(I& acc, const I& a, const I& b) { acc -= iv::mul(a, b); }
 template <class I> inline void add_to(I& acc, const I& a) { acc += a; }
-template <class I> inline void scale(I& a, const I& c) { a *= c; }
+template <class I> inline void scale(I& a, const I& c) { a = iv::mul(a, c); }
 template <class I> inline void div_int(I& a, int k) { a /= I(k); }
 template <class I> inline void div_into(I& out, const I& a, const I& b) { out = a / b; }
 template <class I> inline void exp_into(I& out, const I& a) { out = iv::exp(a); }
@@ -39,20 +39,20 @@ template <class I> inline void set_zero(Jet<I>& a, int N) {
   a.g.assign(static_cast<std::size_t>(N), I(0));
 }
 template <class I> inline void add_mul(Jet<I>& acc, const Jet<I>& a, const Jet<I>& b) {
-  acc.v += a.v * b.v;
-  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += a.v * b.g[l] + a.g[l] * b.v;
+  acc.v += iv::mul(a.v, b.v);
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += iv::mul(a.v, b.g[l]) + iv::mul(a.g[l], b.v);
 }
 template <class I> inline void sub_mul(Jet<I>& acc, const Jet<I>& a, const Jet<I>& b) {
-  acc.v -= a.v * b.v;
-  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] -= a.v * b.g[l] + a.g[l] * b.v;
+  acc.v -= iv::mul(a.v, b.v);
+  for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] -= iv::mul(a.v, b.g[l]) + iv::mul(a.g[l], b.v);
 }
 template <class I> inline void add_to(Jet<I>& acc, const Jet<I>& a) {
   acc.v += a.v;
   for (std::size_t l = 0; l < acc.g.size(); ++l) acc.g[l] += a.g[l];
 }
 template <class I> inline void scale(Jet<I>& a, const I& c) {
-  a.v *= c;
-  for (auto& g : a.g) g *= c;
+  a.v = iv::mul(a.v, c);
+  for (auto& g : a.g) g = iv::mul(g, c);
 }
 template <class I> inline void div_int(Jet<I>& a, int k) {
   const I kk(k);
@@ -122,22 +122,25 @@ template <class I, class S> class SphereSeries {
           if (f_.A_scalar) scale(t, f_.a);
           if (f_.A_symmetric && j != i) Lk[j * n + i] = t;
         }
-      // E_ij[k]
+      // E_ij[k] (symmetric A: E_ji is the same computation on the same L, hence a copy)
       S* Ek = &E_[static_cast<std::size_t>(k) * nn];
-      for (int ij = 0; ij < nn; ++ij) {
-        if (k == 0) {
-          exp_into(Ek[ij], Lk[ij]);
-        } else {
-          S& t = Ek[ij];
-          set_zero(t, dirs_);
-          for (int m = 1; m <= k; ++m) {
-            tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
-            scale(tmp_, I(m));
-            add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
+      for (int i = 0; i < n; ++i)
+        for (int j = f_.A_symmetric ? i : 0; j < n; ++j) {
+          const int ij = i * n + j;
+          if (k == 0) {
+            exp_into(Ek[ij], Lk[ij]);
+          } else {
+            S& t = Ek[ij];
+            set_zero(t, dirs_);
+            for (int m = 1; m <= k; ++m) {
+              tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
+              scale(tmp_, I(m));
+              add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
+            }
+            div_int(t, k);
           }
-          div_int(t, k);
+          if (f_.A_symmetric && j != i) Ek[j * n + i] = Ek[ij];
         }
-      }
       // y_i[k]
       S* yk = &y_[static_cast<std::size_t>(k) * N];
       S* Zk = &Z_[static_cast<std::size_t>(k) * n];
@@ -146,12 +149,17 @@ template <class I, class S> class SphereSeries {
           set_zero(Zk[i], dirs_);
           for (int j = 0; j < n; ++j) add_to(Zk[i], Ek[i * n + j]);
         }
+        // S_i[k] for all d coordinates at once, so that each E_ij[m] is read once (with jets
+        // of n·d directions the E's do not stay in cache across d passes).
+        for (int c = 0; c < d; ++c) set_zero(acc_[static_cast<std::size_t>(c)], dirs_);
+        for (int m = 0; m <= k; ++m)
+          for (int j = 0; j < n; ++j) {
+            const S& e = E_[static_cast<std::size_t>(m) * nn + i * n + j];
+            const S* xj = &x_[static_cast<std::size_t>(k - m) * N + j * d];
+            for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, xj[c]);
+          }
         for (int c = 0; c < d; ++c) {
-          S& s = tmp2_;
-          set_zero(s, dirs_);
-          for (int m = 0; m <= k; ++m)
-            for (int j = 0; j < n; ++j)
-              add_mul(s, E_[static_cast<std::size_t>(m) * nn + i * n + j], x_[static_cast<std::size_t>(k - m) * N + j * d + c]);
+          S& s = acc_[static_cast<std::size_t>(c)];
           if (f_.softmax) {
             for (int m = 1; m <= k; ++m)
               sub_mul(s, Z_[static_cast<std::size_t>(m) * n + i], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
@@ -182,6 +190,8 @@ template <class I, class S> class SphereSeries {
   }
 
   const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_.n * f_.d + q]; }
+  /// The number of coordinates n·d.
+  std::size_t size() const { return static_cast<std::size_t>(f_.n) * f_.d; }
 
  private:
   void resize(int order) {
@@ -198,13 +208,14 @@ template <class I, class S> class SphereSeries {
     Z_.assign(K * f_.n, z);
     g_.assign(K * f_.n, z);
     tmp_ = z;
-    tmp2_ = z;
+    acc_.assign(static_cast<std::size_t>(f_.d), z);
   }
 
   SphereField<I> f_;
   int dirs_;
   std::vector<S> x_, u_, y_, L_, E_, Z_, g_;
-  S tmp_, tmp2_;
+  std::vector<S> acc_;
+  S tmp_;
 };
 
 }  // namespace attnflow::verify
