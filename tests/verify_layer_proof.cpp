@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
+#include "verify_support.hpp"
 
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
@@ -47,15 +48,6 @@ Tokens<mpfr> iterate(const SimConfig& c, const verify::ProveInstance& in, long l
   return as_tokens(s, in.n, in.d);
 }
 
-bool contains(const verify::Box& b, const Tokens<mpfr>& x) {
-  for (Eigen::Index i = 0; i < x.rows(); ++i)
-    for (Eigen::Index a = 0; a < x.cols(); ++a) {
-      const std::size_t q = static_cast<std::size_t>(i * x.cols() + a);
-      if (!(mpfr(b.lo[q]) <= x(i, a) && x(i, a) <= mpfr(b.hi[q]))) return false;
-    }
-  return true;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(verify_layer_proof)
@@ -74,7 +66,7 @@ BOOST_AUTO_TEST_CASE(every_layer_encloses_the_100_digit_iterate) {
     const verify::ProofResult r = prove_up_to(in, double(k));
     BOOST_TEST_CONTEXT("layer " << k) {
       BOOST_TEST(r.last.t == double(k));
-      BOOST_TEST(contains(r.last, iterate(c, in, k)));
+      BOOST_TEST(attnflow::testing::box_contains(r.last, iterate(c, in, k)));
       BOOST_TEST(r.last.max_width() < 1e-9);
     }
   }

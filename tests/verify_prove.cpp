@@ -8,6 +8,7 @@
 #include "attnflow/suite/sim_config.hpp"
 #include "attnflow/suite/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
+#include "verify_support.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -68,16 +69,6 @@ CliResult run_cli(const std::string& args, const TempDir& tmp) {
 }
 std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
-bool box_contains(const verify::Box& b, const Tokens<mpfr>& x) {
-  const int d = static_cast<int>(x.cols());
-  for (Eigen::Index i = 0; i < x.rows(); ++i)
-    for (int c = 0; c < d; ++c) {
-      const std::size_t q = static_cast<std::size_t>(i * d + c);
-      if (!(mpfr(b.lo[q]) <= x(i, c) && x(i, c) <= mpfr(b.hi[q]))) return false;
-    }
-  return true;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(verify_prove)
@@ -117,7 +108,7 @@ BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution) {
   BOOST_REQUIRE_EQUAL(ref.samples(), times.size());
   for (std::size_t k = 0; k < times.size(); ++k) {
     BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {
-      BOOST_TEST(box_contains(f.boxes[k], ref.x[k]));
+      BOOST_TEST(attnflow::testing::box_contains(f.boxes[k], ref.x[k]));
       // A guard against blow-up, not a goal: measured 1.4e-13 at t = 6 (3.5e-13 at t = 8; the
       // CAPD anchor reports 1.7e-12 at t = 8 for its own start).
       BOOST_TEST(f.boxes[k].max_width() < 3e-13);
@@ -140,7 +131,7 @@ BOOST_AUTO_TEST_CASE(forward_then_backward_encloses_the_start) {
     for (int c = 0; c < in.d; ++c) norm += mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) * mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]);
     for (int c = 0; c < in.d; ++c) x0(i, c) = mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) / sqrt(norm);
   }
-  BOOST_TEST(box_contains(back.boxes.back(), x0));
+  BOOST_TEST(attnflow::testing::box_contains(back.boxes.back(), x0));
   BOOST_TEST_MESSAGE("forward width at t=3: " << b.max_width() << ", back at t=0: " << back.boxes.back().max_width());
 }
 
