@@ -303,7 +303,13 @@ template <class I> ProofResult prove_impl(const ProveInstance& in, const ProveOp
     RoundUpward up;
     X0 = start_set(in, pb->start);
   }
-  const bool ok = integrate(*pb, std::move(X0), o, {quantize(end)}, on_step, why, r.t_reached, r.steps, r.step_sizes);
+  // With --report-until, one step ends exactly there, so the widths are reported at that time
+  // and not one step past it (steps before T are unchanged unless report_until < T).
+  std::vector<double> targets;
+  if (o.report_until > 0 && quantize(o.report_until) > 0 && quantize(o.report_until) < quantize(end))
+    targets.push_back(quantize(o.report_until));
+  targets.push_back(quantize(end));
+  const bool ok = integrate(*pb, std::move(X0), o, targets, on_step, why, r.t_reached, r.steps, r.step_sizes);
   // The step list of a proof ends at T; steps made only to report widths are not needed.
   if (r.proved) r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
   r.outcome = r.proved ? "proved" : "not proved";
