@@ -186,6 +186,17 @@ BOOST_AUTO_TEST_CASE(prove4_is_proved_and_tampering_is_rejected) {
   BOOST_TEST(!outcome.accepted);
 }
 
+BOOST_AUTO_TEST_CASE(report_until_ends_exactly_there) {
+  const verify::ProveInstance in = verify::prove_instance_from_config(prove4_config());
+  verify::ProveOptions o;
+  o.report_until = 7;
+  const verify::ProofResult r = verify::prove_cone_collapse(in, o);
+  BOOST_TEST_REQUIRE(r.proved);
+  BOOST_TEST(r.T < 7);
+  BOOST_TEST(r.last.t == 7.0);
+  BOOST_TEST(r.last.max_width() > 0);
+}
+
 BOOST_AUTO_TEST_CASE(too_short_a_time_is_not_proved) {
   const verify::ProveInstance in = verify::prove_instance_from_config(prove4_config());
   verify::ProveOptions o;
