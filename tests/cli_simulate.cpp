@@ -4,6 +4,8 @@
 // field, and a previous trajectory.json left untouched.
 #include <boost/test/unit_test.hpp>
 
+#include "cli_support.hpp"
+
 #include "attnflow/suite/json_fields.hpp"
 #include "attnflow/suite/sim_config.hpp"
 #include "attnflow/suite/simulate.hpp"
@@ -24,32 +26,9 @@ using namespace attnflow;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+using namespace attnflow::testing;  // TempDir, run_cli, read_file, quoted, count_lines
+
 namespace {
-
-/// A fresh directory under the system temp dir, removed with the object.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "attnflow-cli-XXXXXX").string();
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return (path / name).string();
-  }
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// One config per model id, small and quick, with random Q and K.
 std::vector<json> every_model() {
@@ -121,26 +100,6 @@ int significant_digits(const std::string& s) {
 
 // ------------------------------------------- CLI -------------------------------------------
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-CliResult run_cli(const std::string& args, const TempDir& tmp) {
-  const char* bin = std::getenv("ATTNFLOW_BIN");
-  BOOST_REQUIRE_MESSAGE(bin != nullptr && *bin, "ATTNFLOW_BIN is not set (ctest sets it to the attnflow program)");
-  const fs::path out = tmp.path / "cli.stdout", err = tmp.path / "cli.stderr";
-  const std::string cmd = quoted(bin) + " " + args + " >" + quoted(out.string()) + " 2>" + quoted(err.string()) + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
-
 /// A snapshot of a file: its bytes and modification time.
 struct FileState {
   std::string bytes;
@@ -149,7 +108,6 @@ struct FileState {
 };
 FileState state_of(const fs::path& p) { return {read_file(p), fs::last_write_time(p)}; }
 
-std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include "attnflow/suite/sim_config.hpp"
 #include "attnflow/suite/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
+#include "cli_support.hpp"
 #include "verify_support.hpp"
 
 #include <algorithm>
@@ -23,6 +24,8 @@ using namespace attnflow;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+using namespace attnflow::testing;  // TempDir, run_cli, read_file, quoted, count_lines
+
 namespace {
 
 mpfr sqr(const mpfr& x) { return x * x; }
@@ -31,43 +34,6 @@ fs::path source(const std::string& rel) { return fs::path(attnflow::source_dir()
 
 SimConfig prove4_config() { return load_sim_config(source("proofs/instances/prove4.json").string()); }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/attnflow-verify-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-CliResult run_cli(const std::string& args, const TempDir& tmp) {
-  const char* bin = std::getenv("ATTNFLOW_BIN");
-  BOOST_REQUIRE_MESSAGE(bin != nullptr && *bin, "ATTNFLOW_BIN is not set (ctest sets it to the attnflow program)");
-  const fs::path out = tmp.path / "cli.stdout", err = tmp.path / "cli.stderr";
-  const std::string cmd = quoted(bin) + " " + args + " >" + quoted(out.string()) + " 2>" + quoted(err.string()) + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
-std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace
 

@@ -11,6 +11,29 @@ namespace attnflow {
 
 namespace {
 
+/// The first and last data rows of a path's table (after its header) as pgfplots marks: an open
+/// circle at the start, a dot at the end; dims = 2 (addplot) or 3 (addplot3).
+std::string endpoint_marks(const std::string& content, int dims, const std::string& colour) {
+  std::istringstream lines(content);
+  std::string row, first, last;
+  std::getline(lines, row);  // header
+  while (std::getline(lines, row))
+    if (!row.empty()) {
+      if (first.empty()) first = row;
+      last = row;
+    }
+  auto point = [dims](const std::string& r) {
+    std::istringstream p(r);
+    double x = 0, y = 0, z = 0;
+    p >> x >> y;
+    if (dims == 3) p >> z;
+    return dims == 3 ? fmt::format("({:.10g},{:.10g},{:.10g})", x, y, z) : fmt::format("({:.10g},{:.10g})", x, y);
+  };
+  const std::string plot = dims == 3 ? "\\addplot3" : "\\addplot";
+  return plot + "[only marks,mark=o,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + point(first) + "};\n" +
+         plot + "[only marks,mark=*,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + point(last) + "};\n";
+}
+
 using json = nlohmann::json;
 
 constexpr std::size_t kMaxPlotPoints = 400;   // per curve: keeps pgfplots fast (the PDF compiles in seconds)
@@ -168,24 +191,7 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
       << (legend ? "" : ",forget plot") << "] table[x=x,y=y] {" << file << "};\n";
     if (legend) t << "\\addlegendentry{" << esc(name) << "}\n";
     if (paths) {
-      // Start (open circle) and end (filled dot) of each path.
-      std::istringstream lines(content);
-      std::string header, row, first, last;
-      std::getline(lines, header);
-      while (std::getline(lines, row))
-        if (!row.empty()) {
-          if (first.empty()) first = row;
-          last = row;
-        }
-      auto point = [](const std::string& r) {
-        std::istringstream p(r);
-        double x = 0, y = 0;
-        p >> x >> y;
-        return fmt::format("({:.10g},{:.10g})", x, y);
-      };
-      t << "\\addplot[only marks,mark=o,mark size=2pt,color=" << colour << ",forget plot] coordinates {" << point(first)
-        << "};\n\\addplot[only marks,mark=*,mark size=2pt,color=" << colour << ",forget plot] coordinates {"
-        << point(last) << "};\n";
+      t << endpoint_marks(content, 2, colour);  // start (open circle) and end (dot) of each path
     }
   }
   if (drawn == 0) return "";
@@ -350,24 +356,7 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     t << "\\addplot3[color=" << colour << ",thick,no marks" << (legend ? "" : ",forget plot") << "] table[x=x,y=y,z=z] {"
       << file << "};\n";
     if (legend) t << "\\addlegendentry{" << esc(curves[c].first) << "}\n";
-    // The start (open circle) and the end (dot).
-    std::istringstream lines(content);
-    std::string row, first, last;
-    std::getline(lines, row);
-    while (std::getline(lines, row))
-      if (!row.empty()) {
-          if (first.empty()) first = row;
-          last = row;
-        }
-    auto point = [](const std::string& r) {
-      std::istringstream p(r);
-      double x = 0, y = 0, z = 0;
-      p >> x >> y >> z;
-      return fmt::format("({:.10g},{:.10g},{:.10g})", x, y, z);
-    };
-    t << "\\addplot3[only marks,mark=o,mark size=2pt,color=" << colour << ",forget plot] coordinates {" << point(first)
-      << "};\n\\addplot3[only marks,mark=*,mark size=2pt,color=" << colour << ",forget plot] coordinates {" << point(last)
-      << "};\n";
+    t << endpoint_marks(content, 3, colour);
   }
   if (drawn == 0) return "";
   t << "\\end{axis}\\end{tikzpicture}\\end{center}\n{\\scriptsize Open circles: starts; dots: ends.}\n\n";

@@ -6,6 +6,7 @@
 #include "attnflow/model/weights.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/verify/prove.hpp"
+#include "attnflow/verify/decimal17.hpp"
 #include "attnflow/version.hpp"
 
 #include <chrono>
@@ -17,11 +18,6 @@ namespace attnflow::verify {
 
 namespace {
 
-std::string g17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
 /// Short form for text (the exact values are in the certificate).
 std::string g3(double x) {
   char buf[40];

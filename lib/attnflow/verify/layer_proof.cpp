@@ -11,6 +11,8 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/prove.hpp"
+#include "attnflow/verify/box_of.hpp"
+#include "attnflow/verify/decimal17.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -100,19 +102,6 @@ struct LayerMap {
     return next;
   }
 };
-
-std::string g17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
-Box box_of(double t, const std::vector<I>& X) {
-  Box b;
-  b.t = t;
-  for (const I& x : X) b.lo.push_back(x.lower()), b.hi.push_back(x.upper());
-  return b;
-}
 
 /// A hemisphere normal w from the LP on the box centres, and the margin min_i ⟨w, x_i⟩ bounded
 /// below over the whole enclosure (> 0 proves every point of every box in {⟨w, x⟩ > 0}).

@@ -2,6 +2,8 @@
 // hemisphere test. Compiled with -frounding-math (see CMakeLists.txt).
 #define ATTNFLOW_ROUNDING_TU
 #include "attnflow/verify/prove.hpp"
+#include "attnflow/verify/box_of.hpp"
+#include "attnflow/verify/decimal17.hpp"
 
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/errors.hpp"
@@ -17,12 +19,6 @@
 namespace attnflow::verify {
 
 namespace {
-
-std::string g17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
 
 /// Step sizes are multiples of 2^-24 so that times add up exactly in double: the enclosure at
 /// "t = 5.79…" is the enclosure at exactly that double.
@@ -123,16 +119,6 @@ Box to_box(double t, const std::vector<double>& lo, const std::vector<double>& h
   b.t = t;
   b.lo = lo;
   b.hi = hi;
-  return b;
-}
-
-template <class I> Box box_of(double t, const std::vector<I>& X) {
-  Box b;
-  b.t = t;
-  for (const I& x : X) {
-    b.lo.push_back(iv::lower_double(x));
-    b.hi.push_back(iv::upper_double(x));
-  }
   return b;
 }
 
