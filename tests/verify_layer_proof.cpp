@@ -27,7 +27,7 @@ SimConfig layer4() { return load_sim_config((fs::path(source_dir()) / "proofs/in
 verify::ProofResult prove_up_to(const verify::ProveInstance& in, double layers) {
   verify::ProveOptions o;
   o.max_time = layers;
-  return verify::prove_cone_collapse(in, o);
+  return verify::prove(in, o);
 }
 
 /// The model's own layers at 100 digits from x_i = p_i/‖p_i‖ (the decimals read at 100 digits).

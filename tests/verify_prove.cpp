@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(double_and_mpfi_enclosures_overlap) {
 BOOST_AUTO_TEST_CASE(prove4_is_proved_and_tampering_is_rejected) {
   const verify::ProveInstance in = verify::prove_instance_from_config(prove4_config());
   verify::ProveOptions o;
-  const verify::ProofResult r = verify::prove_cone_collapse(in, o);
+  const verify::ProofResult r = verify::prove(in, o);
   BOOST_REQUIRE_MESSAGE(r.proved, r.reason);
   BOOST_TEST(r.margin > 0);
   BOOST_TEST(r.start_hemisphere_certified);
@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(report_until_ends_exactly_there) {
   const verify::ProveInstance in = verify::prove_instance_from_config(prove4_config());
   verify::ProveOptions o;
   o.report_until = 7;
-  const verify::ProofResult r = verify::prove_cone_collapse(in, o);
+  const verify::ProofResult r = verify::prove(in, o);
   BOOST_TEST_REQUIRE(r.proved);
   BOOST_TEST(r.T < 7);
   BOOST_TEST(r.last.t == 7.0);
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(too_short_a_time_is_not_proved) {
   const verify::ProveInstance in = verify::prove_instance_from_config(prove4_config());
   verify::ProveOptions o;
   o.max_time = 0.5;
-  const verify::ProofResult r = verify::prove_cone_collapse(in, o);
+  const verify::ProofResult r = verify::prove(in, o);
   BOOST_TEST(!r.proved);
   BOOST_TEST(r.outcome == "not proved");
   BOOST_TEST(r.t_reached == 0.5);

@@ -18,8 +18,8 @@ void register_prove(CLI::App& app) {
     verify::ProveOptions prove;
   };
   auto o = std::make_shared<Options>();
-  auto* sub = app.add_subcommand("prove", "computer-assisted proof of cone collapse for one start → DIR/certificate.json, proof.tex");
-  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or euler-renormalize with V = identity)");
+  auto* sub = app.add_subcommand("prove", "computer-assisted proof for one start (cone collapse; sa-euclid d = 1: Boolean attention) → DIR/certificate.json, proof.tex");
+  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or euler-renormalize with V = identity; sa-euclid with d = 1)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);
   sub->add_option("--out", o->out, "output directory")->capture_default_str();
@@ -32,6 +32,7 @@ void register_prove(CLI::App& app) {
   sub->add_option("--interval", o->prove.interval, "double | mpfi")->capture_default_str();
   sub->add_option("--digits", o->prove.digits, "mpfi digits")->capture_default_str();
   sub->add_option("--report-until", o->prove.report_until, "after the proof, keep enclosing to this time (widths)");
+  sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid (d = 1): certify P_i,leader(T) >= 1 - epsilon")->capture_default_str();
   add_command(sub, [o] {
     if (!o->check.empty()) {
       const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
@@ -41,12 +42,19 @@ void register_prove(CLI::App& app) {
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
     const SimConfig c = load_sim_config(o->config);
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
-    const verify::ProofResult r = verify::prove_cone_collapse(in, o->prove);
+    const verify::ProofResult r = verify::prove(in, o->prove);
     nlohmann::json cert = verify::make_certificate(in, o->prove, r);
     cert["source_config"] = c.source;
     write_file_atomically(o->out + "/certificate.json", cert.dump(1) + "\n");
     write_file_atomically(o->out + "/proof.tex", verify::proof_latex(in, o->prove, r));
-    if (r.proved) {
+    if (r.proved && r.predicate == "boolean attention") {
+      std::printf("attnflow: proved: Boolean attention (epsilon %.3g) certified at T = %.6g after %ld steps: leaders "
+                  "%d (left) and %d (right), %s, min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
+                  r.capture.epsilon, r.T, r.steps_to_T, r.capture.left + 1, r.capture.right + 1,
+                  r.capture.exceptional >= 0 ? ("row " + std::to_string(r.capture.exceptional + 1) + " exceptional").c_str()
+                                             : "no exceptional row",
+                  r.capture.min_capture, r.at_T.max_width(), r.seconds);
+    } else if (r.proved) {
       std::printf("attnflow: proved: hemisphere certified at T = %.6g after %ld steps (margin %.3g, widths %.3g, "
                   "%.3f s)%s\n",
                   r.T, r.steps_to_T, r.margin, r.at_T.max_width(), r.seconds,

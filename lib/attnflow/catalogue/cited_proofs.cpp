@@ -39,8 +39,10 @@ CitedProofs cite_proofs(const std::string& names, bool recheck) {
       e["d"] = cert.at("instance").at("d");
       e["model"] = cert.at("instance").at("model");
       e["T"] = cert.at("T");
+      e["predicate"] = cert.at("predicate").at("kind");
       e["margin"] = cert.at("predicate").at("margin");
-      e["start_in_open_hemisphere"] = cert.at("start").at("in_open_hemisphere");
+      if (cert.at("start").contains("in_open_hemisphere"))
+        e["start_in_open_hemisphere"] = cert.at("start").at("in_open_hemisphere");
       e["steps"] = cert.at("steps");
     } catch (const std::exception& ex) {
       e["recheck"] = std::string("REJECTED: unreadable certificate: ") + ex.what();

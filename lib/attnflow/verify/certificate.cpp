@@ -90,6 +90,7 @@ nlohmann::json text_list(const std::vector<double>& v) {
 nlohmann::json ProveInstance::to_json() const {
   nlohmann::json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", beta}, {"Q", Q}, {"K", K}, {"points", points}};
   if (is_layer_model(model)) j["step"] = step;
+  if (model == "sa-euclid") j["V"] = V;
   return j;
 }
 
@@ -109,21 +110,26 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
   in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", static_cast<std::size_t>(in.d) * in.d);
   in.K = string_list(j.value("K", nlohmann::json()), "instance.K", static_cast<std::size_t>(in.d) * in.d);
   in.points = string_list(j.value("points", nlohmann::json()), "instance.points", static_cast<std::size_t>(in.n) * in.d);
+  if (in.model == "sa-euclid")
+    in.V = string_list(j.value("V", nlohmann::json()), "instance.V", static_cast<std::size_t>(in.d) * in.d);
   return in;
 }
 
 ProveInstance prove_instance_from_config(const SimConfig& c) {
   const bool layers = is_layer_model(c.model->id);
-  if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere && !layers)
-    input_error("model", std::string("prove handles sa-sphere, usa-sphere, layer-normalized and euler-renormalize (got ") +
+  const bool euclid = c.model->kind == ModelKind::SaEuclid;
+  if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere && !layers && !euclid)
+    input_error("model", std::string("prove handles sa-sphere, usa-sphere, sa-euclid (d = 1), layer-normalized and "
+                                     "euler-renormalize (got ") +
                              c.model->id + ")");
   if (c.heads.size() != 1) input_error("heads", "prove needs one head");
   if (c.causal) input_error("causal", "prove does not handle the causal mask");
   const HeadSpec& h = c.heads.front();
   const auto& V = constant(h.V, "V").values.front();
   ProveInstance in;
-  if (!layers && V.kind != MatrixSpec::Kind::Identity)
+  if (!layers && !euclid && V.kind != MatrixSpec::Kind::Identity)
     input_error("V", "cone collapse ([B] Lemma 6.4) needs V = identity");
+  if (euclid) in.V = matrix_text(V, c.d, "V");
   if (layers) {
     // [Blog] Prop 2.1: V = alpha I. The layer factor is alpha (layer-normalized) or eta (euler-renormalize, V = I).
     const bool identity = V.kind == MatrixSpec::Kind::Identity;
@@ -154,7 +160,7 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
 
 nlohmann::json ProveOptions::to_json() const {
   return {{"max_time", g17(max_time)}, {"order", order}, {"jet_order", jet_order}, {"tol", g17(tol)}, {"max_step", g17(max_step)}, {"rem_tol", g17(rem_tol)},
-          {"interval", interval}, {"digits", digits}, {"max_steps", max_steps}};
+          {"interval", interval}, {"digits", digits}, {"max_steps", max_steps}, {"epsilon", g17(epsilon)}};
 }
 
 ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
@@ -169,6 +175,7 @@ ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
     o.interval = j.at("interval").get<std::string>();
     o.digits = j.at("digits").get<int>();
     o.max_steps = j.at("max_steps").get<long>();
+    o.epsilon = std::stod(j.value("epsilon", g17(o.epsilon)));  // absent in certificates older than it
   } catch (const std::exception& e) {
     input_error("method", std::string("missing or mistyped field (") + e.what() + ")");
   }
@@ -182,7 +189,45 @@ static const char* kLayerTheorem =
     "[Blog] Proposition 2.1: for layers x_i' = y_i/|y_i|, y_i = x_i + sum_j P_ij alpha x_j with 0 <= alpha <= 1 and "
     "bounded Q, K, if all tokens lie in one open hemisphere at some layer, they converge (exponentially) to a "
     "single point as the layer index -> infinity";
-static const char* theorem_of(const ProveInstance& in) { return is_layer_model(in.model) ? kLayerTheorem : kTheorem; }
+static const char* kBooleanTheorem =
+    "[A] Theorem 2.1 (d = 1; V > 0, QK > 0, distinct tokens): P(t) converges to a Boolean matrix in which every row "
+    "but at most one is e_left or e_right, the attention captured by the extreme tokens. Certified here: that "
+    "prediction at the finite time T for this start (the limit is the theorem's)";
+static const char* theorem_of(const ProveInstance& in) {
+  if (in.model == "sa-euclid") return kBooleanTheorem;
+  return is_layer_model(in.model) ? kLayerTheorem : kTheorem;
+}
+
+nlohmann::json int_list(const std::vector<int>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int x : v) a.push_back(x);
+  return a;
+}
+
+/// The predicate block of a proved certificate.
+nlohmann::json predicate_json(const ProofResult& r) {
+  if (r.predicate != "boolean attention")
+    return {{"kind", "open hemisphere"},
+            {"statement", "<w, x_i(T)> >= margin > 0 for every token i and every point of the enclosure"},
+            {"w", text_list(r.w)},
+            {"margin", g17(r.margin)}};
+  const BooleanCapture& c = r.capture;
+  nlohmann::json p = {
+      {"kind", "boolean attention"},
+      {"statement", "for every point of the enclosure of x(T): token `left` lies below and `right` above all others; "
+                    "every row i but `exceptional` has P_i,leader(i)(T) >= 1 - epsilon, with leader(i) = right if "
+                    "x_i(T) > 0 and left if x_i(T) < 0 (so |P_i - e_leader(i)|_1 <= 2 epsilon)"},
+      {"epsilon", g17(c.epsilon)},
+      {"left", c.left},
+      {"right", c.right},
+      {"sign", int_list(c.sign)},
+      {"leader", int_list(c.leader)},
+      {"p_leader_lower", text_list(c.p_lead_lo)},
+      {"margin", g17(c.min_capture)},
+      {"exceptional", c.exceptional}};
+  if (c.exceptional >= 0) p["exceptional_row"] = {{"lo", text_list(c.exceptional_lo)}, {"hi", text_list(c.exceptional_hi)}};
+  return p;
+}
 
 nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, const ProofResult& r) {
   nlohmann::json trace = nlohmann::json::array();
@@ -190,18 +235,25 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
   for (std::size_t k = 0; k < r.width_trace.size(); ++k)
     if (k % stride == 0 || k + 1 == r.width_trace.size())
       trace.push_back({{"t", r.width_trace[k].first}, {"max_width", r.width_trace[k].second}});
+  const bool boolean = r.predicate == "boolean attention";
+  const char* statement = boolean ? "Boolean attention at T: P(T) lies within epsilon of a Boolean matrix whose rows, "
+                                    "all but at most one, are e_left or e_right with the leaders [A] Thm 2.1 predicts"
+                                  : "single cluster via cone collapse: the solution from this start enters an open "
+                                    "hemisphere at time T, hence all tokens converge to one point";
+  const nlohmann::json start =
+      boolean ? nlohmann::json{{"definition", "x_i(0) = p_i with p_i = instance.points (sa-euclid)"},
+                               {"hypotheses_certified", r.hypotheses}}
+              : nlohmann::json{{"definition", "x_i(0) = p_i / |p_i| with p_i = instance.points"},
+                               {"in_open_hemisphere", r.start_in_hemisphere},
+                               {"hemisphere_test", "exact LP certificate on the start rounded to double"},
+                               {"hemisphere_test_certified", r.start_hemisphere_certified}};
   nlohmann::json c = {
       {"kind", "attnflow-proof-certificate"},
-      {"statement", r.proved ? "single cluster via cone collapse: the solution from this start enters an open "
-                               "hemisphere at time T, hence all tokens converge to one point"
-                             : "not proved"},
+      {"statement", r.proved ? statement : "not proved"},
       {"outcome", r.outcome},
       {"theorem", theorem_of(in)},
       {"instance", in.to_json()},
-      {"start", {{"definition", "x_i(0) = p_i / |p_i| with p_i = instance.points"},
-                 {"in_open_hemisphere", r.start_in_hemisphere},
-                 {"hemisphere_test", "exact LP certificate on the start rounded to double"},
-                 {"hemisphere_test_certified", r.start_hemisphere_certified}}},
+      {"start", start},
       {"method", o.to_json()},
       {"method_description",
        "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
@@ -216,10 +268,7 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
       {"seconds", r.seconds}};
   if (r.proved) {
     c["T"] = g17(r.T);
-    c["predicate"] = {{"kind", "open hemisphere"},
-                      {"statement", "<w, x_i(T)> >= margin > 0 for every token i and every point of the enclosure"},
-                      {"w", text_list(r.w)},
-                      {"margin", g17(r.margin)}};
+    c["predicate"] = predicate_json(r);
     c["enclosure_at_T"] = {{"t", g17(r.at_T.t)}, {"lo", text_list(r.at_T.lo)}, {"hi", text_list(r.at_T.hi)},
                            {"max_width", g17(r.at_T.max_width())}};
   } else {
@@ -262,8 +311,53 @@ std::string layer_proof_latex(const ProveInstance& in, const ProofResult& r) {
   return s.str();
 }
 
+/// The appendix of a Boolean-attention proof (sa-euclid, d = 1; [A] Thm 2.1's prediction at T).
+std::string boolean_proof_latex(const ProveInstance& in, const ProveOptions& o, const ProofResult& r) {
+  std::ostringstream s;
+  s << "% Generated by attnflow prove " << latex_escape(kVersion) << " (" << latex_escape(attnflow::git_commit()) << ")\n";
+  s << "\\subsection*{Computer-assisted check of [A] Theorem 2.1 at finite time: Boolean attention for a " << in.n
+    << "-token start (sa-euclid, $d = 1$)}\n";
+  if (!r.proved) {
+    s << "\\paragraph{Not proved.} " << latex_escape(r.reason) << ".\n";
+    return s.str();
+  }
+  const BooleanCapture& c = r.capture;
+  s << "\\paragraph{Statement.} Consider $\\dot x_i = V\\sum_j P_{ij}(x)\\,x_j$, $P_{ij} = e^{a x_i x_j}/\\sum_k e^{a x_i x_k}$ "
+       "on $\\mathbb{R}$ with $a = \\beta QK$, $\\beta = "
+    << latex_escape(in.beta) << "$, $Q = " << latex_escape(in.Q[0]) << "$, $K = " << latex_escape(in.K[0]) << "$, $V = "
+    << latex_escape(in.V[0]) << "$ and $n = " << in.n
+    << "$ tokens started at the decimals $p_i$ of the certificate. Then at $T = " << g17(r.T) << "$: token "
+    << c.left + 1 << " lies below and token " << c.right + 1
+    << " above all others, and every row $i$ of $P(x(T))$";
+  if (c.exceptional >= 0) s << " except row " << c.exceptional + 1;
+  s << " satisfies $P_{i,\\ell(i)} \\ge 1 - \\varepsilon$, $\\varepsilon = " << g3(c.epsilon)
+    << "$, where $\\ell(i)$ is the rightmost token if $x_i(T) > 0$ and the leftmost if $x_i(T) < 0$. Hence "
+       "$\\lVert P_i - e_{\\ell(i)}\\rVert_1 \\le 2\\varepsilon$ for those rows: $P(T)$ is within $\\varepsilon$ of the "
+       "Boolean extreme-capture matrix that [A] Theorem 2.1 predicts as the limit.\n\n";
+  s << "\\paragraph{Proof.} The hypotheses of [A] Theorem 2.1 hold and were checked on enclosures of the decimals: ";
+  for (std::size_t k = 0; k < r.hypotheses.size(); ++k) s << (k ? "; " : "") << latex_escape(r.hypotheses[k]);
+  s << ". A rigorous enclosure of the solution was computed in interval arithmetic with outward rounding ("
+    << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals")
+    << "; each softmax row taken relative to its largest logit, so nothing overflows): an interval Taylor method of "
+       "order "
+    << o.order << " with a high-order a-priori enclosure, the Lagrange remainder and Lohner's QR wrapping control ("
+    << r.steps_to_T << " steps, largest width " << g3(r.at_T.max_width())
+    << " at $T$). Over the whole enclosure of $x(T)$, each entry $P_{i\\ell(i)} = 1/\\sum_k e^{a x_i (x_k - x_{\\ell(i)})}$ "
+       "was enclosed in interval arithmetic; its smallest lower bound is "
+    << g17(c.min_capture) << ". \\hfill$\\square$\n\n";
+  s << "\\paragraph{What this does not prove.} The convergence $P(t) \\to$ Boolean as $t \\to \\infty$ is the "
+       "theorem's; this certificate proves, for this start, that the leaders it predicts have captured the attention "
+       "at $T$ up to $\\varepsilon$";
+  if (c.exceptional >= 0) s << ", and says nothing about the exceptional row " << c.exceptional + 1;
+  s << ".\n\n";
+  s << "\\paragraph{Re-verification.} \\texttt{attnflow prove --check certificate.json} recomputes the enclosure "
+       "with the certificate's instance, method and step sizes and compares every claim.\n";
+  return s.str();
+}
+
 std::string proof_latex(const ProveInstance& in, const ProveOptions& o, const ProofResult& r) {
   if (is_layer_model(in.model)) return layer_proof_latex(in, r);
+  if (in.model == "sa-euclid") return boolean_proof_latex(in, o, r);
   std::ostringstream s;
   const std::string model = in.model == "sa-sphere" ? "SA" : "USA";
   s << "% Generated by attnflow prove " << latex_escape(kVersion) << " (" << latex_escape(attnflow::git_commit()) << ")\n";
@@ -315,7 +409,7 @@ CheckResult check_certificate(const nlohmann::json& cert) {
     res.message = "certificate rejected: no step sizes";
     return res;
   }
-  const ProofResult r = prove_cone_collapse(in, o);
+  const ProofResult r = prove(in, o);
   auto reject = [&](const std::string& what, const std::string& stored, const std::string& recomputed) {
     res.message = "certificate rejected: " + what + " differs from the recomputation (stored " + stored +
                   ", recomputed " + recomputed + ")";
@@ -329,16 +423,19 @@ CheckResult check_certificate(const nlohmann::json& cert) {
   if (T != g17(r.T)) return reject("T", T, g17(r.T));
   if (cert.value("steps", -1L) != r.steps_to_T) return reject("steps", std::to_string(cert.value("steps", -1L)), std::to_string(r.steps_to_T));
   const auto& pred = cert.value("predicate", nlohmann::json::object());
-  if (pred.value("margin", "") != g17(r.margin)) return reject("margin", pred.value("margin", ""), g17(r.margin));
-  if (pred.value("w", nlohmann::json()) != text_list(r.w)) return reject("w", pred.value("w", nlohmann::json()).dump(), text_list(r.w).dump());
+  const nlohmann::json again = predicate_json(r);
+  for (const auto& [key, value] : again.items())
+    if (pred.value(key, nlohmann::json()) != value) return reject("predicate." + key, pred.value(key, nlohmann::json()).dump(), value.dump());
   const auto& enc = cert.value("enclosure_at_T", nlohmann::json::object());
   if (enc.value("lo", nlohmann::json()) != text_list(r.at_T.lo) || enc.value("hi", nlohmann::json()) != text_list(r.at_T.hi))
     return reject("enclosure_at_T", "(" + std::to_string(enc.value("lo", nlohmann::json::array()).size()) + " bounds)",
                   "(other bounds)");
   res.accepted = true;
-  res.message = fmt::format("certificate verified: {} tokens, d = {}, hemisphere certified at T = {} after {} steps, "
+  res.message = fmt::format("certificate verified: {} tokens, d = {}, {} certified at T = {} after {} steps, "
                             "margin {}, widths {} (recomputed in {:.2f} s)",
-                            in.n, in.d, g17(r.T), r.steps_to_T, g3(r.margin), g3(r.at_T.max_width()), r.seconds);
+                            in.n, in.d, r.predicate, g17(r.T), r.steps_to_T,
+                            g3(r.predicate == "boolean attention" ? r.capture.min_capture : r.margin),
+                            g3(r.at_T.max_width()), r.seconds);
   return res;
 }
 
@@ -347,7 +444,7 @@ double prove_benchmark_seconds(const std::string& instance_path) {
   const ProveInstance in = prove_instance_from_config(c);
   ProveOptions o;
   const auto t0 = std::chrono::steady_clock::now();
-  const ProofResult r = prove_cone_collapse(in, o);
+  const ProofResult r = prove(in, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.proved) throw std::runtime_error("prove benchmark: " + instance_path + " not proved: " + r.reason);
   return s;

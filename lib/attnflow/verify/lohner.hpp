@@ -1,6 +1,6 @@
 #pragma once
 // One rigorous step of an interval Taylor method with Lohner's QR wrapping control, for the
-// sphere flows of sphere_series.hpp. The set is x ∈ c + B r (c a point, B a point matrix, r an
+// flows of sphere_series.hpp. The set is x ∈ c + B r (c a point, B a point matrix, r an
 // interval vector). For a step of length h (either sign):
 //  1. a-priori box Y ⊇ {x(s; x0) : s ∈ [0,h], x0 ∈ X̂} by the high-order test of apriori.hpp
 //     (Σ_{k<p} [0,h]^k a_k(X̂) + [0,h]^p a_p(Y) ⊆ int Y), which also gives a_p(Y);
@@ -280,6 +280,11 @@ template <class I> class SphereIntegrator {
     pf.A_symmetric = f.A_symmetric;
     pf.a = iv::mid(f.a);
     for (const I& x : f.A) pf.A.push_back(iv::mid(x));
+    pf.euclid = f.euclid;
+    pf.V_scalar = f.V_scalar;
+    pf.v = iv::mid(f.v);
+    for (const I& x : f.V) pf.V.push_back(iv::mid(x));
+    pf.reference_shift = f.reference_shift;
     return pf;
   }
 

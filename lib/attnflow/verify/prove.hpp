@@ -16,12 +16,13 @@ namespace attnflow::verify {
 /// What is proved about: the model, the weights and the start, all as exact decimal text.
 /// The start of the flow is x_i(0) = p_i / ‖p_i‖ with p_i the given points.
 struct ProveInstance {
-  std::string model;  // sa-sphere | usa-sphere | layer-normalized | euler-renormalize
+  std::string model;  // sa-sphere | usa-sphere | sa-euclid | layer-normalized | euler-renormalize
   int n = 0, d = 0;
   std::string beta = "1";
   std::string step = "1";  // layer models: y_i = x_i + step Σ_j P_ij x_j (α of V = αI, or η)
   std::vector<std::string> Q, K;  // d×d row-major decimals
-  std::vector<std::string> points;  // n×d row-major decimals (p_i)
+  std::vector<std::string> V;     // sa-euclid only: d×d row-major decimals (the sphere flows have V = I)
+  std::vector<std::string> points;  // n×d row-major decimals (p_i; sa-euclid: x_i(0) = p_i)
   nlohmann::json to_json() const;
   static ProveInstance from_json(const nlohmann::json& j);  // InputError on bad fields
 };
@@ -42,6 +43,7 @@ struct ProveOptions {
   double report_until = 0;  // after the proof, keep enclosing to this time to report widths
   long max_steps = 200000;
   std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
+  double epsilon = 1e-6;      // Boolean attention (sa-euclid, d = 1): P_i,leader(i)(T) ≥ 1 − ε
   nlohmann::json to_json() const;
   static ProveOptions from_json(const nlohmann::json& j);
 };
@@ -53,8 +55,21 @@ struct Box {
   double max_width() const;
 };
 
+/// The Boolean-attention predicate at T (sa-euclid, d = 1; [A] Thm 2.1's prediction).
+struct BooleanCapture {
+  double epsilon = 0;
+  int left = -1, right = -1;      // the certified extreme tokens (box of x_left below all others)
+  std::vector<int> sign;          // per token: +1 / −1 when the sign of x_i(T) is certified, else 0
+  std::vector<int> leader;        // per row: the predicted leader whose P_i,leader ≥ 1 − ε is certified, or −1
+  std::vector<double> p_lead_lo;  // per row: lower bound of P_i,predicted leader (0 when no prediction)
+  int exceptional = -1;           // the one row not certified (if any)
+  std::vector<double> exceptional_lo, exceptional_hi;  // its row of P(T), enclosed
+  double min_capture = 1;         // min over certified rows of the lower bound of P_i,leader
+};
+
 struct ProofResult {
   bool proved = false;
+  std::string predicate = "open hemisphere";  // | "boolean attention" (sa-euclid, d = 1)
   std::string outcome;  // "proved" | "not proved"
   std::string reason;   // not proved: why, and the time reached
   double T = 0;         // proved: the hemisphere was certified at T
@@ -67,6 +82,8 @@ struct ProofResult {
   std::vector<std::pair<double, double>> width_trace;  // (t, max width) after each step
   bool start_in_hemisphere = false;  // the start (rounded to double) in an open hemisphere (exact LP)
   bool start_hemisphere_certified = false;
+  BooleanCapture capture;  // predicate "boolean attention"
+  std::vector<std::string> hypotheses;  // boolean attention: what was certified on the decimals
   double seconds = 0;
 };
 
@@ -76,9 +93,17 @@ struct ProofResult {
 bool is_layer_model(const std::string& model);
 ProofResult prove_layer_collapse(const ProveInstance& instance, const ProveOptions& options);
 
-/// Tries to prove cone collapse for the instance (layer models: dispatched to prove_layer_collapse). Deterministic: the same input and options give
-/// the same numbers, whatever the machine load.
-ProofResult prove_cone_collapse(const ProveInstance& instance, const ProveOptions& options);
+/// sa-euclid with d = 1 (boolean_proof.cpp): encloses the flow until P(T) is certified within ε
+/// of a Boolean matrix whose rows, all but at most one, are e_left or e_right with the leader
+/// [A] Thm 2.1 predicts (the extreme token on x_i's side). A finite-T statement about this
+/// solution: the limit itself is the theorem's. Its hypotheses (V > 0, βQK > 0, distinct tokens)
+/// are certified on the decimals first; if one fails, the outcome is "not proved".
+ProofResult prove_boolean_attention(const ProveInstance& instance, const ProveOptions& options);
+
+/// Proves what the model allows: cone collapse for the sphere flows ([B] Lemma 6.4) and the
+/// layer models ([Blog] Prop 2.1), Boolean attention for sa-euclid in d = 1. Deterministic: the
+/// same input and options give the same numbers, whatever the machine load.
+ProofResult prove(const ProveInstance& instance, const ProveOptions& options);
 
 /// Rigorous enclosures of the flow at the given times (monotone, from 0, either direction), from
 /// the instance's start, or from the box [start_lo, start_hi] when those are non-empty.

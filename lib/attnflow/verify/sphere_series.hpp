@@ -10,9 +10,15 @@
 //   ẋ_i  = y_i − ⟨x_i, y_i⟩ x_i               (plain tangent projection: polynomial, no division
 //                                             by ‖x‖²; equal to the model's field on the sphere,
 //                                             which this flow keeps invariant)
+//        = V y_i                              (sa-euclid, [A] eq. (1): tokens in R^d)
+// sa-euclid's logits grow like e^{2vt}: exp(L) overflows and Z, S would cancel catastrophically.
+// There each row is taken relative to a reference column r(i), the row's largest logit at the
+// series' start: E_ij = exp(L_ij − L_ir) with L_ij − L_ir = ⟨x_i, A(x_j − x_r)⟩ computed as one
+// product (no cancellation), E_ir ≡ 1. y = S/Z is unchanged (both rows scale by e^{−L_ir}).
 // Internal to lib/attnflow/verify/*.cpp (it includes interval.hpp).
 #include "attnflow/verify/interval.hpp"
 
+#include <limits>
 #include <vector>
 
 namespace attnflow::verify {
@@ -33,6 +39,11 @@ template <class I> inline void div_int(I& a, int k) { a /= I(k); }
 template <class I> inline void div_into(I& out, const I& a, const I& b) { out = a / b; }
 template <class I> inline void exp_into(I& out, const I& a) { out = iv::exp(a); }
 template <class I> inline const I& value(const I& a) { return a; }
+template <class I> inline void sub_into(I& out, const I& a, const I& b) { out = a - b; }
+inline double approx_value(double a) { return a; }
+inline double approx_value(const mpfr& a) { return static_cast<double>(a); }
+inline double approx_value(const DInterval& a) { return iv::mid(a); }
+inline double approx_value(const MInterval& a) { return static_cast<double>(iv::mid(a)); }
 
 template <class I> inline void set_zero(Jet<I>& a, int N) {
   a.v = I(0);
@@ -70,8 +81,15 @@ template <class I> inline void exp_into(Jet<I>& out, const Jet<I>& a) {
   for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = out.v * a.g[l];
 }
 template <class I> inline const I& value(const Jet<I>& a) { return a.v; }
+template <class I> inline void sub_into(Jet<I>& out, const Jet<I>& a, const Jet<I>& b) {
+  out.v = a.v - b.v;
+  out.g.resize(a.g.size());
+  for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = a.g[l] - b.g[l];
+}
+template <class I> inline double approx_value(const Jet<I>& a) { return approx_value(a.v); }
 
-/// The parameters of one sphere flow: n tokens in R^d, A = β Q^T K, softmax (SA) or 1/n (USA).
+/// The parameters of one flow: n tokens in R^d, A = β Q^T K, softmax (SA) or 1/n (USA), on the
+/// sphere (V = I, projected) or in R^d (sa-euclid, ẋ_i = V y_i).
 template <class I> struct SphereField {
   int n = 0, d = 0;
   bool softmax = true;
@@ -79,6 +97,11 @@ template <class I> struct SphereField {
   bool A_scalar = false;       // A = a·I: the form is a⟨x_i, x_j⟩
   I a = I(1);                  // that a
   bool A_symmetric = false;    // then L_ij = L_ji, computed once
+  bool euclid = false;         // sa-euclid: ẋ_i = V y_i, no projection
+  bool V_scalar = true;        // euclid: V = v·I
+  I v = I(1);
+  std::vector<I> V;            // euclid, !V_scalar: d×d row-major
+  bool reference_shift = false;  // rows relative to a reference column (see the top of this file)
 };
 
 /// Coefficients x[0..order] of the solution through x0 (a box, or a box with gradients).
@@ -108,24 +131,36 @@ template <class I, class S> class SphereSeries {
           }
       }
       const S* U = f_.A_scalar ? x_.data() : u_.data();
-      // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩
+      const bool shift = f_.reference_shift && f_.softmax;
+      const bool symmetric = f_.A_symmetric && !shift;  // shifted rows are no longer symmetric
+      if (shift && k == 0) choose_references(U);
+      // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩  (shifted: u_j − u_r(i))
       S* Lk = &L_[static_cast<std::size_t>(k) * nn];
       for (int i = 0; i < n; ++i)
-        for (int j = f_.A_symmetric ? i : 0; j < n; ++j) {
+        for (int j = symmetric ? i : 0; j < n; ++j) {
           S& t = Lk[i * n + j];
           set_zero(t, dirs_);
+          if (shift && j == ref_[static_cast<std::size_t>(i)]) continue;  // L_ir − L_ir ≡ 0
           for (int m = 0; m <= k; ++m) {
             const S* xi = &x_[static_cast<std::size_t>(m) * N + i * d];
             const S* uj = &U[static_cast<std::size_t>(k - m) * N + j * d];
-            for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
+            if (shift) {
+              const S* ur = &U[static_cast<std::size_t>(k - m) * N + ref_[static_cast<std::size_t>(i)] * d];
+              for (int c = 0; c < d; ++c) {
+                sub_into(tmp_, uj[c], ur[c]);
+                add_mul(t, xi[c], tmp_);
+              }
+            } else {
+              for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
+            }
           }
           if (f_.A_scalar) scale(t, f_.a);
-          if (f_.A_symmetric && j != i) Lk[j * n + i] = t;
+          if (symmetric && j != i) Lk[j * n + i] = t;
         }
       // E_ij[k] (symmetric A: E_ji is the same computation on the same L, hence a copy)
       S* Ek = &E_[static_cast<std::size_t>(k) * nn];
       for (int i = 0; i < n; ++i)
-        for (int j = f_.A_symmetric ? i : 0; j < n; ++j) {
+        for (int j = symmetric ? i : 0; j < n; ++j) {
           const int ij = i * n + j;
           if (k == 0) {
             exp_into(Ek[ij], Lk[ij]);
@@ -139,7 +174,7 @@ template <class I, class S> class SphereSeries {
             }
             div_int(t, k);
           }
-          if (f_.A_symmetric && j != i) Ek[j * n + i] = Ek[ij];
+          if (symmetric && j != i) Ek[j * n + i] = Ek[ij];
         }
       // y_i[k]
       S* yk = &y_[static_cast<std::size_t>(k) * N];
@@ -170,9 +205,29 @@ template <class I, class S> class SphereSeries {
           }
         }
       }
+      S* xn = &x_[static_cast<std::size_t>(k + 1) * N];
+      if (f_.euclid) {
+        // x[k+1] = V y[k] / (k+1)
+        for (int i = 0; i < n; ++i)
+          for (int c = 0; c < d; ++c) {
+            S& t = xn[i * d + c];
+            if (f_.V_scalar) {
+              t = yk[i * d + c];
+              scale(t, f_.v);
+            } else {
+              set_zero(t, dirs_);
+              for (int e = 0; e < d; ++e) {
+                tmp_ = yk[i * d + e];
+                scale(tmp_, f_.V[static_cast<std::size_t>(c * d + e)]);
+                add_to(t, tmp_);
+              }
+            }
+            div_int(t, k + 1);
+          }
+        continue;
+      }
       // g_i[k] = Σ_m ⟨x_i[m], y_i[k−m]⟩;  ẋ_i[k] = y_i[k] − Σ_m g_i[m] x_i[k−m];  x[k+1] = ẋ[k]/(k+1)
       S* gk = &g_[static_cast<std::size_t>(k) * n];
-      S* xn = &x_[static_cast<std::size_t>(k + 1) * N];
       for (int i = 0; i < n; ++i) {
         set_zero(gk[i], dirs_);
         for (int m = 0; m <= k; ++m)
@@ -211,7 +266,24 @@ template <class I, class S> class SphereSeries {
     acc_.assign(static_cast<std::size_t>(f_.d), z);
   }
 
+  /// r(i) = argmax_j ⟨x_i(0), A x_j(0)⟩ at the centres: any fixed column is exact (it scales a
+  /// row of E and Z alike); the largest keeps every E_ij ≲ 1, so nothing overflows.
+  void choose_references(const S* U) {
+    const int n = f_.n, d = f_.d;
+    ref_.assign(static_cast<std::size_t>(n), 0);
+    for (int i = 0; i < n; ++i) {
+      double best = -std::numeric_limits<double>::infinity();
+      for (int j = 0; j < n; ++j) {
+        double l = 0;
+        for (int c = 0; c < d; ++c) l += approx_value(x_[static_cast<std::size_t>(i * d + c)]) * approx_value(U[j * d + c]);
+        if (f_.A_scalar) l *= approx_value(f_.a);
+        if (l > best) best = l, ref_[static_cast<std::size_t>(i)] = j;
+      }
+    }
+  }
+
   SphereField<I> f_;
+  std::vector<int> ref_;
   int dirs_;
   std::vector<S> x_, u_, y_, L_, E_, Z_, g_;
   std::vector<S> acc_;

@@ -1,0 +1,141 @@
+// [A] Theorem 2.1 (d = 1) for one concrete start: the rigorous enclosure of the sa-euclid flow
+// (flow_problem.hpp) is carried forward until P(T), enclosed over the whole box, is certified
+// within ε of a Boolean matrix whose rows, all but at most one, are e_left or e_right, with the
+// leader the theorem predicts: the rightmost token for x_i > 0, the leftmost for x_i < 0 (the
+// logits a x_i x_j are largest at the extreme x_j on the side of x_i's sign).
+// What this proves is a finite-time fact about this solution, the theorem's prediction checked
+// at T; the limit t → ∞ is the theorem's. Compiled with -frounding-math (see CMakeLists.txt).
+#define ATTNFLOW_ROUNDING_TU
+#include "attnflow/verify/flow_problem.hpp"
+
+#include "attnflow/errors.hpp"
+
+#include <chrono>
+#include <limits>
+
+namespace attnflow::verify {
+
+namespace {
+
+/// P_ij over the box: 1 / Σ_k exp(a x_i (x_k − x_j)), the k = j term exactly 1 (no overflow for
+/// a captured entry, whose exponents are ≤ 0). An entry whose exponents overflow double is
+/// enclosed by [0, 1 / Σ_k exp(lower e_k)], or [0, 1e-300] when even that overflows.
+template <class I> I attention_entry(const std::vector<I>& x, const I& a, std::size_t i, std::size_t j) {
+  I s(1), s_low(1);
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (k == j) continue;
+    const I e = a * x[i] * (x[k] - x[j]);
+    s += iv::exp(e);
+    s_low += iv::exp(iv::point<I>(iv::lower(e)));
+  }
+  if (iv::finite(s)) return I(1) / s;
+  if (!iv::finite(s_low)) return iv::interval<I>(point_t<I>(0), point_t<I>(1e-300));
+  return iv::interval<I>(point_t<I>(0), iv::upper(I(1) / s_low));
+}
+
+/// The predicate on one enclosure of x(T) (n tokens, d = 1). Fills c; true when it holds.
+template <class I> bool boolean_capture(const std::vector<I>& x, const I& a, double epsilon, BooleanCapture& c) {
+  const std::size_t n = x.size();
+  c = BooleanCapture{};
+  c.epsilon = epsilon;
+  // The extreme tokens, certified: the box of x_left lies below every other box.
+  for (std::size_t i = 0; i < n; ++i) {
+    bool below = true, above = true;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k == i) continue;
+      below = below && iv::upper(x[i]) < iv::lower(x[k]);
+      above = above && iv::lower(x[i]) > iv::upper(x[k]);
+    }
+    if (below) c.left = static_cast<int>(i);
+    if (above) c.right = static_cast<int>(i);
+  }
+  if (c.left < 0 || c.right < 0) return false;
+  int uncertified = 0;
+  c.sign.assign(n, 0);
+  c.leader.assign(n, -1);
+  c.p_lead_lo.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    c.sign[i] = iv::lower_double(x[i]) > 0 ? 1 : iv::upper_double(x[i]) < 0 ? -1 : 0;
+    const int lead = c.sign[i] > 0 ? c.right : c.sign[i] < 0 ? c.left : -1;
+    if (lead >= 0) {
+      const I p = attention_entry(x, a, i, static_cast<std::size_t>(lead));
+      c.p_lead_lo[i] = iv::lower_double(p);
+      // 1 − P_i,lead ≤ ε, rounded upward: P_i,lead ≥ 1 − ε exactly.
+      if (iv::upper_double(I(1) - p) <= epsilon) {
+        c.leader[i] = lead;
+        c.min_capture = std::min(c.min_capture, c.p_lead_lo[i]);
+        continue;
+      }
+    }
+    ++uncertified;
+    c.exceptional = static_cast<int>(i);
+  }
+  if (uncertified > 1) return false;
+  if (c.exceptional >= 0)
+    for (std::size_t j = 0; j < n; ++j) {
+      const I p = attention_entry(x, a, static_cast<std::size_t>(c.exceptional), j);
+      c.exceptional_lo.push_back(iv::lower_double(p));
+      c.exceptional_hi.push_back(iv::upper_double(p));
+    }
+  return true;
+}
+
+/// [A] Thm 2.1's hypotheses on the decimals, enclosed: V > 0, a = βQK > 0 (β is absorbed in Q
+/// in [A]), distinct tokens. Empty `failed` when all hold.
+template <class I> std::vector<std::string> hypotheses(const Problem<I>& pb, std::string& failed) {
+  std::vector<std::string> out;
+  const I& v = pb.field.v;
+  if (iv::lower_double(v) > 0) out.push_back("V > 0 (V = " + pb.instance.V[0] + ")");
+  else failed = "V > 0 is not certified (V = " + pb.instance.V[0] + ")";
+  if (iv::lower_double(pb.field.a) > 0) out.push_back("beta Q K > 0");
+  else if (failed.empty()) failed = "beta Q K > 0 is not certified";
+  bool distinct = true;
+  for (std::size_t i = 0; i < pb.start.size(); ++i)
+    for (std::size_t k = i + 1; k < pb.start.size(); ++k)
+      if (!(iv::upper(pb.start[i]) < iv::lower(pb.start[k]) || iv::upper(pb.start[k]) < iv::lower(pb.start[i])))
+        distinct = false;
+  if (distinct) out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
+  else if (failed.empty()) failed = "the initial tokens are not certified distinct";
+  return out;
+}
+
+template <class I> ProofResult boolean_impl(const ProveInstance& in, const ProveOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ProofResult r;
+  r.predicate = "boolean attention";
+  std::unique_ptr<Problem<I>> pb;
+  std::string failed;
+  {
+    RoundUpward up;
+    pb = std::make_unique<Problem<I>>(in);
+    r.hypotheses = hypotheses(*pb, failed);
+  }
+  if (!failed.empty()) {
+    r.outcome = "not proved";
+    r.reason = "hypothesis of [A] Thm 2.1: " + failed;
+  } else {
+    prove_until(*pb, o, r, [&](const std::vector<I>& X, const Box&, ProofResult& res) {
+      RoundUpward up;
+      return boolean_capture(X, pb->field.a, o.epsilon, res.capture);
+    });
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+ProofResult prove_boolean_attention(const ProveInstance& in, const ProveOptions& o) {
+  if (in.model != "sa-euclid" || in.d != 1)
+    input_error("model", "Boolean attention proofs ([A] Thm 2.1) are for sa-euclid with d = 1");
+  validate_flow_instance(in, o);
+  if (in.n < 2) input_error("n", "Boolean attention needs at least 2 tokens");
+  if (!(o.epsilon > 0 && o.epsilon < 0.5)) input_error("epsilon", "must be in (0, 0.5)");
+  if (o.interval == "mpfi") {
+    DigitsScope scope(o.digits);
+    return boolean_impl<MInterval>(in, o);
+  }
+  return boolean_impl<DInterval>(in, o);
+}
+
+}  // namespace attnflow::verify

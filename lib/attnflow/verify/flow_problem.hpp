@@ -1,0 +1,257 @@
+#pragma once
+// What the rigorous provers share (prove.cpp: cone collapse and flow enclosures; boolean_proof.cpp:
+// Boolean attention in d = 1): the instance as interval data (Problem), the start as a Lohner
+// set, and the integration loop that lands exactly on given times.
+// Internal to lib/attnflow/verify/*.cpp (it includes interval.hpp).
+#include "attnflow/verify/box_of.hpp"
+#include "attnflow/verify/decimal17.hpp"
+#include "attnflow/verify/interval.hpp"
+#include "attnflow/verify/lohner.hpp"
+#include "attnflow/verify/prove.hpp"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnflow::verify {
+
+/// Step sizes are multiples of 2^-24 so that times add up exactly in double: the enclosure at
+/// "t = 5.79…" is the enclosure at exactly that double.
+constexpr double kTimeQuantum = 0x1.0p-24;
+inline double quantize(double h) { return std::trunc(h / kTimeQuantum) * kTimeQuantum; }
+
+/// One clear InputError for an instance or options the integrator cannot take (prove.cpp).
+void validate_flow_instance(const ProveInstance& in, const ProveOptions& o);
+
+template <class I> struct Problem {
+  SphereField<I> field;
+  std::vector<I> start;  // enclosure of p_i / ‖p_i‖ (sa-euclid: of p_i)
+  int n = 0, d = 0;
+
+  ProveInstance instance;
+
+  explicit Problem(const ProveInstance& in) : n(in.n), d(in.d), instance(in) {
+    const std::size_t dd = static_cast<std::size_t>(d) * d;
+    field.n = n;
+    field.d = d;
+    const bool euclid = in.model == "sa-euclid";
+    field.softmax = in.model == "sa-sphere" || euclid;
+    field.euclid = euclid;
+    field.reference_shift = euclid;
+    std::vector<I> Q(dd), K(dd);
+    for (std::size_t k = 0; k < dd; ++k) {
+      Q[k] = iv::decimal<I>(in.Q[k]);
+      K[k] = iv::decimal<I>(in.K[k]);
+    }
+    const I beta = iv::decimal<I>(in.beta);
+    auto scalar_of = [&](const std::vector<std::string>& m, std::string& s) {
+      for (int a = 0; a < d; ++a)
+        for (int b = 0; b < d; ++b) {
+          const std::string& e = m[static_cast<std::size_t>(a * d + b)];
+          if (a != b && iv::lower_double(iv::decimal<I>(e)) != 0.0) return false;
+          if (a != b && iv::upper_double(iv::decimal<I>(e)) != 0.0) return false;
+          if (a == b && a > 0 && e != s) return false;
+          if (a == b && a == 0) s = e;
+        }
+      return true;
+    };
+    std::string qs, ks;
+    if (scalar_of(in.Q, qs) && scalar_of(in.K, ks)) {
+      field.A_scalar = true;
+      field.A_symmetric = true;
+      field.a = beta * iv::decimal<I>(qs) * iv::decimal<I>(ks);
+    } else {
+      field.A.assign(dd, I(0));
+      for (int a = 0; a < d; ++a)
+        for (int b = 0; b < d; ++b) {
+          I s(0);
+          for (int l = 0; l < d; ++l) s += Q[static_cast<std::size_t>(l * d + a)] * K[static_cast<std::size_t>(l * d + b)];
+          field.A[static_cast<std::size_t>(a * d + b)] = beta * s;
+        }
+      field.A_symmetric = in.Q == in.K;  // Q^T Q
+    }
+    if (euclid) {
+      std::string vs;
+      field.V_scalar = scalar_of(in.V, vs);
+      if (field.V_scalar) {
+        field.v = iv::decimal<I>(vs);
+      } else {
+        for (const std::string& e : in.V) field.V.push_back(iv::decimal<I>(e));
+      }
+    }
+    start.resize(static_cast<std::size_t>(n) * d);
+    if (euclid) {
+      for (std::size_t q = 0; q < start.size(); ++q) start[q] = iv::decimal<I>(in.points[q]);
+      return;
+    }
+    for (int i = 0; i < n; ++i) {
+      I norm2(0);
+      for (int c = 0; c < d; ++c) {
+        const I p = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]);
+        norm2 += p * p;
+      }
+      const I norm = iv::sqrt(norm2);
+      for (int c = 0; c < d; ++c)
+        start[static_cast<std::size_t>(i * d + c)] = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
+    }
+  }
+};
+
+/// The start as a Lohner set c + I·r. For double intervals the start p_i/‖p_i‖ is enclosed at
+/// about 130 bits and split into a double centre c and a tiny radius r ∋ x0 − c: the start then
+/// costs ~1e-32 of width instead of the few ulps (~4e-16) of a double-interval division, and
+/// the flow amplifies that initial width more than anything a step adds (prove4: ×1e4 by t = 8).
+template <class I> LohnerSet<I> start_set(const ProveInstance& in, const std::vector<I>& start) {
+  if constexpr (std::is_same_v<I, DInterval>) {
+    std::vector<double> c(start.size()), lo(start.size()), hi(start.size());
+    {
+      DigitsScope scope(40);
+      const Problem<MInterval> precise(in);
+      mpfr t;
+      for (std::size_t q = 0; q < start.size(); ++q) {
+        const MInterval& x = precise.start[q];
+        c[q] = mpfr_get_d(iv::mid(x).backend().data(), MPFR_RNDN);
+        mpfr_sub_d(t.backend().data(), iv::lower(x).backend().data(), c[q], MPFR_RNDD);
+        lo[q] = mpfr_get_d(t.backend().data(), MPFR_RNDD);
+        mpfr_sub_d(t.backend().data(), iv::upper(x).backend().data(), c[q], MPFR_RNDU);
+        hi[q] = mpfr_get_d(t.backend().data(), MPFR_RNDU);
+      }
+    }
+    LohnerSet<I> s = LohnerSet<I>::from_box(start);
+    for (std::size_t q = 0; q < start.size(); ++q) {
+      s.c[q] = c[q];
+      s.r[q] = DInterval(lo[q], hi[q]);
+    }
+    return s;
+  } else {
+    return LohnerSet<I>::from_box(start);
+  }
+}
+
+/// The integration loop shared by prove and enclose_flow. `targets` are the times to land on
+/// (the last one ends the run); `on_step` sees each new enclosure and may stop the run.
+template <class I, class OnStep>
+bool integrate(const Problem<I>& pb, LohnerSet<I> X, const ProveOptions& o, const std::vector<double>& targets,
+               OnStep&& on_step, std::string& why, double& t_out, long& steps_out, std::vector<double>& hs) {
+  StepSettings s;
+  s.order = o.order;
+  s.jet_order = o.jet_order;
+  s.tol = o.tol;
+  s.h_min = kTimeQuantum;
+  s.h_max = o.max_step;
+  s.rem_tol = o.rem_tol;
+  std::unique_ptr<SphereField<MInterval>> precise;
+  if constexpr (std::is_same_v<I, DInterval>) {
+    DigitsScope scope(PreciseLowOrders::kDigits);
+    precise = std::make_unique<SphereField<MInterval>>(Problem<MInterval>(pb.instance).field);
+  }
+  SphereIntegrator<I> integrator(pb.field, s, precise.get());
+  double t = 0;
+  long steps = 0;
+  std::size_t replay = 0;
+  for (double target : targets) {
+    while (t != target) {
+      if (steps >= o.max_steps) {
+        why = "step limit " + std::to_string(o.max_steps) + " reached at t = " + g17(t);
+        t_out = t;
+        steps_out = steps;
+        return false;
+      }
+      double h_max = target - t;  // exact: both are multiples of the quantum
+      const bool replaying = !o.steps.empty();
+      if (replaying) {
+        if (replay >= o.steps.size()) {
+          why = "the certificate's step list ends at t = " + g17(t);
+          t_out = t;
+          steps_out = steps;
+          return false;
+        }
+        h_max = o.steps[replay++];
+      }
+      StepInfo info;
+      bool ok;
+      LohnerSet<I> next = X;
+      {
+        RoundUpward up;
+        ok = integrator.step(next, h_max, info, why, replaying);
+      }
+      if (ok && replaying && info.h != h_max) {
+        ok = false;
+        why = "a step of the certificate could not be validated";
+      }
+      if (ok && std::abs(info.h) < kTimeQuantum) {
+        ok = false;
+        why = "step size fell below 2^-24";
+      }
+      if (!ok) {
+        why += " at t = " + g17(t);
+        t_out = t;
+        steps_out = steps;
+        return false;
+      }
+      X = std::move(next);
+      t += info.h;
+      ++steps;
+      hs.push_back(info.h);
+      std::vector<I> hull;
+      {
+        RoundUpward up;
+        hull = X.hull();
+      }
+      if (!on_step(t, hull, steps)) {
+        t_out = t;
+        steps_out = steps;
+        return true;
+      }
+    }
+  }
+  t_out = t;
+  steps_out = steps;
+  return true;
+}
+
+
+/// Encloses the flow from the instance's start until `holds(X, box, r)` certifies the predicate
+/// on a step's enclosure (filling r's predicate fields), or until the time limit; after a proof,
+/// on to report_until for the widths. Sets everything in r but the predicate fields and seconds.
+template <class I, class Holds> void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Holds&& holds) {
+  const double end = std::max(o.max_time, o.report_until);
+  auto on_step = [&](double t, const std::vector<I>& X, long steps) {
+    const Box b = box_of(t, X);
+    r.width_trace.emplace_back(t, b.max_width());
+    r.last = b;
+    if (!r.proved) {
+      if (holds(X, b, r)) {
+        r.proved = true;
+        r.T = t;
+        r.steps_to_T = steps;
+        r.at_T = b;
+      } else if (t >= o.max_time) {
+        return false;
+      }
+    }
+    return !(r.proved && t >= o.report_until);
+  };
+  std::string why;
+  LohnerSet<I> X0;
+  {
+    RoundUpward up;
+    X0 = start_set(pb.instance, pb.start);
+  }
+  // With --report-until, one step ends exactly there, so the widths are reported at that time
+  // and not one step past it (steps before T are unchanged unless report_until < T).
+  std::vector<double> targets;
+  if (o.report_until > 0 && quantize(o.report_until) > 0 && quantize(o.report_until) < quantize(end))
+    targets.push_back(quantize(o.report_until));
+  targets.push_back(quantize(end));
+  const bool ok = integrate(pb, std::move(X0), o, targets, on_step, why, r.t_reached, r.steps, r.step_sizes);
+  // The step list of a proof ends at T; steps made only to report widths are not needed.
+  if (r.proved) r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
+  r.outcome = r.proved ? "proved" : "not proved";
+  if (!r.proved)
+    r.reason = ok ? "no " + r.predicate + " certified up to the time limit t = " + g17(r.t_reached)
+                  : "enclosure lost: " + why + " (time reached " + g17(r.t_reached) + ")";
+}
+
+}  // namespace attnflow::verify

@@ -1,0 +1,256 @@
+// The rigorous sa-euclid integrator and the Boolean-attention proofs of `attnflow prove` ([A]
+// Thm 2.1's prediction at a finite T, d = 1): enclosures contain a 100-digit solution (d = 1, and
+// d = 2 with general Q, K, V, which exercises the shifted softmax rows and the V product);
+// forward then backward encloses the start; the two interval kinds overlap; the proved predicate
+// holds on the 100-digit solution too; failed hypotheses, short times and tampering say "not
+// proved" / "rejected"; bad input exits with 2 and one line.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/suite/simulate.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "attnflow/version.hpp"
+#include "cli_support.hpp"
+#include "verify_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+using namespace attnflow;
+using namespace attnflow::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kBool5 = (fs::path(attnflow::source_dir()) / "proofs/instances/bool5.json").string();
+
+json bool5_json() { return json::parse(read_file(kBool5)); }
+
+/// The 100-digit non-rigorous solution of a config at the given times: rkf78 at 1e-25, eleven
+/// orders below the enclosure widths (1e-40 costs minutes: the logits grow like e^{2t}).
+Trajectory<mpfr> reference(json j, const std::vector<double>& times) {
+  MpfrDigitsScope digits(100);
+  j["precision"] = {{"digits", 100}};
+  j["method"] = "rkf78";
+  j["rtol"] = "1e-25";
+  j["atol"] = "1e-25";
+  j["time"] = {{"times", times}};
+  return simulate<mpfr>(parse_sim_config(j));
+}
+
+std::vector<double> grid(double step, int count) {
+  std::vector<double> t;
+  for (int k = 0; k <= count; ++k) t.push_back(step * k);
+  return t;
+}
+
+/// A JSON array of rows (an initializer list of pairs would become an object).
+json rows(const std::vector<std::vector<std::string>>& m) {
+  json a = json::array();
+  for (const auto& r : m) a.push_back(r);
+  return a;
+}
+
+/// A d = 2 sa-euclid config with general Q, K, V (no scalar or symmetric shortcut applies).
+json general_euclid_json() {
+  return {{"model", "sa-euclid"}, {"n", 4}, {"d", 2}, {"beta", "1"},
+          {"Q", rows({{"1", "0.2"}, {"0", "1"}})}, {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
+          {"V", rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
+          {"init", {{"kind", "explicit"}, {"points", rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}, {"-0.3", "-0.5"}})}}},
+          {"time", {{"t_end", 2}, {"samples", 5}}}};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(verify_boolean_proof)
+
+BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_d1) {
+  const json j = bool5_json();
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+  const std::vector<double> times = grid(0.5, 9);  // to t = 4.5, past the proof's T
+  const verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
+  BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
+  BOOST_REQUIRE_EQUAL(f.boxes.size(), times.size());
+  const Trajectory<mpfr> ref = reference(j, times);
+  for (std::size_t k = 0; k < times.size(); ++k)
+    BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {
+      BOOST_TEST(box_contains(f.boxes[k], ref.x[k]));
+      BOOST_TEST(f.boxes[k].max_width() < 1e-12);  // a guard against blow-up (measured 1.4e-14 at t = 3.85)
+    }
+}
+
+BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_general_qkv_d2) {
+  const json j = general_euclid_json();
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+  const std::vector<double> times = grid(0.25, 8);
+  const verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
+  BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
+  const Trajectory<mpfr> ref = reference(j, times);
+  for (std::size_t k = 0; k < times.size(); ++k)
+    BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {
+      BOOST_TEST(box_contains(f.boxes[k], ref.x[k]));
+      BOOST_TEST(f.boxes[k].max_width() < 1e-12);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(forward_then_backward_encloses_the_start) {
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(bool5_json()));
+  const verify::FlowResult fwd = verify::enclose_flow(in, {2.0}, verify::ProveOptions{});
+  BOOST_REQUIRE_MESSAGE(fwd.ok, fwd.reason);
+  const verify::Box& b = fwd.boxes.back();
+  const verify::FlowResult back = verify::enclose_flow(in, {-2.0}, verify::ProveOptions{}, b.lo, b.hi);
+  BOOST_REQUIRE_MESSAGE(back.ok, back.reason);
+  MpfrDigitsScope digits(100);
+  Tokens<mpfr> x0(in.n, 1);
+  for (int i = 0; i < in.n; ++i) x0(i, 0) = mpfr(in.points[static_cast<std::size_t>(i)]);
+  BOOST_TEST(box_contains(back.boxes.back(), x0));
+}
+
+BOOST_AUTO_TEST_CASE(double_and_mpfi_enclosures_overlap) {
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(bool5_json()));
+  verify::ProveOptions o;
+  o.order = 12;
+  const verify::FlowResult a = verify::enclose_flow(in, {1.0}, o);
+  o.interval = "mpfi";
+  o.digits = 30;
+  o.tol = 1e-26;
+  const verify::FlowResult b = verify::enclose_flow(in, {1.0}, o);
+  BOOST_REQUIRE(a.ok);
+  BOOST_REQUIRE(b.ok);
+  const verify::Box &x = a.boxes.back(), &y = b.boxes.back();
+  for (std::size_t q = 0; q < x.lo.size(); ++q) BOOST_TEST((std::max(x.lo[q], y.lo[q]) <= std::min(x.hi[q], y.hi[q])));
+  BOOST_TEST(y.max_width() < x.max_width());
+}
+
+BOOST_AUTO_TEST_CASE(bool5_is_proved_and_the_100_digit_solution_agrees) {
+  const json j = bool5_json();
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+  verify::ProveOptions o;
+  const verify::ProofResult r = verify::prove(in, o);
+  BOOST_REQUIRE_MESSAGE(r.proved, r.reason);
+  BOOST_TEST(r.predicate == "boolean attention");
+  const verify::BooleanCapture& c = r.capture;
+  BOOST_TEST(c.left == 0);   // p = -0.9
+  BOOST_TEST(c.right == 4);  // p = 0.8
+  BOOST_TEST(r.hypotheses.size() == 3u);
+  // The predicate, recomputed on the 100-digit solution at T: every certified row attends to its
+  // leader with P ≥ 1 − ε, the exceptional row lies in its enclosure.
+  const Trajectory<mpfr> ref = reference(j, {0.0, r.T});
+  MpfrDigitsScope digits(100);
+  const Tokens<mpfr>& x = ref.x.back();
+  BOOST_TEST(box_contains(r.at_T, x));
+  int certified = 0;
+  for (int i = 0; i < in.n; ++i) {
+    // Row i of the softmax of the logits x_i x_k (a = βQK = 1), shifted by their maximum.
+    std::vector<mpfr> row(static_cast<std::size_t>(in.n));
+    mpfr top = x(i, 0) * x(0, 0), z = 0;
+    for (int k = 1; k < in.n; ++k)
+      if (x(i, 0) * x(k, 0) > top) top = x(i, 0) * x(k, 0);
+    for (int k = 0; k < in.n; ++k) z += row[static_cast<std::size_t>(k)] = exp(x(i, 0) * x(k, 0) - top);
+    for (mpfr& p : row) p /= z;
+    const int lead = c.leader[static_cast<std::size_t>(i)];
+    if (lead >= 0) {
+      ++certified;
+      BOOST_TEST((lead == (x(i, 0) > 0 ? c.right : c.left)));
+      BOOST_TEST(row[static_cast<std::size_t>(lead)] >= mpfr(1) - mpfr(c.epsilon));
+      BOOST_TEST(row[static_cast<std::size_t>(lead)] >= mpfr(c.p_lead_lo[static_cast<std::size_t>(i)]));
+    } else {
+      BOOST_TEST(i == c.exceptional);
+      for (int k = 0; k < in.n; ++k) {
+        BOOST_TEST(mpfr(c.exceptional_lo[static_cast<std::size_t>(k)]) <= row[static_cast<std::size_t>(k)]);
+        BOOST_TEST(row[static_cast<std::size_t>(k)] <= mpfr(c.exceptional_hi[static_cast<std::size_t>(k)]));
+      }
+    }
+  }
+  BOOST_TEST(certified >= in.n - 1);
+  BOOST_TEST_MESSAGE("bool5: T = " << r.T << ", " << r.steps_to_T << " steps, min P_lead " << c.min_capture);
+}
+
+BOOST_AUTO_TEST_CASE(failed_hypotheses_and_short_times_are_not_proved) {
+  const verify::ProveInstance base = verify::prove_instance_from_config(parse_sim_config(bool5_json()));
+  {
+    verify::ProveInstance in = base;
+    in.V = {"-1"};  // [A] Thm 2.1 needs V > 0: tokens contract, P tends to the uniform matrix
+    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.reason.find("V > 0") != std::string::npos, r.reason);
+  }
+  {
+    verify::ProveInstance in = base;
+    in.points[3] = in.points[4];  // two tokens coincide
+    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.reason.find("distinct") != std::string::npos, r.reason);
+  }
+  {
+    verify::ProveInstance in = base;
+    in.Q = {"-1"};
+    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.reason.find("Q K > 0") != std::string::npos, r.reason);
+  }
+  {
+    verify::ProveOptions o;
+    o.max_time = 2;  // before the capture
+    const verify::ProofResult r = verify::prove(base, o);
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.t_reached == 2.0);
+    BOOST_TEST(r.reason.find("boolean attention") != std::string::npos, r.reason);
+  }
+  {
+    // A tighter ε needs a later T.
+    verify::ProveOptions loose, tight;
+    loose.epsilon = 1e-3;
+    tight.epsilon = 1e-9;
+    const verify::ProofResult a = verify::prove(base, loose), b = verify::prove(base, tight);
+    BOOST_REQUIRE(a.proved);
+    BOOST_REQUIRE(b.proved);
+    BOOST_TEST(a.T < b.T);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cli_certificate_tampering_and_bad_input) {
+  TempDir tmp;
+  const std::string out = (tmp.path / "p").string();
+  const CliResult proved = run_cli("prove --config " + quoted(kBool5) + " --out " + quoted(out), tmp);
+  BOOST_TEST(proved.code == 0, proved.err);
+  BOOST_TEST(proved.out.find("Boolean attention") != std::string::npos, proved.out);
+  BOOST_TEST(read_file(fs::path(out) / "proof.tex").find("Theorem 2.1") != std::string::npos);
+  const CliResult check = run_cli("prove --check " + quoted(out + "/certificate.json"), tmp);
+  BOOST_TEST(check.code == 0, check.err);
+  const json cert = json::parse(read_file(fs::path(out) / "certificate.json"));
+  auto tampered = [&](const std::string& what, const std::function<void(json&)>& edit) {
+    json c = cert;
+    edit(c);
+    const fs::path f = tmp.path / ("bad_" + what + ".json");
+    { std::ofstream(f) << c.dump(); }
+    const CliResult r = run_cli("prove --check " + quoted(f.string()), tmp);
+    BOOST_TEST_CONTEXT(what) {
+      BOOST_TEST(r.code == 1);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);
+    }
+  };
+  tampered("leader", [](json& c) { c["predicate"]["leader"][0] = 4; });
+  tampered("margin", [](json& c) { c["predicate"]["margin"] = "0.9999999999"; });
+  tampered("epsilon", [](json& c) { c["method"]["epsilon"] = "1e-30"; });
+  tampered("start", [](json& c) { c["instance"]["points"][2] = "0.11"; });
+  tampered("V", [](json& c) { c["instance"]["V"][0] = "-1"; });
+  // Bad input: exit 2, one line.
+  json d2 = bool5_json();
+  d2["d"] = 2;
+  d2["Q"] = "identity", d2["K"] = "identity", d2["V"] = "identity";
+  d2["init"]["points"] = json::array({{"-0.9", "0"}, {"-0.35", "0"}, {"0.1", "0"}, {"0.42", "0"}, {"0.8", "0"}});
+  { std::ofstream(tmp.path / "d2.json") << d2.dump(); }
+  for (const std::string& args : {"prove --config " + quoted((tmp.path / "d2.json").string()),
+                                  "prove --config " + quoted(kBool5) + " --epsilon 0.7",
+                                  "prove --config " + quoted(kBool5) + " --epsilon 0"}) {
+    BOOST_TEST_CONTEXT(args) {
+      const CliResult r = run_cli(args + " --out " + quoted(out + "3"), tmp);
+      BOOST_TEST(r.code == 2);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
