@@ -59,11 +59,11 @@ void register_prove(CLI::App& app) {
                   "%.3f s)%s\n",
                   r.T, r.steps_to_T, r.margin, r.at_T.max_width(), r.seconds,
                   r.start_hemisphere_certified && !r.start_in_hemisphere ? "; the start is in no hemisphere" : "");
-      if (o->prove.report_until > r.T)
-        std::printf("attnflow: widths %.3g at t = %.6g (%ld steps)\n", r.last.max_width(), r.last.t, r.steps);
     } else {
       std::fprintf(stderr, "attnflow: not proved: %s\n", r.reason.c_str());
     }
+    if (r.proved && o->prove.report_until > r.T)
+      std::printf("attnflow: widths %.3g at t = %.6g (%ld steps)\n", r.last.max_width(), r.last.t, r.steps);
     std::printf("attnflow: wrote %s/certificate.json and proof.tex\n", o->out.c_str());
     return r.proved ? 0 : 1;
   });

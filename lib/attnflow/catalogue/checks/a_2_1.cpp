@@ -5,6 +5,7 @@
 // Model sa-euclid (the unrescaled x of [A] eq. (1)); P is the same function of x as of
 // z = e^{−tV}x, so the rescaled model would give the same P.
 #include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/diagnostics/attention_diagnostics.hpp"
 #include "attnflow/diagnostics/monotone.hpp"
 
@@ -192,6 +193,12 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   r.instances = count;
   r.key_number = "max dist(P(T), Boolean extreme capture) = " + sci(worst) + " (tol " + sci(worst_tol) +
                  "); <= " + std::to_string(max_leaders) + " leaders, <= " + std::to_string(max_exc) + " exceptional row";
+  // Computer-assisted: for concrete starts, rigorous enclosures certify the predicted capture at a
+  // finite T (attnflow prove, sa-euclid d = 1). A cited proof that does not re-verify leaves the
+  // check inconclusive.
+  const CitedProofs proofs = cite_proofs(ctx.text("certificates", ""), ctx.integer("recheck_certificates", 1) != 0);
+  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
+  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
   r.hypotheses.push_back(hypothesis("d = 1, V > 0, QK > 0", "certified",
                                     "Q, K, V are exact 3-decimal numbers in [0.5, 1.5] (instance 0: Q = K = V = 1), "
                                     "signs read exactly"));
@@ -205,7 +212,8 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
                 {"verdict_rule", "holds: dist(T) <= tol, leaders equal at 3T/4 and T, no pairwise gap decreases; "
                                  "inconclusive: dist still decreasing; violated (confirmed at +20 digits): otherwise"},
                 {"numerical_rank_histogram", rank_hist},
-                {"instances", per}};
+                {"instances", per},
+                {"certificates", proofs.evidence}};
   if (!outs.empty()) {
     r.figures["dist_boolean_vs_t"] = line_figure({"t", "distance of P(t) to the Boolean extreme-capture set", false, true},
                                                  {{"instance 1 (Q = K = V = 1)", series(outs[0].t, outs[0].dist_series)}});
