@@ -25,6 +25,16 @@ std::string g3(double x) {
   return buf;
 }
 
+/// g3 for LaTeX math: 1e-06 → 10^{-6}, 2.5e-07 → 2.5 \cdot 10^{-7}.
+std::string tex_g3(double x) {
+  const std::string s = g3(x);
+  const std::size_t e = s.find('e');
+  if (e == std::string::npos) return s;
+  const std::string mantissa = s.substr(0, e);
+  const std::string power = "10^{" + std::to_string(std::stoi(s.substr(e + 1))) + "}";
+  return mantissa == "1" ? power : mantissa + " \\cdot " + power;
+}
+
 std::vector<std::string> matrix_text(const MatrixSpec& m, int d, const std::string& field) {
   using K = MatrixSpec::Kind;
   std::vector<std::string> out(static_cast<std::size_t>(d) * d, "0");
@@ -330,7 +340,7 @@ std::string boolean_proof_latex(const ProveInstance& in, const ProveOptions& o, 
     << c.left + 1 << " lies below and token " << c.right + 1
     << " above all others, and every row $i$ of $P(x(T))$";
   if (c.exceptional >= 0) s << " except row " << c.exceptional + 1;
-  s << " satisfies $P_{i,\\ell(i)} \\ge 1 - \\varepsilon$, $\\varepsilon = " << g3(c.epsilon)
+  s << " satisfies $P_{i,\\ell(i)} \\ge 1 - \\varepsilon$, $\\varepsilon = " << tex_g3(c.epsilon)
     << "$, where $\\ell(i)$ is the rightmost token if $x_i(T) > 0$ and the leftmost if $x_i(T) < 0$. Hence "
        "$\\lVert P_i - e_{\\ell(i)}\\rVert_1 \\le 2\\varepsilon$ for those rows: $P(T)$ is within $\\varepsilon$ of the "
        "Boolean extreme-capture matrix that [A] Theorem 2.1 predicts as the limit.\n\n";
@@ -431,11 +441,11 @@ CheckResult check_certificate(const nlohmann::json& cert) {
     return reject("enclosure_at_T", "(" + std::to_string(enc.value("lo", nlohmann::json::array()).size()) + " bounds)",
                   "(other bounds)");
   res.accepted = true;
+  const std::string margin = r.predicate == "boolean attention" ? "min P_i,leader >= " + g17(r.capture.min_capture)
+                                                                 : "margin " + g3(r.margin);
   res.message = fmt::format("certificate verified: {} tokens, d = {}, {} certified at T = {} after {} steps, "
-                            "margin {}, widths {} (recomputed in {:.2f} s)",
-                            in.n, in.d, r.predicate, g17(r.T), r.steps_to_T,
-                            g3(r.predicate == "boolean attention" ? r.capture.min_capture : r.margin),
-                            g3(r.at_T.max_width()), r.seconds);
+                            "{}, widths {} (recomputed in {:.2f} s)",
+                            in.n, in.d, r.predicate, g17(r.T), r.steps_to_T, margin, g3(r.at_T.max_width()), r.seconds);
   return res;
 }
 
