@@ -167,10 +167,9 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
     if (i > 0) q = paper_a::decimal3(rng, 0.5, 1.5), k = paper_a::decimal3(rng, 0.5, 1.5), v = paper_a::decimal3(rng, 0.5, 1.5);
     // The time to become Boolean scales like log(1/(QK gap^2)) / (2V): one T does not suit every
     // draw. A run still approaching the Boolean set at T is repeated with 2T, then 4T.
-    Outcome o = run_one(config(q, k, v, pts, t_end));
-    for (double T = 2 * t_end; T <= 4 * t_end && o.verdict == Verdict::Inconclusive && o.dist_end < o.dist_mid; T *= 2)
-      o = run_one(config(q, k, v, pts, T));
-    return o;
+    return run_with_longer_horizons<Outcome>(
+        t_end, 2, 4, [&](double T) { return run_one(config(q, k, v, pts, T)); },
+        [](const Outcome& o) { return o.verdict == Verdict::Inconclusive && o.dist_end < o.dist_mid; });
   });
   std::vector<Verdict> verdicts;
   nlohmann::json per = nlohmann::json::array();

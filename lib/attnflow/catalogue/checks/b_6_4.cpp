@@ -30,12 +30,11 @@ CheckResult check_b_6_4(const CheckContext& ctx) {
       Q = {{"random", "gaussian"}, {"seed", mix_seed(s + 1)}, {"scale", qk_scale}};
       K = {{"random", "gaussian"}, {"seed", mix_seed(s + 2)}, {"scale", qk_scale}};
     }
-    Outcome o = measure(config(usa, Q, K, n, d, beta, {{"kind", "hemisphere"}, {"seed", s}}, t_end));
     // Still contracting but not yet collapsed (slow USA rates 2e^{beta<Qx*,Kx*>}): what settles it
     // is a longer horizon, so try one 4x longer before calling the instance inconclusive.
-    if (!collapsed(o) && o.fit.rate_ci_low > 0)
-      o = measure(config(usa, Q, K, n, d, beta, {{"kind", "hemisphere"}, {"seed", s}}, 4 * t_end));
-    return o;
+    return run_with_longer_horizons<Outcome>(
+        t_end, 4, 4, [&](double T) { return measure(config(usa, Q, K, n, d, beta, {{"kind", "hemisphere"}, {"seed", s}}, T)); },
+        [](const Outcome& o) { return !collapsed(o) && o.fit.rate_ci_low > 0; });
   });
   std::vector<Verdict> verdicts;
   nlohmann::json per = nlohmann::json::array();
