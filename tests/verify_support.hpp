@@ -4,6 +4,9 @@
 #include "attnflow/tokens.hpp"
 #include "attnflow/verify/prove.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace attnflow::testing {
 
 /// Every coordinate of x (token i, coordinate c) lies in the box's [lo, hi] at i·d + c, compared
@@ -16,6 +19,26 @@ inline bool box_contains(const verify::Box& b, const Tokens<mpfr>& x) {
       if (!(mpfr(b.lo[q]) <= x(i, c) && x(i, c) <= mpfr(b.hi[q]))) return false;
     }
   return true;
+}
+
+/// Every coordinate's intervals in a and b intersect.
+inline bool boxes_overlap(const verify::Box& a, const verify::Box& b) {
+  for (std::size_t q = 0; q < a.lo.size(); ++q)
+    if (std::max(a.lo[q], b.lo[q]) > std::min(a.hi[q], b.hi[q])) return false;
+  return true;
+}
+
+/// The flow at time t enclosed twice: double intervals (Taylor order 12) and MPFI at 30 digits.
+inline std::pair<verify::FlowResult, verify::FlowResult> enclose_in_both_kinds(const verify::ProveInstance& in, double t) {
+  verify::ProveOptions o;
+  o.order = 12;
+  o.jet_order = 6;
+  o.tol = 1e-18;
+  verify::FlowResult a = verify::enclose_flow(in, {t}, o);
+  o.interval = "mpfi";
+  o.digits = 30;
+  o.tol = 1e-26;
+  return {std::move(a), verify::enclose_flow(in, {t}, o)};
 }
 
 }  // namespace attnflow::testing
