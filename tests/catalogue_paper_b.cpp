@@ -73,6 +73,12 @@ BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
   BOOST_TEST(heat["z"].size() == 2u);  // one row per beta
   BOOST_TEST(heat["x_label"] == "t");
   BOOST_TEST(!heat["series"].empty());  // the predicted curve gamma_beta(t) = 1 - delta
+  // Measured in chunks of 3 runs (memory is bounded by the chunk): the same evidence and figures.
+  const auto c = run_entry("phase-diagram",
+                           {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}, {"chunk", 3}});
+  // (compared as text: a NaN, e.g. a crossing never reached, is unequal to itself as a number)
+  BOOST_TEST(c.evidence.dump() == r.evidence.dump());
+  BOOST_TEST(c.figures.dump() == r.figures.dump());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
