@@ -245,4 +245,35 @@ BOOST_AUTO_TEST_CASE(cli_certificate_tampering_and_bad_input) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(cli_enclose_writes_boxes_that_contain_the_solution) {
+  TempDir tmp;
+  const json j = general_euclid_json();
+  { std::ofstream(tmp.path / "e.json") << j.dump(); }
+  const std::string out = (tmp.path / "e").string();
+  const CliResult r = run_cli("prove --config " + quoted((tmp.path / "e.json").string()) + " --enclose 0.5,1 --out " + quoted(out), tmp);
+  BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+  const json e = json::parse(read_file(fs::path(out) / "enclosures.json"));
+  BOOST_TEST(e["complete"].get<bool>());
+  BOOST_REQUIRE(e["boxes"].size() == 2u);
+  const Trajectory<mpfr> ref = reference(j, {0.0, 0.5, 1.0});
+  for (std::size_t k = 0; k < 2; ++k) {
+    verify::Box b;
+    b.t = e["boxes"][k]["t"].get<double>();
+    b.lo = e["boxes"][k]["lo"].get<std::vector<double>>();
+    b.hi = e["boxes"][k]["hi"].get<std::vector<double>>();
+    BOOST_TEST(b.t == 0.5 * double(k + 1));
+    BOOST_TEST(box_contains(b, ref.x[k + 1]));
+  }
+  // A repeated time, a return to t = 0, or a time that is not finite: exit 2 and one line.
+  for (const std::string& times : {"1,1", "1,0", "nan"}) {
+    const CliResult bad = run_cli("prove --config " + quoted((tmp.path / "e.json").string()) + " --enclose " + times +
+                                      " --out " + quoted(out + "2"),
+                                  tmp);
+    BOOST_TEST_CONTEXT(times) {
+      BOOST_TEST(bad.code == 2);
+      BOOST_TEST(count_lines(bad.err) == 1u, bad.err);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

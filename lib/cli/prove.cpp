@@ -7,14 +7,64 @@
 #include "attnflow/verify/prove.hpp"
 #include "cli/commands.hpp"
 
+#include "attnflow/version.hpp"
+
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 namespace attnflow::cli {
 
+namespace {
+
+/// `prove --enclose t1,t2,…`: rigorous enclosures of the flow at the given times, no predicate.
+/// Exit 0 when every time was reached, 1 when a step could not be validated (the boxes reached are
+/// still written, with the reason).
+int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::ProveOptions& o, std::vector<double> times,
+            const std::string& out) {
+  for (double& t : times) {
+    if (!std::isfinite(t) || std::abs(t) > 1e6) throw InputError("enclose: times must be finite, |t| <= 1e6");
+    t = std::round(t * 0x1.0p24) * 0x1.0p-24;  // the integrator lands exactly on multiples of 2^-24
+  }
+  // Any order is fine (the integrator runs forward or backward to each time in turn), but a
+  // repeated time would be no step and no box.
+  for (std::size_t k = 1; k < times.size(); ++k)
+    if (times[k] == times[k - 1]) throw InputError("enclose: consecutive times must differ (after rounding to 2^-24)");
+  for (std::size_t k = 1; k < times.size(); ++k)
+    if (times[k] == 0) throw InputError("enclose: t = 0 (the start box) may only come first");
+  const verify::FlowResult f = verify::enclose_flow(in, times, o);
+  nlohmann::json boxes = nlohmann::json::array();
+  for (const verify::Box& b : f.boxes)
+    boxes.push_back({{"t", b.t}, {"lo", b.lo}, {"hi", b.hi}, {"max_width", b.max_width()}});
+  nlohmann::json j = {{"kind", "attnflow-enclosures"},
+                      {"statement", "every solution from the instance's start lies in [lo, hi] (token i, coordinate c at "
+                                    "i d + c) at time t: a rigorous enclosure (outward rounding), not an estimate"},
+                      {"instance", in.to_json()},
+                      {"method", o.to_json()},
+                      {"complete", f.ok},
+                      {"t_reached", f.t_reached},
+                      {"steps", f.steps},
+                      {"boxes", boxes},
+                      {"source_config", c.source},
+                      {"attnflow_version", kVersion}};
+  if (!f.ok) j["reason"] = f.reason;
+  write_file_atomically(out + "/enclosures.json", j.dump(1) + "\n");
+  if (f.ok) {
+    std::printf("attnflow: enclosed at %zu times up to t = %.6g in %ld steps, widths %.3g at the end\n", f.boxes.size(),
+                f.t_reached, f.steps, f.boxes.empty() ? 0.0 : f.boxes.back().max_width());
+  } else {
+    std::fprintf(stderr, "attnflow: enclosure stopped: %s\n", f.reason.c_str());
+  }
+  std::printf("attnflow: wrote %s/enclosures.json\n", out.c_str());
+  return f.ok ? 0 : 1;
+}
+
+}  // namespace
+
 void register_prove(CLI::App& app) {
   struct Options {
     std::string config, check, out = "out/prove";
+    std::vector<double> enclose;
     verify::ProveOptions prove;
   };
   auto o = std::make_shared<Options>();
@@ -32,6 +82,10 @@ void register_prove(CLI::App& app) {
   sub->add_option("--interval", o->prove.interval, "double | mpfi")->capture_default_str();
   sub->add_option("--digits", o->prove.digits, "mpfi digits")->capture_default_str();
   sub->add_option("--report-until", o->prove.report_until, "after the proof, keep enclosing to this time (widths)");
+  sub->add_option("--enclose", o->enclose,
+                  "only enclose the flow at these times (sa-sphere, usa-sphere, sa-euclid; each rounded to a multiple of "
+                  "2^-24) → DIR/enclosures.json")
+      ->delimiter(',');
   sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid (d = 1): certify P_i,leader(T) >= 1 - epsilon")->capture_default_str();
   add_command(sub, [o] {
     if (!o->check.empty()) {
@@ -42,6 +96,7 @@ void register_prove(CLI::App& app) {
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
     const SimConfig c = load_sim_config(o->config);
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
+    if (!o->enclose.empty()) return enclose(in, c, o->prove, o->enclose, o->out);
     const verify::ProofResult r = verify::prove(in, o->prove);
     nlohmann::json cert = verify::make_certificate(in, o->prove, r);
     cert["source_config"] = c.source;
