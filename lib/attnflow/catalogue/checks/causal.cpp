@@ -47,10 +47,22 @@ CheckResult check_causal(const CheckContext& ctx) {
   const long count = ctx.integer("instances", 4);
   const int n = static_cast<int>(ctx.integer("n", 6)), d = static_cast<int>(ctx.integer("d", 3));
   const double t_end = ctx.real("t_end", 40), delta = ctx.real("delta", 1e-3);
-  const auto outcomes = run_instances<std::pair<nlohmann::json, Outcome>>(count, [&](long i) {
-    const nlohmann::json cfg = config(true, n, d, t_end, ctx.instance_seed(i));
-    const auto run = run_measured<double>(parse_sim_config(cfg));
-    return std::make_pair(cfg, measure(run.trajectory, run.error_estimate));
+  using Run = std::pair<nlohmann::json, Outcome>;
+  const auto outcomes = run_instances<Run>(count, [&](long i) {
+    // A token that starts near the antipode of a token it attends to escapes at the rate of that
+    // attention weight, which random Q, K can make small (the full suite saw 4 of 16 runs still at
+    // distance 1.4-2 at T = 40): a run still converging at T is repeated with 2T, … up to 16T.
+    return run_with_longer_horizons<Run>(
+        t_end, 2, 16,
+        [&](double T) {
+          const nlohmann::json cfg = config(true, n, d, T, ctx.instance_seed(i));
+          const auto run = run_measured<double>(parse_sim_config(cfg));
+          return std::make_pair(cfg, measure(run.trajectory, run.error_estimate));
+        },
+        [&](const Run& r) {
+          const Outcome& o = r.second;
+          return o.first_moved <= o.tolerance && o.final_distance > delta && o.final_distance < o.half_distance;
+        });
   });
   std::vector<Verdict> verdicts;
   nlohmann::json per = nlohmann::json::array();
@@ -72,7 +84,7 @@ CheckResult check_causal(const CheckContext& ctx) {
     verdicts.push_back(v);
     worst_moved = std::max(worst_moved, o.first_moved);
     worst_final = std::max(worst_final, o.final_distance);
-    per.push_back({{"seed", cfg["init"]["seed"]}, {"x1_moved", o.first_moved}, {"tolerance", o.tolerance},
+    per.push_back({{"seed", cfg["init"]["seed"]}, {"t_end", cfg["time"]["t_end"]}, {"x1_moved", o.first_moved}, {"tolerance", o.tolerance},
                    {"final_max_distance_to_x1", o.final_distance}, {"verdict", to_string(v)}, {"reason", why}});
   }
   r.verdict = combine(verdicts);
@@ -80,7 +92,7 @@ CheckResult check_causal(const CheckContext& ctx) {
   r.key_number = "max ||x_1(t)-x_1(0)|| = " + sci(worst_moved) + ", max_i ||x_i(T)-x_1(0)|| = " + sci(worst_final);
   r.hypotheses.push_back(hypothesis("V = I", "certified", "exact identity"));
   r.hypotheses.push_back(hypothesis("Q, K arbitrary", "certified", "random Gaussian Q, K (no condition needed)"));
-  r.evidence = {{"precision", "double"}, {"delta", delta}, {"t_end", t_end}, {"instances", per}};
+  r.evidence = {{"precision", "double"}, {"delta", delta}, {"t_end", t_end}, {"retry", "a run still converging at T is repeated with 2T, 4T, 8T, 16T (t_end per instance)"}, {"instances", per}};
   if (!outcomes.empty())
     r.figures["max_distance_to_x1"] = line_figure({"t", "max_i ‖x_i(t) − x₁(0)‖", false, true},
                                                   {{"instance 1", series(outcomes[0].second.t, outcomes[0].second.distance)}});
