@@ -27,17 +27,9 @@ const std::string kBool5 = (fs::path(attnflow::source_dir()) / "proofs/instances
 
 json bool5_json() { return json::parse(read_file(kBool5)); }
 
-/// The 100-digit non-rigorous solution of a config at the given times: rkf78 at 1e-25, eleven
-/// orders below the enclosure widths (1e-40 costs minutes: the logits grow like e^{2t}).
-Trajectory<mpfr> reference(json j, const std::vector<double>& times) {
-  MpfrDigitsScope digits(100);
-  j["precision"] = {{"digits", 100}};
-  j["method"] = "rkf78";
-  j["rtol"] = "1e-25";
-  j["atol"] = "1e-25";
-  j["time"] = {{"times", times}};
-  return simulate<mpfr>(parse_sim_config(j));
-}
+/// The 100-digit reference at 1e-25, eleven orders below the enclosure widths (1e-40 costs
+/// minutes here: the logits grow like e^{2t}).
+Trajectory<mpfr> reference(const json& j, const std::vector<double>& times) { return hundred_digit_solution(j, times, "1e-25"); }
 
 std::vector<double> grid(double step, int count) {
   std::vector<double> t;

@@ -65,12 +65,7 @@ BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution) {
     }
     j["init"] = {{"kind", "explicit"}, {"points", pts}};
   }
-  j["precision"] = {{"digits", 100}};
-  j["method"] = "rkf78";
-  j["rtol"] = "1e-40";
-  j["atol"] = "1e-40";
-  j["time"] = {{"times", times}};
-  const Trajectory<mpfr> ref = simulate<mpfr>(parse_sim_config(j));
+  const Trajectory<mpfr> ref = hundred_digit_solution(j, times, "1e-40");
   BOOST_REQUIRE_EQUAL(ref.samples(), times.size());
   for (std::size_t k = 0; k < times.size(); ++k) {
     BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {

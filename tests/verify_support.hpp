@@ -2,7 +2,12 @@
 // Shared by the tests of the verified layer.
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
+#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/suite/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include <algorithm>
 #include <utility>
@@ -19,6 +24,19 @@ inline bool box_contains(const verify::Box& b, const Tokens<mpfr>& x) {
       if (!(mpfr(b.lo[q]) <= x(i, c) && x(i, c) <= mpfr(b.hi[q]))) return false;
     }
   return true;
+}
+
+/// The non-rigorous 100-digit reference the enclosures must contain: the config integrated by
+/// rkf78 at tolerance `tol` (far below the enclosure widths), sampled at `times`.
+inline Trajectory<mpfr> hundred_digit_solution(nlohmann::json config, const std::vector<double>& times,
+                                               const std::string& tol) {
+  MpfrDigitsScope digits(100);
+  config["precision"] = {{"digits", 100}};
+  config["method"] = "rkf78";
+  config["rtol"] = tol;
+  config["atol"] = tol;
+  config["time"] = {{"times", times}};
+  return simulate<mpfr>(parse_sim_config(config));
 }
 
 /// Every coordinate's intervals in a and b intersect.

@@ -24,7 +24,7 @@ int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::P
             const std::string& out) {
   for (double& t : times) {
     if (!std::isfinite(t) || std::abs(t) > 1e6) throw InputError("enclose: times must be finite, |t| <= 1e6");
-    t = std::round(t * 0x1.0p24) * 0x1.0p-24;  // the integrator lands exactly on multiples of 2^-24
+    t = verify::nearest_quantum_time(t);
   }
   // Any order is fine (the integrator runs forward or backward to each time in turn), but a
   // repeated time would be no step and no box.
@@ -102,7 +102,7 @@ void register_prove(CLI::App& app) {
     cert["source_config"] = c.source;
     write_file_atomically(o->out + "/certificate.json", cert.dump(1) + "\n");
     write_file_atomically(o->out + "/proof.tex", verify::proof_latex(in, o->prove, r));
-    if (r.proved && r.predicate == "boolean attention") {
+    if (r.proved && r.boolean()) {
       std::printf("attnflow: proved: Boolean attention (epsilon %.3g) certified at T = %.6g after %ld steps: leaders "
                   "%d (left) and %d (right), %s, min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
                   r.capture.epsilon, r.T, r.steps_to_T, r.capture.left + 1, r.capture.right + 1,

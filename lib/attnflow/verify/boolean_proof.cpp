@@ -21,14 +21,16 @@ namespace {
 /// a captured entry, whose exponents are ≤ 0). An entry whose exponents overflow double is
 /// enclosed by [0, 1 / Σ_k exp(lower e_k)], or [0, 1e-300] when even that overflows.
 template <class I> I attention_entry(const std::vector<I>& x, const I& a, std::size_t i, std::size_t j) {
-  I s(1), s_low(1);
+  std::vector<I> e;
+  I s(1);
   for (std::size_t k = 0; k < x.size(); ++k) {
     if (k == j) continue;
-    const I e = a * x[i] * (x[k] - x[j]);
-    s += iv::exp(e);
-    s_low += iv::exp(iv::point<I>(iv::lower(e)));
+    e.push_back(a * x[i] * (x[k] - x[j]));
+    s += iv::exp(e.back());
   }
   if (iv::finite(s)) return I(1) / s;
+  I s_low(1);
+  for (const I& ek : e) s_low += iv::exp(iv::point<I>(iv::lower(ek)));
   if (!iv::finite(s_low)) return iv::interval<I>(point_t<I>(0), point_t<I>(1e-300));
   return iv::interval<I>(point_t<I>(0), iv::upper(I(1) / s_low));
 }
@@ -102,7 +104,7 @@ template <class I> std::vector<std::string> hypotheses(const Problem<I>& pb, std
 template <class I> ProofResult boolean_impl(const ProveInstance& in, const ProveOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   ProofResult r;
-  r.predicate = "boolean attention";
+  r.predicate = kBooleanPredicate;
   std::unique_ptr<Problem<I>> pb;
   std::string failed;
   {

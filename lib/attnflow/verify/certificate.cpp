@@ -216,14 +216,14 @@ nlohmann::json int_list(const std::vector<int>& v) {
 
 /// The predicate block of a proved certificate.
 nlohmann::json predicate_json(const ProofResult& r) {
-  if (r.predicate != "boolean attention")
-    return {{"kind", "open hemisphere"},
+  if (!r.boolean())
+    return {{"kind", kHemispherePredicate},
             {"statement", "<w, x_i(T)> >= margin > 0 for every token i and every point of the enclosure"},
             {"w", text_list(r.w)},
             {"margin", g17(r.margin)}};
   const BooleanCapture& c = r.capture;
   nlohmann::json p = {
-      {"kind", "boolean attention"},
+      {"kind", kBooleanPredicate},
       {"statement", "for every point of the enclosure of x(T): token `left` lies below and `right` above all others; "
                     "every row i but `exceptional` has P_i,leader(i)(T) >= 1 - epsilon, with leader(i) = right if "
                     "x_i(T) > 0 and left if x_i(T) < 0 (so |P_i - e_leader(i)|_1 <= 2 epsilon)"},
@@ -245,7 +245,7 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
   for (std::size_t k = 0; k < r.width_trace.size(); ++k)
     if (k % stride == 0 || k + 1 == r.width_trace.size())
       trace.push_back({{"t", r.width_trace[k].first}, {"max_width", r.width_trace[k].second}});
-  const bool boolean = r.predicate == "boolean attention";
+  const bool boolean = r.boolean();
   const char* statement = boolean ? "Boolean attention at T: P(T) lies within epsilon of a Boolean matrix whose rows, "
                                     "all but at most one, are e_left or e_right with the leaders [A] Thm 2.1 predicts"
                                   : "single cluster via cone collapse: the solution from this start enters an open "
@@ -441,7 +441,7 @@ CheckResult check_certificate(const nlohmann::json& cert) {
     return reject("enclosure_at_T", "(" + std::to_string(enc.value("lo", nlohmann::json::array()).size()) + " bounds)",
                   "(other bounds)");
   res.accepted = true;
-  const std::string margin = r.predicate == "boolean attention" ? "min P_i,leader >= " + g17(r.capture.min_capture)
+  const std::string margin = r.boolean() ? "min P_i,leader >= " + g17(r.capture.min_capture)
                                                                  : "margin " + g3(r.margin);
   res.message = fmt::format("certificate verified: {} tokens, d = {}, {} certified at T = {} after {} steps, "
                             "{}, widths {} (recomputed in {:.2f} s)",

@@ -38,7 +38,6 @@ template <class I> struct Problem {
     const bool euclid = in.model == "sa-euclid";
     field.softmax = in.model == "sa-sphere" || euclid;
     field.euclid = euclid;
-    field.reference_shift = euclid;
     std::vector<I> Q(dd), K(dd);
     for (std::size_t k = 0; k < dd; ++k) {
       Q[k] = iv::decimal<I>(in.Q[k]);

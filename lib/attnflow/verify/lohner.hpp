@@ -284,7 +284,6 @@ template <class I> class SphereIntegrator {
     pf.V_scalar = f.V_scalar;
     pf.v = iv::mid(f.v);
     for (const I& x : f.V) pf.V.push_back(iv::mid(x));
-    pf.reference_shift = f.reference_shift;
     return pf;
   }
 

@@ -180,6 +180,8 @@ ProofResult prove_cone_collapse(const ProveInstance& in, const ProveOptions& o) 
 
 }  // namespace
 
+double nearest_quantum_time(double t) { return std::round(t / kTimeQuantum) * kTimeQuantum; }
+
 double Box::max_width() const {
   double w = 0;
   for (std::size_t q = 0; q < lo.size(); ++q) w = std::max(w, hi[q] - lo[q]);

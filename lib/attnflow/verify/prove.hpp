@@ -67,9 +67,13 @@ struct BooleanCapture {
   double min_capture = 1;         // min over certified rows of the lower bound of P_i,leader
 };
 
+inline constexpr const char* kHemispherePredicate = "open hemisphere";
+inline constexpr const char* kBooleanPredicate = "boolean attention";  // sa-euclid, d = 1
+
 struct ProofResult {
   bool proved = false;
-  std::string predicate = "open hemisphere";  // | "boolean attention" (sa-euclid, d = 1)
+  std::string predicate = kHemispherePredicate;  // | kBooleanPredicate
+  bool boolean() const { return predicate == kBooleanPredicate; }
   std::string outcome;  // "proved" | "not proved"
   std::string reason;   // not proved: why, and the time reached
   double T = 0;         // proved: the hemisphere was certified at T
@@ -129,6 +133,10 @@ struct CheckResult {
   std::string message;  // one line: why rejected, or what was verified
 };
 CheckResult check_certificate(const nlohmann::json& certificate);
+
+/// t rounded to the nearest multiple of 2^-24, the time quantum every step size is a multiple of
+/// (enclose_flow lands exactly on such times).
+double nearest_quantum_time(double t);
 
 /// Wall time of proving the instance in a config file (for `attnflow bench`: prove4_seconds,
 /// prove8_seconds). Throws if the instance is not proved.

@@ -101,7 +101,6 @@ template <class I> struct SphereField {
   bool V_scalar = true;        // euclid: V = v·I
   I v = I(1);
   std::vector<I> V;            // euclid, !V_scalar: d×d row-major
-  bool reference_shift = false;  // rows relative to a reference column (see the top of this file)
 };
 
 /// Coefficients x[0..order] of the solution through x0 (a box, or a box with gradients).
@@ -131,7 +130,7 @@ template <class I, class S> class SphereSeries {
           }
       }
       const S* U = f_.A_scalar ? x_.data() : u_.data();
-      const bool shift = f_.reference_shift && f_.softmax;
+      const bool shift = f_.euclid && f_.softmax;  // rows relative to a reference column (top of file)
       const bool symmetric = f_.A_symmetric && !shift;  // shifted rows are no longer symmetric
       if (shift && k == 0) choose_references(U);
       // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩  (shifted: u_j − u_r(i))
