@@ -92,9 +92,10 @@ template <class I> std::vector<std::string> hypotheses(const Problem<I>& pb, std
   if (iv::lower_double(pb.field.a) > 0) out.push_back("beta Q K > 0");
   else if (failed.empty()) failed = "beta Q K > 0 is not certified";
   bool distinct = true;
-  for (std::size_t i = 0; i < pb.start.size(); ++i)
-    for (std::size_t k = i + 1; k < pb.start.size(); ++k)
-      if (!(iv::upper(pb.start[i]) < iv::lower(pb.start[k]) || iv::upper(pb.start[k]) < iv::lower(pb.start[i])))
+  const std::vector<I> x0 = pb.tokens(pb.start);
+  for (std::size_t i = 0; i < x0.size(); ++i)
+    for (std::size_t k = i + 1; k < x0.size(); ++k)
+      if (!(iv::upper(x0[i]) < iv::lower(x0[k]) || iv::upper(x0[k]) < iv::lower(x0[i])))
         distinct = false;
   if (distinct) out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
   else if (failed.empty()) failed = "the initial tokens are not certified distinct";

@@ -26,7 +26,7 @@ void validate_flow_instance(const ProveInstance& in, const ProveOptions& o);
 
 template <class I> struct Problem {
   SphereField<I> field;
-  std::vector<I> start;  // enclosure of p_i / ‖p_i‖ (sa-euclid: of p_i)
+  std::vector<I> start;  // the start state: p_i / ‖p_i‖ (sa-euclid: p_i, then M(0) = I)
   int n = 0, d = 0;
 
   ProveInstance instance;
@@ -82,6 +82,7 @@ template <class I> struct Problem {
     start.resize(static_cast<std::size_t>(n) * d);
     if (euclid) {
       for (std::size_t q = 0; q < start.size(); ++q) start[q] = iv::decimal<I>(in.points[q]);
+      start = state_of_tokens(start);
       return;
     }
     for (int i = 0; i < n; ++i) {
@@ -94,6 +95,30 @@ template <class I> struct Problem {
       for (int c = 0; c < d; ++c)
         start[static_cast<std::size_t>(i * d + c)] = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
     }
+  }
+
+  /// The state at t = 0 for a box of tokens: sa-euclid's co-moving frame starts at z = x, M = I.
+  std::vector<I> state_of_tokens(std::vector<I> x) const {
+    const int e = field.extra();
+    for (int c = 0; c < e; ++c) x.push_back(I(e == 1 || c / d == c % d ? 1 : 0));
+    return x;
+  }
+
+  /// The tokens x_i = M z_i of a state enclosure (round upward).
+  std::vector<I> tokens(const std::vector<I>& state) const {
+    const std::size_t N = static_cast<std::size_t>(n) * d;
+    if (field.extra() == 0) return state;
+    std::vector<I> x(N);
+    const I* M = &state[N];
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < d; ++c) {
+        I s(0);
+        if (field.V_scalar) s = M[0] * state[static_cast<std::size_t>(i * d + c)];
+        else
+          for (int b = 0; b < d; ++b) s += M[c * d + b] * state[static_cast<std::size_t>(i * d + b)];
+        x[static_cast<std::size_t>(i * d + c)] = s;
+      }
+    return x;
   }
 };
 
@@ -196,7 +221,7 @@ bool integrate(const Problem<I>& pb, LohnerSet<I> X, const ProveOptions& o, cons
       std::vector<I> hull;
       {
         RoundUpward up;
-        hull = X.hull();
+        hull = pb.tokens(X.hull());
       }
       if (!on_step(t, hull, steps)) {
         t_out = t;

@@ -90,7 +90,7 @@ template <class I> class SphereIntegrator {
   /// `precise`: the same field in MPFI (double intervals only), for the low orders of the point
   /// part (precise_orders.hpp); without it the whole point part is in I.
   SphereIntegrator(const SphereField<I>& f, const StepSettings& s, const SphereField<MInterval>* precise = nullptr)
-      : f_(f), pf_(point_field(f)), s_(s), N_(f.n * f.d), val_(f, 0), atX_(f, 0), jet_(f, f.n * f.d), pval_(pf_, 0) {
+      : f_(f), pf_(point_field(f)), s_(s), N_(f.state_size()), val_(f, 0), atX_(f, 0), jet_(f, f.state_size()), pval_(pf_, 0) {
     if (precise && std::is_same_v<I, DInterval>) precise_ = std::make_unique<PreciseLowOrders>(*precise);
   }
 

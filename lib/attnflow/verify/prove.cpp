@@ -108,7 +108,7 @@ FlowResult flow_impl(const ProveInstance& in, const std::vector<double>& times, 
   {
     RoundUpward up;
     pb = std::make_unique<Problem<I>>(in);
-    start = pb->start;
+    start = pb->tokens(pb->start);
     if (!lo.empty()) {
       if (lo.size() != start.size() || hi.size() != start.size()) throw InputError("start box: wrong size");
       for (std::size_t q = 0; q < start.size(); ++q)
@@ -139,7 +139,7 @@ FlowResult flow_impl(const ProveInstance& in, const std::vector<double>& times, 
   LohnerSet<I> X0;
   {
     RoundUpward up;
-    X0 = lo.empty() ? start_set(in, start) : LohnerSet<I>::from_box(start);
+    X0 = lo.empty() ? start_set(in, pb->start) : LohnerSet<I>::from_box(pb->state_of_tokens(start));
   }
   fr.ok = integrate(*pb, std::move(X0), o, targets, on_step, fr.reason, fr.t_reached, fr.steps, hs);
   return fr;

@@ -11,6 +11,15 @@
 //                                             by ‖x‖²; equal to the model's field on the sphere,
 //                                             which this flow keeps invariant)
 //        = V y_i                              (sa-euclid, [A] eq. (1): tokens in R^d)
+// sa-euclid is integrated in co-moving coordinates, the rescaled tokens of [A]:
+//   x_i = M z_i, M = e^{tV}:   ż_i = V (Σ_j P_ij z_j − z_i),  Ṁ = V M  (M(0) = I; V = v·I: M = m·I)
+// The state is (z, M): n·d + d² numbers (n·d + 1 for scalar V). Why: the tokens grow like e^{vt}
+// and those captured by one leader move together, so a box of x forgets that x_j − x_r is small
+// and gives the logits ⟨x_i, A(x_j − x_r)⟩ widths of order h·e^{2vt}; z barely moves once the
+// clusters form (ż → 0), so boxes of z keep the differences, and with them the logits, narrow.
+// The logits use x = M z (a Cauchy product): L_ij = ⟨M z_i, A M z_j⟩, the model's own; the
+// shifted ones as ⟨M z_i, A M (z_j − z_r)⟩: M z_j − M z_r would put the width of M over a step
+// (relative h, times e^{vt}) on a difference that is small.
 // sa-euclid's logits grow like e^{2vt}: exp(L) overflows and Z, S would cancel catastrophically.
 // There each row is taken relative to a reference column r(i), the row's largest logit at the
 // series' start: E_ij = exp(L_ij − L_ir) with L_ij − L_ir = ⟨x_i, A(x_j − x_r)⟩ computed as one
@@ -101,6 +110,10 @@ template <class I> struct SphereField {
   bool V_scalar = true;        // euclid: V = v·I
   I v = I(1);
   std::vector<I> V;            // euclid, !V_scalar: d×d row-major
+
+  /// The state's extra coordinates after the n·d tokens: M (co-moving frame, sa-euclid).
+  int extra() const { return euclid ? (V_scalar ? 1 : d * d) : 0; }
+  int state_size() const { return n * d + extra(); }
 };
 
 /// Coefficients x[0..order] of the solution through x0 (a box, or a box with gradients).
@@ -108,15 +121,21 @@ template <class I, class S> class SphereSeries {
  public:
   SphereSeries(const SphereField<I>& f, int dirs) : f_(f), dirs_(dirs) {}
 
-  /// x0: n·d entries (token i, coordinate c at i·d + c). Afterwards coeff(k, ·) for k ≤ order.
+  /// x0: the state, state_size() entries (token i, coordinate c at i·d + c; then M for
+  /// sa-euclid). Afterwards coeff(k, ·) for k ≤ order.
   void compute(const std::vector<S>& x0, int order) {
-    const int n = f_.n, d = f_.d, N = n * d, nn = n * n;
+    const int n = f_.n, d = f_.d, N = n * d, nn = n * n, Ns = f_.state_size();
     resize(order);
-    for (int q = 0; q < N; ++q) x_[q] = x0[static_cast<std::size_t>(q)];
+    for (int q = 0; q < Ns; ++q) x_[q] = x0[static_cast<std::size_t>(q)];
+    // The token positions: the state itself on the sphere, x = M z in the co-moving frame.
+    const std::vector<S>& pos = f_.euclid ? pos_ : x_;
     for (int k = 0; k < order; ++k) {
-      S* xk = &x_[static_cast<std::size_t>(k) * N];
-      // u_j[k] = A x_j[k] (general A).
-      if (!f_.A_scalar) {
+      if (f_.euclid) positions(k);
+      const S* xk = &pos[static_cast<std::size_t>(k) * N];
+      const bool shift = f_.euclid && f_.softmax;  // rows relative to a reference column (top of file)
+      const bool symmetric = f_.A_symmetric && !shift;  // shifted rows are no longer symmetric
+      // u_j[k] = A x_j[k] (general A; shifted rows need it only to choose the references).
+      if (!f_.A_scalar && (!shift || k == 0)) {
         S* uk = &u_[static_cast<std::size_t>(k) * N];
         for (int j = 0; j < n; ++j)
           for (int c = 0; c < d; ++c) {
@@ -129,11 +148,10 @@ template <class I, class S> class SphereSeries {
             }
           }
       }
-      const S* U = f_.A_scalar ? x_.data() : u_.data();
-      const bool shift = f_.euclid && f_.softmax;  // rows relative to a reference column (top of file)
-      const bool symmetric = f_.A_symmetric && !shift;  // shifted rows are no longer symmetric
-      if (shift && k == 0) choose_references(U);
-      // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩  (shifted: u_j − u_r(i))
+      const S* U = f_.A_scalar ? pos.data() : u_.data();
+      if (shift && k == 0) choose_references(pos.data(), U);
+      if (shift) differences(k);
+      // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩  (shifted: A M (z_j − z_r(i)) in place of u_j)
       S* Lk = &L_[static_cast<std::size_t>(k) * nn];
       for (int i = 0; i < n; ++i)
         for (int j = symmetric ? i : 0; j < n; ++j) {
@@ -141,17 +159,10 @@ template <class I, class S> class SphereSeries {
           set_zero(t, dirs_);
           if (shift && j == ref_[static_cast<std::size_t>(i)]) continue;  // L_ir − L_ir ≡ 0
           for (int m = 0; m <= k; ++m) {
-            const S* xi = &x_[static_cast<std::size_t>(m) * N + i * d];
-            const S* uj = &U[static_cast<std::size_t>(k - m) * N + j * d];
-            if (shift) {
-              const S* ur = &U[static_cast<std::size_t>(k - m) * N + ref_[static_cast<std::size_t>(i)] * d];
-              for (int c = 0; c < d; ++c) {
-                sub_into(tmp_, uj[c], ur[c]);
-                add_mul(t, xi[c], tmp_);
-              }
-            } else {
-              for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
-            }
+            const S* xi = &pos[static_cast<std::size_t>(m) * N + i * d];
+            const S* uj = shift ? &diff(slot_[static_cast<std::size_t>(ref_[static_cast<std::size_t>(i)])], k - m)[j * d]
+                                : &U[static_cast<std::size_t>(k - m) * N + j * d];
+            for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
           }
           if (f_.A_scalar) scale(t, f_.a);
           if (symmetric && j != i) Lk[j * n + i] = t;
@@ -184,13 +195,27 @@ template <class I, class S> class SphereSeries {
           for (int j = 0; j < n; ++j) add_to(Zk[i], Ek[i * n + j]);
         }
         // S_i[k] for all d coordinates at once, so that each E_ij[m] is read once (with jets
-        // of n·d directions the E's do not stay in cache across d passes).
+        // of n·d directions the E's do not stay in cache across d passes). In the co-moving
+        // frame y_i = Σ_j P_ij z_j (M^{-1} is linear): the state's tokens, not the positions, and
+        // relative to the row's reference: y_i − z_r = Σ_j P_ij (z_j − z_r). Why: a box of
+        // S = Σ E z and one of y Z do not cancel, and the width of ∂E/∂z (∝ e^{2vt}) would
+        // multiply |z_j| + |y_i| instead of the small |z_j − z_r| of tokens in one cluster.
         for (int c = 0; c < d; ++c) set_zero(acc_[static_cast<std::size_t>(c)], dirs_);
         for (int m = 0; m <= k; ++m)
           for (int j = 0; j < n; ++j) {
             const S& e = E_[static_cast<std::size_t>(m) * nn + i * n + j];
-            const S* xj = &x_[static_cast<std::size_t>(k - m) * N + j * d];
-            for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, xj[c]);
+            const S* xj = &x_[static_cast<std::size_t>(k - m) * Ns + j * d];
+            if (!shift) {
+              for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, xj[c]);
+              continue;
+            }
+            const int r = ref_[static_cast<std::size_t>(i)];
+            if (j == r) continue;  // z_r − z_r ≡ 0
+            const S* xr = &x_[static_cast<std::size_t>(k - m) * Ns + r * d];
+            for (int c = 0; c < d; ++c) {
+              sub_into(tmp_, xj[c], xr[c]);
+              add_mul(acc_[static_cast<std::size_t>(c)], e, tmp_);
+            }
           }
         for (int c = 0; c < d; ++c) {
           S& s = acc_[static_cast<std::size_t>(c)];
@@ -204,25 +229,23 @@ template <class I, class S> class SphereSeries {
           }
         }
       }
-      S* xn = &x_[static_cast<std::size_t>(k + 1) * N];
+      S* xn = &x_[static_cast<std::size_t>(k + 1) * Ns];
       if (f_.euclid) {
-        // x[k+1] = V y[k] / (k+1)
-        for (int i = 0; i < n; ++i)
+        // z[k+1] = V (y[k] − z[k]) / (k+1) with y − z = (y − z_r) − (z_i − z_r);  M[k+1] = V M[k] / (k+1)
+        const S* zk = &x_[static_cast<std::size_t>(k) * Ns];
+        for (int i = 0; i < n; ++i) {
+          const int r = ref_[static_cast<std::size_t>(i)];
           for (int c = 0; c < d; ++c) {
-            S& t = xn[i * d + c];
-            if (f_.V_scalar) {
-              t = yk[i * d + c];
-              scale(t, f_.v);
-            } else {
-              set_zero(t, dirs_);
-              for (int e = 0; e < d; ++e) {
-                tmp_ = yk[i * d + e];
-                scale(tmp_, f_.V[static_cast<std::size_t>(c * d + e)]);
-                add_to(t, tmp_);
-              }
-            }
-            div_int(t, k + 1);
+            S& t = acc_[static_cast<std::size_t>(c)];
+            t = yk[i * d + c];
+            if (r == i) continue;
+            sub_into(tmp_, zk[i * d + c], zk[r * d + c]);
+            sub_into(t, t, tmp_);
           }
+          for (int c = 0; c < d; ++c) apply_V(acc_.data(), 1, &xn[i * d], k + 1, c);
+        }
+        const int e = f_.extra();
+        for (int c = 0; c < e; ++c) apply_V(&zk[N], f_.V_scalar ? 1 : d, &xn[N], k + 1, c);
         continue;
       }
       // g_i[k] = Σ_m ⟨x_i[m], y_i[k−m]⟩;  ẋ_i[k] = y_i[k] − Σ_m g_i[m] x_i[k−m];  x[k+1] = ẋ[k]/(k+1)
@@ -243,18 +266,120 @@ template <class I, class S> class SphereSeries {
     }
   }
 
-  const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_.n * f_.d + q]; }
-  /// The number of coordinates n·d.
-  std::size_t size() const { return static_cast<std::size_t>(f_.n) * f_.d; }
+  const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_.state_size() + q]; }
+  /// The number of state coordinates (n·d, plus M in the co-moving frame).
+  std::size_t size() const { return static_cast<std::size_t>(f_.state_size()); }
 
  private:
+  /// out[c] = (V w)_c / k for a column w read with stride `stride` from `w` (V = v·I: v w_c / k).
+  /// Used for V (y − z) (stride 1, w the row's d values) and V M (stride d, w a column of M).
+  void apply_V(const S* w, int stride, S* out, int k, int c) {
+    const int d = f_.d;
+    S& t = out[c];
+    if (f_.V_scalar) {
+      t = w[c * stride];
+      scale(t, f_.v);
+    } else {
+      // Column c of M (stride d) is w[c + b·d]; a token's row (stride 1) is w[b].
+      const int col = stride == 1 ? 0 : c % d, row = stride == 1 ? c : c / d;
+      set_zero(t, dirs_);
+      for (int b = 0; b < d; ++b) {
+        tmp_ = w[stride == 1 ? b : b * d + col];
+        scale(tmp_, f_.V[static_cast<std::size_t>(row * d + b)]);
+        add_to(t, tmp_);
+      }
+    }
+    div_int(t, k);
+  }
+
+  /// The shifted logits' right factors of order k for one reference slot: A M (z_j − z_r), token j
+  /// at j·d (without A when A = a·I: a is applied to the logit).
+  S* diff(int slot, int k) {
+    const std::size_t N = static_cast<std::size_t>(f_.n) * f_.d;
+    return &adiff_[(static_cast<std::size_t>(slot) * order_cap_ + static_cast<std::size_t>(k)) * N];
+  }
+
+  /// Order k of the differences: dz = z_j − z_r, then Σ_m M[m] dz[k−m], then A times that.
+  void differences(int k) {
+    const int n = f_.n, d = f_.d, N = n * d, Ns = f_.state_size();
+    for (std::size_t s = 0; s < refs_.size(); ++s) {
+      const int r = refs_[s];
+      const std::size_t base = s * order_cap_ * static_cast<std::size_t>(N);
+      S* dz = &dz_[base + static_cast<std::size_t>(k) * N];
+      const S* z = &x_[static_cast<std::size_t>(k) * Ns];
+      for (int j = 0; j < n; ++j)
+        for (int c = 0; c < d; ++c) {
+          if (j == r) set_zero(dz[j * d + c], dirs_);
+          else sub_into(dz[j * d + c], z[j * d + c], z[r * d + c]);
+        }
+      S* md = &mdiff_[base + static_cast<std::size_t>(k) * N];
+      for (int q = 0; q < N; ++q) set_zero(md[q], dirs_);
+      for (int m = 0; m <= k; ++m) {
+        const S* M = &x_[static_cast<std::size_t>(m) * Ns + N];
+        const S* w = &dz_[base + static_cast<std::size_t>(k - m) * N];
+        for (int j = 0; j < n; ++j) {
+          if (j == r) continue;
+          for (int c = 0; c < d; ++c) {
+            if (f_.V_scalar) add_mul(md[j * d + c], M[0], w[j * d + c]);
+            else
+              for (int b = 0; b < d; ++b) add_mul(md[j * d + c], M[c * d + b], w[j * d + b]);
+          }
+        }
+      }
+      S* ad = diff(static_cast<int>(s), k);
+      for (int j = 0; j < n; ++j)
+        for (int c = 0; c < d; ++c) {
+          S& t = ad[j * d + c];
+          if (f_.A_scalar) {
+            t = md[j * d + c];
+            continue;
+          }
+          set_zero(t, dirs_);
+          if (j == r) continue;
+          for (int e = 0; e < d; ++e) {
+            tmp_ = md[j * d + e];
+            scale(tmp_, f_.A[static_cast<std::size_t>(c * d + e)]);
+            add_to(t, tmp_);
+          }
+        }
+    }
+  }
+
+  /// pos[k] = Σ_{m≤k} M[m] z[k−m], the token positions x = M z (co-moving frame).
+  void positions(int k) {
+    const int n = f_.n, d = f_.d, N = n * d, Ns = f_.state_size();
+    S* pk = &pos_[static_cast<std::size_t>(k) * N];
+    for (int q = 0; q < N; ++q) set_zero(pk[q], dirs_);
+    for (int m = 0; m <= k; ++m) {
+      const S* M = &x_[static_cast<std::size_t>(m) * Ns + N];
+      const S* z = &x_[static_cast<std::size_t>(k - m) * Ns];
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < d; ++c) {
+          if (f_.V_scalar) {
+            add_mul(pk[i * d + c], M[0], z[i * d + c]);
+          } else {
+            for (int b = 0; b < d; ++b) add_mul(pk[i * d + c], M[c * d + b], z[i * d + b]);
+          }
+        }
+    }
+  }
+
   void resize(int order) {
     const std::size_t N = static_cast<std::size_t>(f_.n) * f_.d, nn = static_cast<std::size_t>(f_.n) * f_.n;
+    const std::size_t Ns = static_cast<std::size_t>(f_.state_size());
     const std::size_t K = static_cast<std::size_t>(order) + 1;
-    if (x_.size() >= K * N) return;
+    if (x_.size() >= K * Ns) return;
     S z;
     set_zero(z, dirs_);
-    x_.assign(K * N, z);
+    x_.assign(K * Ns, z);
+    order_cap_ = K;
+    if (f_.euclid) {
+      pos_.assign(K * N, z);
+      // One slot per possible reference (at most n).
+      dz_.assign(static_cast<std::size_t>(f_.n) * K * N, z);
+      mdiff_.assign(dz_.size(), z);
+      adiff_.assign(dz_.size(), z);
+    }
     if (!f_.A_scalar) u_.assign(K * N, z);
     y_.assign(K * N, z);
     L_.assign(K * nn, z);
@@ -267,24 +392,35 @@ template <class I, class S> class SphereSeries {
 
   /// r(i) = argmax_j ⟨x_i(0), A x_j(0)⟩ at the centres: any fixed column is exact (it scales a
   /// row of E and Z alike); the largest keeps every E_ij ≲ 1, so nothing overflows.
-  void choose_references(const S* U) {
+  void choose_references(const S* X, const S* U) {
     const int n = f_.n, d = f_.d;
     ref_.assign(static_cast<std::size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
       double best = -std::numeric_limits<double>::infinity();
       for (int j = 0; j < n; ++j) {
         double l = 0;
-        for (int c = 0; c < d; ++c) l += approx_value(x_[static_cast<std::size_t>(i * d + c)]) * approx_value(U[j * d + c]);
+        for (int c = 0; c < d; ++c) l += approx_value(X[i * d + c]) * approx_value(U[j * d + c]);
         if (f_.A_scalar) l *= approx_value(f_.a);
         if (l > best) best = l, ref_[static_cast<std::size_t>(i)] = j;
       }
     }
+    refs_.clear();
+    slot_.assign(static_cast<std::size_t>(n), -1);
+    for (int r : ref_)
+      if (slot_[static_cast<std::size_t>(r)] < 0) {
+        slot_[static_cast<std::size_t>(r)] = static_cast<int>(refs_.size());
+        refs_.push_back(r);
+      }
   }
 
   SphereField<I> f_;
-  std::vector<int> ref_;
+  std::vector<int> ref_;   // r(i), the reference column of row i
+  std::vector<int> refs_;  // the distinct references, in slot order
+  std::vector<int> slot_;  // slot of reference r, or −1
+  std::size_t order_cap_ = 0;
   int dirs_;
-  std::vector<S> x_, u_, y_, L_, E_, Z_, g_;
+  std::vector<S> x_, pos_, u_, y_, L_, E_, Z_, g_;
+  std::vector<S> dz_, mdiff_, adiff_;  // per reference slot: z_j − z_r, M (z_j − z_r), A M (z_j − z_r)
   std::vector<S> acc_;
   S tmp_;
 };
