@@ -39,6 +39,27 @@ BenchResult prove_seconds(const std::string& instance, double capd_low, double c
   return r;
 }
 
+/// The reach of the rigorous sa-euclid integrator: issue 8 asks for n ≤ 8, d ≤ 4, t ≤ 10 at least.
+/// proofs/instances/euclid8x4.json: 8 tokens in d = 4, Q = K = V = I, uniform start.
+BenchResult euclid8x4_seconds(const BenchOptions&) {
+  const std::string path = std::string(attnflow::source_dir()) + "/proofs/instances/euclid8x4.json";
+  BenchResult r;
+  r.unit = "s";
+  r.goal = "reaches t = 10 (the issue's minimum reach: n = 8, d = 4)";
+  r.definition = "wall time of attnflow prove --enclose 10 on proofs/instances/euclid8x4.json (sa-euclid, rigorous)";
+  try {
+    double width = 0;
+    r.value = verify::enclose_benchmark_seconds(path, 10, width);
+    r.goal_met = 1;
+    r.details = {{"max_width_at_t10", width}};
+  } catch (const std::exception& e) {
+    r.value = std::nan("");
+    r.goal_met = 0;
+    r.details = {{"error", e.what()}};
+  }
+  return r;
+}
+
 }  // namespace
 
 const std::vector<Benchmark>& benchmarks() {
@@ -53,6 +74,7 @@ const std::vector<Benchmark>& benchmarks() {
          if (o.quick) return not_available("not measured with --quick (about a minute of CPU)", "< 9.5");
          return prove_seconds("prove8", 19, 25);
        }},
+      {"euclid8x4_seconds", euclid8x4_seconds},
   };
   return list;
 }

@@ -266,6 +266,9 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
       {"start", start},
       {"method", o.to_json()},
       {"method_description",
+       std::string(in.model == "sa-euclid" ? "in co-moving coordinates x = M z, M = e^{tV} (state z and M; softmax rows "
+                                             "relative to a reference token r, logits from A M (z_j - z_r)); "
+                                           : "") +
        "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
        "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
        "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, "
@@ -348,8 +351,9 @@ std::string boolean_proof_latex(const ProveInstance& in, const ProveOptions& o, 
   for (std::size_t k = 0; k < r.hypotheses.size(); ++k) s << (k ? "; " : "") << latex_escape(r.hypotheses[k]);
   s << ". A rigorous enclosure of the solution was computed in interval arithmetic with outward rounding ("
     << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals")
-    << "; each softmax row taken relative to its largest logit, so nothing overflows): an interval Taylor method of "
-       "order "
+    << "; in the co-moving coordinates $x = e^{tV} z$ of [A], with each softmax row taken relative to its largest "
+       "logit and the logits computed from $z_j - z_r$, so nothing overflows and the enclosures stay narrow): an "
+       "interval Taylor method of order "
     << o.order << " with a high-order a-priori enclosure, the Lagrange remainder and Lohner's QR wrapping control ("
     << r.steps_to_T << " steps, largest width " << g3(r.at_T.max_width())
     << " at $T$). Over the whole enclosure of $x(T)$, each entry $P_{i\\ell(i)} = 1/\\sum_k e^{a x_i (x_k - x_{\\ell(i)})}$ "
@@ -457,6 +461,17 @@ double prove_benchmark_seconds(const std::string& instance_path) {
   const ProofResult r = prove(in, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.proved) throw std::runtime_error("prove benchmark: " + instance_path + " not proved: " + r.reason);
+  return s;
+}
+
+double enclose_benchmark_seconds(const std::string& instance_path, double t_end, double& max_width) {
+  const SimConfig c = load_sim_config(instance_path);
+  const ProveInstance in = prove_instance_from_config(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  const FlowResult f = enclose_flow(in, {nearest_quantum_time(t_end)}, ProveOptions{});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!f.ok) throw std::runtime_error("enclose benchmark: " + instance_path + " lost at t = " + g17(f.t_reached) + ": " + f.reason);
+  max_width = f.boxes.back().max_width();
   return s;
 }
 

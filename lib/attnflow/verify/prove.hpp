@@ -141,6 +141,9 @@ double nearest_quantum_time(double t);
 /// Wall time of proving the instance in a config file (for `attnflow bench`: prove4_seconds,
 /// prove8_seconds). Throws if the instance is not proved.
 double prove_benchmark_seconds(const std::string& instance_path);
+/// Wall time of enclosing the flow of an instance up to t_end (euclid8x4_seconds); the largest
+/// width at t_end in max_width. Throws if the enclosure is lost on the way.
+double enclose_benchmark_seconds(const std::string& instance_path, double t_end, double& max_width);
 
 /// Interval self-tests (tests/verify_interval.cpp): outward-rounded end points of the enclosures
 /// of e^x and √x computed by the given kind ("double" or "mpfi", digits) on the interval [x, x].
