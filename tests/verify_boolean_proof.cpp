@@ -28,6 +28,8 @@ const std::string kBool5 = (fs::path(attnflow::source_dir()) / "proofs/instances
 
 json bool5_json() { return json::parse(read_file(kBool5)); }
 
+const std::string kCapture = (fs::path(attnflow::source_dir()) / "proofs/instances/capture8x2.json").string();
+
 /// The 100-digit reference at 1e-25, eleven orders below the enclosure widths (1e-40 costs
 /// minutes here: the logits grow like e^{2t}).
 Trajectory<mpfr> reference(const json& j, const std::vector<double>& times) { return hundred_digit_solution(j, times, "1e-25"); }
@@ -54,37 +56,33 @@ json general_euclid_json() {
           {"time", {{"t_end", 2}, {"samples", 5}}}};
 }
 
-}  // namespace
-
-BOOST_AUTO_TEST_SUITE(verify_boolean_proof)
-
-BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_d1) {
-  const json j = bool5_json();
+/// Encloses the flow of config j at `times` and checks every box against the 100-digit solution,
+/// with a guard against blow-up of the widths.
+verify::FlowResult enclosures_contain_the_reference(const json& j, const std::vector<double>& times, double width_guard) {
   const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
-  const std::vector<double> times = grid(0.5, 9);  // to t = 4.5, past the proof's T
-  const verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
+  verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
   BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
   BOOST_REQUIRE_EQUAL(f.boxes.size(), times.size());
   const Trajectory<mpfr> ref = reference(j, times);
   for (std::size_t k = 0; k < times.size(); ++k)
     BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {
       BOOST_TEST(box_contains(f.boxes[k], ref.x[k]));
-      BOOST_TEST(f.boxes[k].max_width() < 1e-12);  // a guard against blow-up (measured 1.4e-14 at t = 3.85)
+      BOOST_TEST(f.boxes[k].max_width() < width_guard);
     }
+  return f;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(verify_boolean_proof)
+
+BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_d1) {
+  // To t = 4.5, past the proof's T; widths measured 1.4e-14 at t = 3.85.
+  enclosures_contain_the_reference(bool5_json(), grid(0.5, 9), 1e-12);
 }
 
 BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_general_qkv_d2) {
-  const json j = general_euclid_json();
-  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
-  const std::vector<double> times = grid(0.25, 8);
-  const verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
-  BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
-  const Trajectory<mpfr> ref = reference(j, times);
-  for (std::size_t k = 0; k < times.size(); ++k)
-    BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {
-      BOOST_TEST(box_contains(f.boxes[k], ref.x[k]));
-      BOOST_TEST(f.boxes[k].max_width() < 1e-12);
-    }
+  enclosures_contain_the_reference(general_euclid_json(), grid(0.25, 8), 1e-12);
 }
 
 // The reach the co-moving coordinates bought (issue 8 asks for t = 10 at n ≤ 8, d ≤ 4): in plain
@@ -98,17 +96,8 @@ BOOST_AUTO_TEST_CASE(enclosures_reach_t10_with_8_tokens_in_d2) {
                                                                    {"-0.812", "-0.943"}, {"0.672", "-0.134"},
                                                                    {"0.525", "-0.996"}, {"-0.109", "0.443"}})}}},
                   {"time", {{"t_end", 10}, {"samples", 6}}}};
-  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
-  const std::vector<double> times = grid(2.0, 5);
-  const verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
-  BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
-  const Trajectory<mpfr> ref = reference(j, times);
-  for (std::size_t k = 0; k < times.size(); ++k)
-    BOOST_TEST_CONTEXT("t = " << times[k] << ", width " << f.boxes[k].max_width()) {
-      BOOST_TEST(box_contains(f.boxes[k], ref.x[k]));
-      // A guard against blow-up: measured 8.2e-13 at t = 10, where |x| ~ e^{vt} ~ 150.
-      BOOST_TEST(f.boxes[k].max_width() < 1e-10);
-    }
+  // Widths measured 8.2e-13 at t = 10, where |x| ~ e^{vt} ~ 150.
+  const verify::FlowResult f = enclosures_contain_the_reference(j, grid(2.0, 5), 1e-10);
   BOOST_TEST_MESSAGE("d = 2, n = 8, t = 10: " << f.steps << " steps, width " << f.boxes.back().max_width());
 }
 
@@ -175,6 +164,88 @@ BOOST_AUTO_TEST_CASE(bool5_is_proved_and_the_100_digit_solution_agrees) {
   }
   BOOST_TEST(certified >= in.n - 1);
   BOOST_TEST_MESSAGE("bool5: T = " << r.T << ", " << r.steps_to_T << " steps, min P_lead " << c.min_capture);
+}
+
+// [A] Thm 3.1 (d ≥ 2) at finite T: every row captured, every leader captures itself and is
+// therefore a vertex of the hull. Recomputed on the 100-digit solution at T.
+BOOST_AUTO_TEST_CASE(vertex_capture_d2_is_proved_and_the_100_digit_solution_agrees) {
+  const json j = json::parse(read_file(kCapture));
+  const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+  const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
+  BOOST_REQUIRE_MESSAGE(r.proved, r.reason);
+  BOOST_TEST(r.predicate == verify::kVertexCapturePredicate);
+  BOOST_TEST(r.hypotheses.size() == 3u);
+  const verify::BooleanCapture& c = r.capture;
+  const Trajectory<mpfr> ref = reference(j, {0.0, r.T});
+  MpfrDigitsScope digits(100);
+  const Tokens<mpfr>& x = ref.x.back();
+  BOOST_TEST(box_contains(r.at_T, x));
+  // A = β Q^T K from the decimals.
+  const int d = in.d;
+  std::vector<mpfr> A(static_cast<std::size_t>(d * d), mpfr(0));
+  for (int a = 0; a < d; ++a)
+    for (int b = 0; b < d; ++b)
+      for (int l = 0; l < d; ++l)
+        A[static_cast<std::size_t>(a * d + b)] += mpfr(in.Q[static_cast<std::size_t>(l * d + a)]) * mpfr(in.K[static_cast<std::size_t>(l * d + b)]);
+  auto logit = [&](int i, int k) {
+    mpfr s = 0;
+    for (int a = 0; a < d; ++a)
+      for (int b = 0; b < d; ++b) s += x(i, a) * A[static_cast<std::size_t>(a * d + b)] * x(k, b);
+    return s;
+  };
+  for (int i = 0; i < in.n; ++i) {
+    const int lead = c.leader[static_cast<std::size_t>(i)];
+    BOOST_REQUIRE(lead >= 0);
+    mpfr z = 0;
+    for (int k = 0; k < in.n; ++k) z += exp(logit(i, k) - logit(i, lead));
+    const mpfr p = 1 / z;
+    BOOST_TEST(p >= mpfr(1) - mpfr(c.epsilon));
+    BOOST_TEST(p >= mpfr(c.p_lead_lo[static_cast<std::size_t>(i)]));
+  }
+  BOOST_TEST(c.leaders.size() >= 2u);
+  for (int l : c.leaders) {
+    BOOST_TEST(c.leader[static_cast<std::size_t>(l)] == l);
+    for (int k = 0; k < in.n; ++k)
+      if (k != l) BOOST_TEST(logit(l, l) > logit(l, k));  // w = A^T x_l exposes x_l
+  }
+  BOOST_TEST_MESSAGE("capture8x2: T = " << r.T << ", " << r.steps_to_T << " steps, " << c.leaders.size()
+                                        << " leaders, min P_lead " << c.min_capture);
+}
+
+BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
+  const verify::ProveInstance base = verify::prove_instance_from_config(parse_sim_config(json::parse(read_file(kCapture))));
+  {
+    verify::ProveInstance in = base;
+    in.V = {"-1", "0", "0", "-1"};  // outside [A] Thm 3.1: the tokens contract
+    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.reason.find("V = v I") != std::string::npos, r.reason);
+  }
+  {
+    verify::ProveInstance in = base;
+    in.K = {"-0.9", "0", "-0.1", "-1.1"};  // Q^T K negative definite
+    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.reason.find("positive definite") != std::string::npos, r.reason);
+  }
+  {
+    verify::ProveOptions o;
+    o.max_time = 0.5;  // before the capture
+    const verify::ProofResult r = verify::prove(base, o);
+    BOOST_TEST(!r.proved);
+    BOOST_TEST(r.reason.find("vertex capture") != std::string::npos, r.reason);
+  }
+  {
+    // A tampered leader list is rejected by the recomputation.
+    const verify::ProofResult r = verify::prove(base, verify::ProveOptions{});
+    BOOST_REQUIRE(r.proved);
+    json cert = verify::make_certificate(base, verify::ProveOptions{}, r);
+    cert = json::parse(cert.dump());
+    cert["predicate"]["leaders"] = json::array({0});
+    const verify::CheckResult chk = verify::check_certificate(cert);
+    BOOST_TEST(!chk.accepted);
+    BOOST_TEST(chk.message.find("predicate.leaders") != std::string::npos, chk.message);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(failed_hypotheses_and_short_times_are_not_proved) {
@@ -246,11 +317,10 @@ BOOST_AUTO_TEST_CASE(cli_certificate_tampering_and_bad_input) {
   tampered("epsilon", [](json& c) { c["method"]["epsilon"] = "1e-30"; });
   tampered("start", [](json& c) { c["instance"]["points"][2] = "0.11"; });
   tampered("V", [](json& c) { c["instance"]["V"][0] = "-1"; });
-  // Bad input: exit 2, one line.
+  // Bad input: exit 2, one line (here: d = 2 with points of dimension 1).
   json d2 = bool5_json();
   d2["d"] = 2;
   d2["Q"] = "identity", d2["K"] = "identity", d2["V"] = "identity";
-  d2["init"]["points"] = json::array({{"-0.9", "0"}, {"-0.35", "0"}, {"0.1", "0"}, {"0.42", "0"}, {"0.8", "0"}});
   { std::ofstream(tmp.path / "d2.json") << d2.dump(); }
   for (const std::string& args : {"prove --config " + quoted((tmp.path / "d2.json").string()),
                                   "prove --config " + quoted(kBool5) + " --epsilon 0.7",

@@ -68,8 +68,8 @@ void register_prove(CLI::App& app) {
     verify::ProveOptions prove;
   };
   auto o = std::make_shared<Options>();
-  auto* sub = app.add_subcommand("prove", "computer-assisted proof for one start (cone collapse; sa-euclid d = 1: Boolean attention) → DIR/certificate.json, proof.tex");
-  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or euler-renormalize with V = identity; sa-euclid with d = 1)");
+  auto* sub = app.add_subcommand("prove", "computer-assisted proof for one start (cone collapse; sa-euclid: Boolean attention in d = 1, vertex capture in d >= 2) → DIR/certificate.json, proof.tex");
+  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or euler-renormalize with V = identity; sa-euclid: Boolean attention for d = 1, vertex capture for d >= 2)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);
   sub->add_option("--out", o->out, "output directory")->capture_default_str();
@@ -86,7 +86,7 @@ void register_prove(CLI::App& app) {
                   "only enclose the flow at these times (sa-sphere, usa-sphere, sa-euclid; each rounded to a multiple of "
                   "2^-24) → DIR/enclosures.json")
       ->delimiter(',');
-  sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid (d = 1): certify P_i,leader(T) >= 1 - epsilon")->capture_default_str();
+  sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")->capture_default_str();
   add_command(sub, [o] {
     if (!o->check.empty()) {
       const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
@@ -102,7 +102,14 @@ void register_prove(CLI::App& app) {
     cert["source_config"] = c.source;
     write_file_atomically(o->out + "/certificate.json", cert.dump(1) + "\n");
     write_file_atomically(o->out + "/proof.tex", verify::proof_latex(in, o->prove, r));
-    if (r.proved && r.boolean()) {
+    if (r.proved && r.predicate == verify::kVertexCapturePredicate) {
+      std::string leaders;
+      for (int l : r.capture.leaders) leaders += (leaders.empty() ? "" : ", ") + std::to_string(l + 1);
+      std::printf("attnflow: proved: vertex capture (epsilon %.3g) certified at T = %.6g after %ld steps: leaders %s "
+                  "(each a vertex of the hull), min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
+                  r.capture.epsilon, r.T, r.steps_to_T, leaders.c_str(), r.capture.min_capture, r.at_T.max_width(),
+                  r.seconds);
+    } else if (r.proved && r.boolean()) {
       std::printf("attnflow: proved: Boolean attention (epsilon %.3g) certified at T = %.6g after %ld steps: leaders "
                   "%d (left) and %d (right), %s, min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
                   r.capture.epsilon, r.T, r.steps_to_T, r.capture.left + 1, r.capture.right + 1,

@@ -65,15 +65,18 @@ struct BooleanCapture {
   int exceptional = -1;           // the one row not certified (if any)
   std::vector<double> exceptional_lo, exceptional_hi;  // its row of P(T), enclosed
   double min_capture = 1;         // min over certified rows of the lower bound of P_i,leader
+  std::vector<int> leaders;       // d ≥ 2: the distinct leaders, each capturing itself (vertices)
 };
 
 inline constexpr const char* kHemispherePredicate = "open hemisphere";
 inline constexpr const char* kBooleanPredicate = "boolean attention";  // sa-euclid, d = 1
+inline constexpr const char* kVertexCapturePredicate = "vertex capture";  // sa-euclid, d ≥ 2
 
 struct ProofResult {
   bool proved = false;
   std::string predicate = kHemispherePredicate;  // | kBooleanPredicate
-  bool boolean() const { return predicate == kBooleanPredicate; }
+  /// A capture predicate on P(T) (sa-euclid, any d), as opposed to a hemisphere.
+  bool boolean() const { return predicate == kBooleanPredicate || predicate == kVertexCapturePredicate; }
   std::string outcome;  // "proved" | "not proved"
   std::string reason;   // not proved: why, and the time reached
   double T = 0;         // proved: the hemisphere was certified at T
@@ -102,10 +105,13 @@ ProofResult prove_layer_collapse(const ProveInstance& instance, const ProveOptio
 /// [A] Thm 2.1 predicts (the extreme token on x_i's side). A finite-T statement about this
 /// solution: the limit itself is the theorem's. Its hypotheses (V > 0, βQK > 0, distinct tokens)
 /// are certified on the decimals first; if one fails, the outcome is "not proved".
+/// In d ≥ 2 ([A] Thm 3.1: V = v·I, v > 0, βQ^T K ≻ 0, distinct tokens) the predicate is vertex
+/// capture: every row has P_i,ℓ(i)(T) ≥ 1 − ε and every leader captures itself, hence is a
+/// strictly exposed vertex of conv{x_j(T)}.
 ProofResult prove_boolean_attention(const ProveInstance& instance, const ProveOptions& options);
 
 /// Proves what the model allows: cone collapse for the sphere flows ([B] Lemma 6.4) and the
-/// layer models ([Blog] Prop 2.1), Boolean attention for sa-euclid in d = 1. Deterministic: the
+/// layer models ([Blog] Prop 2.1), Boolean attention (d = 1) and vertex capture (d ≥ 2) for sa-euclid. Deterministic: the
 /// same input and options give the same numbers, whatever the machine load.
 ProofResult prove(const ProveInstance& instance, const ProveOptions& options);
 

@@ -4,6 +4,7 @@
 // (typically a vertex: a leader). Measured: hull volume and diameter monotone, the Hausdorff
 // distance to the final hull, the residuals |max_j⟨z_i,Bv_j⟩ − ⟨z_i,Bz_i⟩|, the leaders.
 #include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/hull.hpp"
 #include "attnflow/diagnostics/monotone.hpp"
@@ -217,6 +218,12 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
   r.instances = count;
   r.key_number = "hull never grows; max_i r_i(T) = " + sci(worst_r) + " (tol " + sci(worst_tol) + "); <= " +
                  std::to_string(max_leaders) + " distinct limits";
+  // Computer-assisted: for concrete starts, rigorous enclosures certify the capture pattern at a
+  // finite T (attnflow prove, sa-euclid d >= 2: every row captured, each leader a vertex of the
+  // hull). A cited proof that does not re-verify leaves the check inconclusive.
+  const CitedProofs proofs = cite_proofs(ctx.text("certificates", ""), ctx.integer("recheck_certificates", 1) != 0);
+  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
+  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
   r.hypotheses.push_back(hypothesis("V = I", "certified", "exact identity matrix"));
   r.hypotheses.push_back(hypothesis("Q^T K positive definite (symmetric)", all_pd ? "certified" : "numerical",
                                     outs.empty() ? "" : outs[0].pd.detail + " (every instance: " +
@@ -232,7 +239,8 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
                                  "else inconclusive"},
                 {"note", "the hull part (i) needs only V = I (z_i' is in conv{z_j} - z_i for any Q, K), so an "
                          "indefinite Q^T K cannot serve as a control for it"},
-                {"instances", per}};
+                {"instances", per},
+                {"certificates", proofs.evidence}};
   if (!outs.empty()) {
     const Outcome& o = outs[0];
     r.figures["hull_volume_vs_t"] = line_figure({"t", d == 2 ? "area of conv{zᵢ(t)}" : "volume of conv{zᵢ(t)}"},
