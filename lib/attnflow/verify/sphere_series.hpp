@@ -160,7 +160,7 @@ template <class I, class S> class SphereSeries {
           if (shift && j == ref_[static_cast<std::size_t>(i)]) continue;  // L_ir − L_ir ≡ 0
           for (int m = 0; m <= k; ++m) {
             const S* xi = &pos[static_cast<std::size_t>(m) * N + i * d];
-            const S* uj = shift ? &diff(slot_[static_cast<std::size_t>(ref_[static_cast<std::size_t>(i)])], k - m)[j * d]
+            const S* uj = shift ? &adiff(row_slot(i), k - m)[j * d]
                                 : &U[static_cast<std::size_t>(k - m) * N + j * d];
             for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
           }
@@ -209,13 +209,9 @@ template <class I, class S> class SphereSeries {
               for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, xj[c]);
               continue;
             }
-            const int r = ref_[static_cast<std::size_t>(i)];
-            if (j == r) continue;  // z_r − z_r ≡ 0
-            const S* xr = &x_[static_cast<std::size_t>(k - m) * Ns + r * d];
-            for (int c = 0; c < d; ++c) {
-              sub_into(tmp_, xj[c], xr[c]);
-              add_mul(acc_[static_cast<std::size_t>(c)], e, tmp_);
-            }
+            if (j == ref_[static_cast<std::size_t>(i)]) continue;  // z_r − z_r ≡ 0
+            const S* w = &zdiff(row_slot(i), k - m)[j * d];
+            for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, w[c]);
           }
         for (int c = 0; c < d; ++c) {
           S& s = acc_[static_cast<std::size_t>(c)];
@@ -234,13 +230,12 @@ template <class I, class S> class SphereSeries {
         // z[k+1] = V (y[k] − z[k]) / (k+1) with y − z = (y − z_r) − (z_i − z_r);  M[k+1] = V M[k] / (k+1)
         const S* zk = &x_[static_cast<std::size_t>(k) * Ns];
         for (int i = 0; i < n; ++i) {
-          const int r = ref_[static_cast<std::size_t>(i)];
+          const bool own = ref_[static_cast<std::size_t>(i)] == i;
+          const S* w = &zdiff(row_slot(i), k)[i * d];
           for (int c = 0; c < d; ++c) {
             S& t = acc_[static_cast<std::size_t>(c)];
-            t = yk[i * d + c];
-            if (r == i) continue;
-            sub_into(tmp_, zk[i * d + c], zk[r * d + c]);
-            sub_into(t, t, tmp_);
+            if (own) t = yk[i * d + c];
+            else sub_into(t, yk[i * d + c], w[c]);
           }
           for (int c = 0; c < d; ++c) apply_V(acc_.data(), 1, &xn[i * d], k + 1, c);
         }
@@ -292,31 +287,35 @@ template <class I, class S> class SphereSeries {
     div_int(t, k);
   }
 
+  /// Order k of z_j − z_r for one reference slot, token j at j·d.
+  S* zdiff(int slot, int k) { return &dz_[slot_offset(slot, k)]; }
   /// The shifted logits' right factors of order k for one reference slot: A M (z_j − z_r), token j
   /// at j·d (without A when A = a·I: a is applied to the logit).
-  S* diff(int slot, int k) {
+  S* adiff(int slot, int k) { return &adiff_[slot_offset(slot, k)]; }
+  std::size_t slot_offset(int slot, int k) const {
     const std::size_t N = static_cast<std::size_t>(f_.n) * f_.d;
-    return &adiff_[(static_cast<std::size_t>(slot) * order_cap_ + static_cast<std::size_t>(k)) * N];
+    return (static_cast<std::size_t>(slot) * order_cap_ + static_cast<std::size_t>(k)) * N;
   }
+  /// The reference slot of row i.
+  int row_slot(int i) const { return slot_[static_cast<std::size_t>(ref_[static_cast<std::size_t>(i)])]; }
 
   /// Order k of the differences: dz = z_j − z_r, then Σ_m M[m] dz[k−m], then A times that.
   void differences(int k) {
     const int n = f_.n, d = f_.d, N = n * d, Ns = f_.state_size();
     for (std::size_t s = 0; s < refs_.size(); ++s) {
-      const int r = refs_[s];
-      const std::size_t base = s * order_cap_ * static_cast<std::size_t>(N);
-      S* dz = &dz_[base + static_cast<std::size_t>(k) * N];
+      const int r = refs_[s], slot = static_cast<int>(s);
+      S* dz = zdiff(slot, k);
       const S* z = &x_[static_cast<std::size_t>(k) * Ns];
       for (int j = 0; j < n; ++j)
         for (int c = 0; c < d; ++c) {
           if (j == r) set_zero(dz[j * d + c], dirs_);
           else sub_into(dz[j * d + c], z[j * d + c], z[r * d + c]);
         }
-      S* md = &mdiff_[base + static_cast<std::size_t>(k) * N];
+      S* md = mdiff_.data();  // M (z_j − z_r) of order k: scratch, only A times it is kept
       for (int q = 0; q < N; ++q) set_zero(md[q], dirs_);
       for (int m = 0; m <= k; ++m) {
         const S* M = &x_[static_cast<std::size_t>(m) * Ns + N];
-        const S* w = &dz_[base + static_cast<std::size_t>(k - m) * N];
+        const S* w = zdiff(slot, k - m);
         for (int j = 0; j < n; ++j) {
           if (j == r) continue;
           for (int c = 0; c < d; ++c) {
@@ -326,7 +325,7 @@ template <class I, class S> class SphereSeries {
           }
         }
       }
-      S* ad = diff(static_cast<int>(s), k);
+      S* ad = adiff(slot, k);
       for (int j = 0; j < n; ++j)
         for (int c = 0; c < d; ++c) {
           S& t = ad[j * d + c];
@@ -377,7 +376,7 @@ template <class I, class S> class SphereSeries {
       pos_.assign(K * N, z);
       // One slot per possible reference (at most n).
       dz_.assign(static_cast<std::size_t>(f_.n) * K * N, z);
-      mdiff_.assign(dz_.size(), z);
+      mdiff_.assign(N, z);
       adiff_.assign(dz_.size(), z);
     }
     if (!f_.A_scalar) u_.assign(K * N, z);
@@ -420,7 +419,8 @@ template <class I, class S> class SphereSeries {
   std::size_t order_cap_ = 0;
   int dirs_;
   std::vector<S> x_, pos_, u_, y_, L_, E_, Z_, g_;
-  std::vector<S> dz_, mdiff_, adiff_;  // per reference slot: z_j − z_r, M (z_j − z_r), A M (z_j − z_r)
+  std::vector<S> dz_, adiff_;  // per reference slot and order: z_j − z_r, A M (z_j − z_r)
+  std::vector<S> mdiff_;       // scratch: M (z_j − z_r) of one order
   std::vector<S> acc_;
   S tmp_;
 };
