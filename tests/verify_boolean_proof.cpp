@@ -115,11 +115,15 @@ BOOST_AUTO_TEST_CASE(forward_then_backward_encloses_the_start) {
 }
 
 BOOST_AUTO_TEST_CASE(double_and_mpfi_enclosures_overlap) {
-  const auto [a, b] = enclose_in_both_kinds(verify::prove_instance_from_config(parse_sim_config(bool5_json())), 1.0);
-  BOOST_REQUIRE_MESSAGE(a.ok, a.reason);
-  BOOST_REQUIRE_MESSAGE(b.ok, b.reason);
-  BOOST_TEST(boxes_overlap(a.boxes.back(), b.boxes.back()));
-  BOOST_TEST(b.boxes.back().max_width() < a.boxes.back().max_width());
+  // d = 1 (scalar M), and d = 2 with general Q, K, V (the 2×2 M = e^{tV} in both kinds).
+  for (const json& j : {bool5_json(), general_euclid_json()})
+    BOOST_TEST_CONTEXT("d = " << j["d"]) {
+      const auto [a, b] = enclose_in_both_kinds(verify::prove_instance_from_config(parse_sim_config(j)), 1.0);
+      BOOST_REQUIRE_MESSAGE(a.ok, a.reason);
+      BOOST_REQUIRE_MESSAGE(b.ok, b.reason);
+      BOOST_TEST(boxes_overlap(a.boxes.back(), b.boxes.back()));
+      BOOST_TEST(b.boxes.back().max_width() < a.boxes.back().max_width());
+    }
 }
 
 BOOST_AUTO_TEST_CASE(bool5_is_proved_and_the_100_digit_solution_agrees) {
