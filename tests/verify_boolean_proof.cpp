@@ -56,6 +56,13 @@ json general_euclid_json() {
           {"time", {{"t_end", 2}, {"samples", 5}}}};
 }
 
+/// The proof fails, and its reason names `why`.
+void expect_not_proved(const verify::ProveInstance& in, const verify::ProveOptions& o, const std::string& why) {
+  const verify::ProofResult r = verify::prove(in, o);
+  BOOST_TEST(!r.proved);
+  BOOST_TEST(r.reason.find(why) != std::string::npos, r.reason);
+}
+
 /// Encloses the flow of config j at `times` and checks every box against the 100-digit solution,
 /// with a guard against blow-up of the widths.
 verify::FlowResult enclosures_contain_the_reference(const json& j, const std::vector<double>& times, double width_guard) {
@@ -221,23 +228,17 @@ BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
   {
     verify::ProveInstance in = base;
     in.V = {"-1", "0", "0", "-1"};  // outside [A] Thm 3.1: the tokens contract
-    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
-    BOOST_TEST(!r.proved);
-    BOOST_TEST(r.reason.find("V = v I") != std::string::npos, r.reason);
+    expect_not_proved(in, verify::ProveOptions{}, "V = v I");
   }
   {
     verify::ProveInstance in = base;
     in.K = {"-0.9", "0", "-0.1", "-1.1"};  // Q^T K negative definite
-    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
-    BOOST_TEST(!r.proved);
-    BOOST_TEST(r.reason.find("positive definite") != std::string::npos, r.reason);
+    expect_not_proved(in, verify::ProveOptions{}, "positive definite");
   }
   {
     verify::ProveOptions o;
     o.max_time = 0.5;  // before the capture
-    const verify::ProofResult r = verify::prove(base, o);
-    BOOST_TEST(!r.proved);
-    BOOST_TEST(r.reason.find("vertex capture") != std::string::npos, r.reason);
+    expect_not_proved(base, o, "vertex capture");
   }
   {
     // A tampered leader list is rejected by the recomputation.
@@ -257,23 +258,17 @@ BOOST_AUTO_TEST_CASE(failed_hypotheses_and_short_times_are_not_proved) {
   {
     verify::ProveInstance in = base;
     in.V = {"-1"};  // [A] Thm 2.1 needs V > 0: tokens contract, P tends to the uniform matrix
-    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
-    BOOST_TEST(!r.proved);
-    BOOST_TEST(r.reason.find("V > 0") != std::string::npos, r.reason);
+    expect_not_proved(in, verify::ProveOptions{}, "V > 0");
   }
   {
     verify::ProveInstance in = base;
     in.points[3] = in.points[4];  // two tokens coincide
-    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
-    BOOST_TEST(!r.proved);
-    BOOST_TEST(r.reason.find("distinct") != std::string::npos, r.reason);
+    expect_not_proved(in, verify::ProveOptions{}, "distinct");
   }
   {
     verify::ProveInstance in = base;
     in.Q = {"-1"};
-    const verify::ProofResult r = verify::prove(in, verify::ProveOptions{});
-    BOOST_TEST(!r.proved);
-    BOOST_TEST(r.reason.find("Q K > 0") != std::string::npos, r.reason);
+    expect_not_proved(in, verify::ProveOptions{}, "Q K > 0");
   }
   {
     verify::ProveOptions o;
