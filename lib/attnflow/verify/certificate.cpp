@@ -319,6 +319,15 @@ const char* const kFlowRecheck =
     "\\paragraph{Re-verification.} \\texttt{attnflow prove --check certificate.json} recomputes the enclosure with the "
     "certificate's instance, method and step sizes and compares every claim.\n";
 
+/// The opening of a capture proof: the certified hypotheses and the interval kind, up to the open
+/// parenthesis the caller continues.
+void proof_opening(std::ostringstream& s, const char* theorem, const ProofResult& r, const ProveOptions& o) {
+  s << "\\paragraph{Proof.} The hypotheses of " << theorem << " hold and were checked on enclosures of the decimals: ";
+  for (std::size_t k = 0; k < r.hypotheses.size(); ++k) s << (k ? "; " : "") << latex_escape(r.hypotheses[k]);
+  s << ". A rigorous enclosure of the solution was computed in interval arithmetic with outward rounding ("
+    << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals");
+}
+
 /// The appendix's first lines: provenance, the section title and, when nothing was proved, the
 /// reason (then false: the appendix ends there).
 bool appendix_head(std::ostringstream& s, const std::string& title, const ProofResult& r) {
@@ -374,11 +383,8 @@ std::string capture_proof_latex(const ProveInstance& in, const ProveOptions& o, 
        "$\\langle x_\\ell, A x_\\ell\\rangle > \\langle x_\\ell, A x_j\\rangle$ for $j \\ne \\ell$: "
        "$w = A^\\top x_\\ell$ exposes $x_\\ell$, so each leader is a vertex of $\\mathrm{conv}\\{x_j(T)\\}$ "
        "(and of the hull of the rescaled tokens, the same up to a positive factor).\n\n";
-  s << "\\paragraph{Proof.} The hypotheses of [A] Theorem 3.1 hold and were checked on enclosures of the decimals: ";
-  for (std::size_t k = 0; k < r.hypotheses.size(); ++k) s << (k ? "; " : "") << latex_escape(r.hypotheses[k]);
-  s << ". A rigorous enclosure of the solution was computed in interval arithmetic with outward rounding ("
-    << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals")
-    << ", in the co-moving coordinates $x = e^{tV} z$ of [A]): an interval Taylor method of order " << o.order
+  proof_opening(s, "[A] Theorem 3.1", r, o);
+  s << ", in the co-moving coordinates $x = e^{tV} z$ of [A]): an interval Taylor method of order " << o.order
     << " with a high-order a-priori enclosure, the Lagrange remainder and Lohner's QR wrapping control ("
     << r.steps_to_T << " steps, largest width " << g3(r.at_T.max_width())
     << " at $T$). Over the whole enclosure of $x(T)$, each entry $P_{i\\ell(i)} = 1/\\sum_k e^{\\langle x_i, A(x_k - "
@@ -409,11 +415,8 @@ std::string boolean_proof_latex(const ProveInstance& in, const ProveOptions& o, 
     << "$, where $\\ell(i)$ is the rightmost token if $x_i(T) > 0$ and the leftmost if $x_i(T) < 0$. Hence "
        "$\\lVert P_i - e_{\\ell(i)}\\rVert_1 \\le 2\\varepsilon$ for those rows: $P(T)$ is within $\\varepsilon$ of the "
        "Boolean extreme-capture matrix that [A] Theorem 2.1 predicts as the limit.\n\n";
-  s << "\\paragraph{Proof.} The hypotheses of [A] Theorem 2.1 hold and were checked on enclosures of the decimals: ";
-  for (std::size_t k = 0; k < r.hypotheses.size(); ++k) s << (k ? "; " : "") << latex_escape(r.hypotheses[k]);
-  s << ". A rigorous enclosure of the solution was computed in interval arithmetic with outward rounding ("
-    << latex_escape(o.interval == "mpfi" ? "MPFI, " + std::to_string(o.digits) + " digits" : "double intervals")
-    << "; in the co-moving coordinates $x = e^{tV} z$ of [A], with each softmax row taken relative to its largest "
+  proof_opening(s, "[A] Theorem 2.1", r, o);
+  s << "; in the co-moving coordinates $x = e^{tV} z$ of [A], with each softmax row taken relative to its largest "
        "logit and the logits computed from $z_j - z_r$, so nothing overflows and the enclosures stay narrow): an "
        "interval Taylor method of order "
     << o.order << " with a high-order a-priori enclosure, the Lagrange remainder and Lohner's QR wrapping control ("
