@@ -241,6 +241,18 @@ BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
     expect_not_proved(base, o, "vertex capture");
   }
   {
+    // A token at the origin between two symmetric leaders: its row stays uniform (0 is a limit
+    // point the theorem allows, not a vertex), and the flow there is super-exponentially unstable
+    // (logits ~e^{2t}), so the enclosure is lost (measured at t = 2.42): "not proved", no claim.
+    const json tie = {{"model", "sa-euclid"}, {"n", 3}, {"d", 2}, {"beta", "1"}, {"Q", "identity"}, {"K", "identity"},
+                      {"V", "identity"},
+                      {"init", {{"kind", "explicit"}, {"points", rows({{"1", "0"}, {"-1", "0"}, {"0", "0"}})}}},
+                      {"time", {{"t_end", 10}, {"samples", 11}}}};
+    verify::ProveOptions o;
+    o.max_time = 10;
+    expect_not_proved(verify::prove_instance_from_config(parse_sim_config(tie)), o, "enclosure lost");
+  }
+  {
     // A tampered leader list is rejected by the recomputation.
     const verify::ProofResult r = verify::prove(base, verify::ProveOptions{});
     BOOST_REQUIRE(r.proved);
