@@ -62,4 +62,11 @@ CitedProofs cite_proofs(const std::string& names, bool recheck) {
   return c;
 }
 
+CitedProofs cite_proofs_for(const CheckContext& ctx, const std::string& names, CheckResult& r) {
+  CitedProofs proofs = cite_proofs(ctx.text("certificates", names), ctx.integer("recheck_certificates", 1) != 0);
+  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
+  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
+  return proofs;
+}
+
 }  // namespace attnflow

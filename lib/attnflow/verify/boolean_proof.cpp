@@ -23,27 +23,11 @@ namespace attnflow::verify {
 
 namespace {
 
-/// P_ij over the box: 1 / Σ_k exp(a x_i (x_k − x_j)), the k = j term exactly 1 (no overflow for
-/// a captured entry, whose exponents are ≤ 0). An entry whose exponents overflow double is
-/// enclosed by [0, 1 / Σ_k exp(lower e_k)], or [0, 1e-300] when even that overflows.
-template <class I> I attention_entry(const std::vector<I>& x, const I& a, std::size_t i, std::size_t j) {
-  std::vector<I> e;
-  I s(1);
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    if (k == j) continue;
-    e.push_back(a * x[i] * (x[k] - x[j]));
-    s += iv::exp(e.back());
-  }
-  if (iv::finite(s)) return I(1) / s;
-  I s_low(1);
-  for (const I& ek : e) s_low += iv::exp(iv::point<I>(iv::lower(ek)));
-  if (!iv::finite(s_low)) return iv::interval<I>(point_t<I>(0), point_t<I>(1e-300));
-  return iv::interval<I>(point_t<I>(0), iv::upper(I(1) / s_low));
-}
-
-/// P_ij over the box in d ≥ 2: 1 / Σ_k exp(⟨x_i, A(x_k − x_j)⟩) (A = βQ^T K, or a·I), with the
-/// same overflow fallback as attention_entry.
-template <class I> I attention_entry_d(const std::vector<I>& x, const SphereField<I>& f, std::size_t i, std::size_t j) {
+/// P_ij over the box: 1 / Σ_k exp(⟨x_i, A(x_k − x_j)⟩) (A = βQ^T K, or a·I; d = 1: a x_i (x_k − x_j)),
+/// the k = j term exactly 1 (no overflow for a captured entry, whose exponents are ≤ 0). An entry
+/// whose exponents overflow double is enclosed by [0, 1 / Σ_k exp(lower e_k)], or [0, 1e-300]
+/// when even that overflows.
+template <class I> I attention_entry(const std::vector<I>& x, const SphereField<I>& f, std::size_t i, std::size_t j) {
   const std::size_t d = static_cast<std::size_t>(f.d), n = x.size() / d;
   std::vector<I> e;
   std::vector<I> diff(d);
@@ -90,7 +74,7 @@ bool vertex_capture(const std::vector<I>& x, const SphereField<I>& f, double eps
         }
       if (l > best) best = l, lead = j;
     }
-    const I p = attention_entry_d(x, f, i, lead);
+    const I p = attention_entry(x, f, i, lead);
     c.p_lead_lo[i] = iv::lower_double(p);
     if (!(iv::upper_double(I(1) - p) <= epsilon)) return false;  // P_i,lead ≥ 1 − ε, rounded upward
     c.leader[i] = static_cast<int>(lead);
@@ -106,7 +90,7 @@ bool vertex_capture(const std::vector<I>& x, const SphereField<I>& f, double eps
 }
 
 /// The predicate on one enclosure of x(T) (n tokens, d = 1). Fills c; true when it holds.
-template <class I> bool boolean_capture(const std::vector<I>& x, const I& a, double epsilon, BooleanCapture& c) {
+template <class I> bool boolean_capture(const std::vector<I>& x, const SphereField<I>& f, double epsilon, BooleanCapture& c) {
   const std::size_t n = x.size();
   c = BooleanCapture{};
   c.epsilon = epsilon;
@@ -130,7 +114,7 @@ template <class I> bool boolean_capture(const std::vector<I>& x, const I& a, dou
     c.sign[i] = iv::lower_double(x[i]) > 0 ? 1 : iv::upper_double(x[i]) < 0 ? -1 : 0;
     const int lead = c.sign[i] > 0 ? c.right : c.sign[i] < 0 ? c.left : -1;
     if (lead >= 0) {
-      const I p = attention_entry(x, a, i, static_cast<std::size_t>(lead));
+      const I p = attention_entry(x, f, i, static_cast<std::size_t>(lead));
       c.p_lead_lo[i] = iv::lower_double(p);
       // 1 − P_i,lead ≤ ε, rounded upward: P_i,lead ≥ 1 − ε exactly.
       if (iv::upper_double(I(1) - p) <= epsilon) {
@@ -145,7 +129,7 @@ template <class I> bool boolean_capture(const std::vector<I>& x, const I& a, dou
   if (uncertified > 1) return false;
   if (c.exceptional >= 0)
     for (std::size_t j = 0; j < n; ++j) {
-      const I p = attention_entry(x, a, static_cast<std::size_t>(c.exceptional), j);
+      const I p = attention_entry(x, f, static_cast<std::size_t>(c.exceptional), j);
       c.exceptional_lo.push_back(iv::lower_double(p));
       c.exceptional_hi.push_back(iv::upper_double(p));
     }
@@ -170,42 +154,38 @@ template <class I> bool certified_positive_definite(const SphereField<I>& f) {
   return true;
 }
 
+/// The initial tokens pairwise apart: for each pair, some coordinate's enclosures are disjoint.
+template <class I> bool certified_distinct(const Problem<I>& pb) {
+  const std::vector<I> x0 = pb.tokens(pb.start);
+  const std::size_t d = static_cast<std::size_t>(pb.d), n = x0.size() / d;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = i + 1; k < n; ++k) {
+      bool apart = false;
+      for (std::size_t c = 0; c < d; ++c)
+        apart = apart || iv::upper(x0[i * d + c]) < iv::lower(x0[k * d + c]) ||
+                iv::upper(x0[k * d + c]) < iv::lower(x0[i * d + c]);
+      if (!apart) return false;
+    }
+  return true;
+}
+
 /// The hypotheses on the decimals, enclosed. d = 1 ([A] Thm 2.1): V > 0, a = βQK > 0 (β is
 /// absorbed in Q in [A]), distinct tokens. d ≥ 2 ([A] Thm 3.1): V = v·I with v > 0 (a time
 /// rescaling of V = I), βQ^T K ≻ 0, distinct tokens. Empty `failed` when all hold.
 template <class I> std::vector<std::string> hypotheses(const Problem<I>& pb, std::string& failed) {
   std::vector<std::string> out;
-  if (pb.d >= 2) {
-    if (pb.field.V_scalar && iv::lower_double(pb.field.v) > 0) out.push_back("V = v I with v > 0");
-    else failed = "V = v I with v > 0 is not certified";
-    if (certified_positive_definite(pb.field)) out.push_back("beta Q^T K positive definite (interval Cholesky)");
-    else if (failed.empty()) failed = "beta Q^T K positive definite is not certified";
-    const std::vector<I> x0 = pb.tokens(pb.start);
-    const std::size_t d = static_cast<std::size_t>(pb.d), n = x0.size() / d;
-    bool distinct = true;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = i + 1; k < n; ++k) {
-        bool apart = false;
-        for (std::size_t c = 0; c < d; ++c)
-          apart = apart || iv::upper(x0[i * d + c]) < iv::lower(x0[k * d + c]) || iv::upper(x0[k * d + c]) < iv::lower(x0[i * d + c]);
-        distinct = distinct && apart;
-      }
-    if (distinct) out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
-    else if (failed.empty()) failed = "the initial tokens are not certified distinct";
-    return out;
+  auto require = [&](bool holds, const std::string& what) {
+    if (holds) out.push_back(what);
+    else if (failed.empty()) failed = what + " is not certified";
+  };
+  if (pb.d == 1) {
+    require(iv::lower_double(pb.field.v) > 0, "V > 0 (V = " + pb.instance.V[0] + ")");
+    require(iv::lower_double(pb.field.a) > 0, "beta Q K > 0");
+  } else {
+    require(pb.field.V_scalar && iv::lower_double(pb.field.v) > 0, "V = v I with v > 0");
+    require(certified_positive_definite(pb.field), "beta Q^T K positive definite (interval Cholesky)");
   }
-  const I& v = pb.field.v;
-  if (iv::lower_double(v) > 0) out.push_back("V > 0 (V = " + pb.instance.V[0] + ")");
-  else failed = "V > 0 is not certified (V = " + pb.instance.V[0] + ")";
-  if (iv::lower_double(pb.field.a) > 0) out.push_back("beta Q K > 0");
-  else if (failed.empty()) failed = "beta Q K > 0 is not certified";
-  bool distinct = true;
-  const std::vector<I> x0 = pb.tokens(pb.start);
-  for (std::size_t i = 0; i < x0.size(); ++i)
-    for (std::size_t k = i + 1; k < x0.size(); ++k)
-      if (!(iv::upper(x0[i]) < iv::lower(x0[k]) || iv::upper(x0[k]) < iv::lower(x0[i])))
-        distinct = false;
-  if (distinct) out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
+  if (certified_distinct(pb)) out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
   else if (failed.empty()) failed = "the initial tokens are not certified distinct";
   return out;
 }
@@ -228,7 +208,7 @@ template <class I> ProofResult boolean_impl(const ProveInstance& in, const Prove
     prove_until(*pb, o, r, [&](const std::vector<I>& X, const Box&, ProofResult& res) {
       RoundUpward up;
       if (in.d >= 2) return vertex_capture(X, pb->field, o.epsilon, res.capture);
-      return boolean_capture(X, pb->field.a, o.epsilon, res.capture);
+      return boolean_capture(X, pb->field, o.epsilon, res.capture);
     });
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -43,7 +43,7 @@ struct ProveOptions {
   double report_until = 0;  // after the proof, keep enclosing to this time to report widths
   long max_steps = 200000;
   std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
-  double epsilon = 1e-6;      // Boolean attention (sa-euclid, d = 1): P_i,leader(i)(T) ≥ 1 − ε
+  double epsilon = 1e-6;      // capture predicates (sa-euclid): P_i,leader(i)(T) ≥ 1 − ε
   nlohmann::json to_json() const;
   static ProveOptions from_json(const nlohmann::json& j);
 };
@@ -55,7 +55,8 @@ struct Box {
   double max_width() const;
 };
 
-/// The Boolean-attention predicate at T (sa-euclid, d = 1; [A] Thm 2.1's prediction).
+/// A capture predicate at T (sa-euclid): Boolean attention in d = 1 ([A] Thm 2.1's prediction:
+/// left, right, sign, exceptional) or vertex capture in d ≥ 2 ([A] Thm 3.1: leaders).
 struct BooleanCapture {
   double epsilon = 0;
   int left = -1, right = -1;      // the certified extreme tokens (box of x_left below all others)
@@ -74,7 +75,7 @@ inline constexpr const char* kVertexCapturePredicate = "vertex capture";  // sa-
 
 struct ProofResult {
   bool proved = false;
-  std::string predicate = kHemispherePredicate;  // | kBooleanPredicate
+  std::string predicate = kHemispherePredicate;  // | kBooleanPredicate | kVertexCapturePredicate
   /// A capture predicate on P(T) (sa-euclid, any d), as opposed to a hemisphere.
   bool boolean() const { return predicate == kBooleanPredicate || predicate == kVertexCapturePredicate; }
   std::string outcome;  // "proved" | "not proved"
@@ -89,8 +90,8 @@ struct ProofResult {
   std::vector<std::pair<double, double>> width_trace;  // (t, max width) after each step
   bool start_in_hemisphere = false;  // the start (rounded to double) in an open hemisphere (exact LP)
   bool start_hemisphere_certified = false;
-  BooleanCapture capture;  // predicate "boolean attention"
-  std::vector<std::string> hypotheses;  // boolean attention: what was certified on the decimals
+  BooleanCapture capture;  // the capture predicates (boolean())
+  std::vector<std::string> hypotheses;  // capture predicates: what was certified on the decimals
   double seconds = 0;
 };
 

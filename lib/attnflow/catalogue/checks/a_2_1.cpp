@@ -195,9 +195,7 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   // Computer-assisted: for concrete starts, rigorous enclosures certify the predicted capture at a
   // finite T (attnflow prove, sa-euclid d = 1). A cited proof that does not re-verify leaves the
   // check inconclusive.
-  const CitedProofs proofs = cite_proofs(ctx.text("certificates", ""), ctx.integer("recheck_certificates", 1) != 0);
-  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
-  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
+  const CitedProofs proofs = cite_proofs_for(ctx, "", r);
   r.hypotheses.push_back(hypothesis("d = 1, V > 0, QK > 0", "certified",
                                     "Q, K, V are exact 3-decimal numbers in [0.5, 1.5] (instance 0: Q = K = V = 1), "
                                     "signs read exactly"));

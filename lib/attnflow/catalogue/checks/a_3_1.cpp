@@ -221,9 +221,7 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
   // Computer-assisted: for concrete starts, rigorous enclosures certify the capture pattern at a
   // finite T (attnflow prove, sa-euclid d >= 2: every row captured, each leader a vertex of the
   // hull). A cited proof that does not re-verify leaves the check inconclusive.
-  const CitedProofs proofs = cite_proofs(ctx.text("certificates", ""), ctx.integer("recheck_certificates", 1) != 0);
-  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
-  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
+  const CitedProofs proofs = cite_proofs_for(ctx, "", r);
   r.hypotheses.push_back(hypothesis("V = I", "certified", "exact identity matrix"));
   r.hypotheses.push_back(hypothesis("Q^T K positive definite (symmetric)", all_pd ? "certified" : "numerical",
                                     outs.empty() ? "" : outs[0].pd.detail + " (every instance: " +

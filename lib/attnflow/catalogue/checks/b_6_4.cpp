@@ -84,9 +84,7 @@ CheckResult check_b_6_4(const CheckContext& ctx) {
   // The lemma's computer-assisted consequences: starts in NO hemisphere whose rigorous enclosure
   // enters one (attnflow prove), hence single-cluster by this lemma. A cited proof that does not
   // re-verify leaves the check inconclusive.
-  const CitedProofs proofs = cite_proofs(ctx.text("certificates", "prove4"), ctx.integer("recheck_certificates", 1) != 0);
-  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
-  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
+  const CitedProofs proofs = cite_proofs_for(ctx, "prove4", r);
   r.hypotheses.push_back(hypothesis("all tokens in an open hemisphere", "certified",
                                     "find_hemisphere: exact rational w with min_i <x_i(0), w> > 0 (per instance)"));
   r.hypotheses.push_back(hypothesis("V = I, any Q, K", "certified",

@@ -128,9 +128,7 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
                              held, count, min_rate, max_end, min_margin);
   // Computer-assisted consequences of the proposition (attnflow prove on a layer model): starts in
   // NO hemisphere whose rigorous layer enclosure enters one. A rejected proof leaves the check inconclusive.
-  const CitedProofs proofs = cite_proofs(ctx.text("certificates", "layer4"), ctx.integer("recheck_certificates", 1) != 0);
-  if (proofs.rejected > 0 && r.verdict == Verdict::Holds) r.verdict = Verdict::Inconclusive;
-  if (proofs.cited > 0) r.key_number += "; " + proofs.summary();
+  const CitedProofs proofs = cite_proofs_for(ctx, "layer4", r);
   r.hypotheses.push_back(hypothesis("V_k = alpha_k I, 0 < alpha_k <= 1", "certified",
                                     "alpha_k exact 3-decimal strings drawn in [0.2, 1] per layer, or alpha = " + alpha));
   r.hypotheses.push_back(hypothesis("Q_k, K_k bounded", "certified",
