@@ -33,6 +33,23 @@ template <class I> I power(const I& T, int p) {
   return r;
 }
 
+/// The inclusion test on one candidate box Ycand: computes a_p(Ycand) in `onY` and
+/// check = poly + T^p a_p(Ycand); true when check ⊆ interior(Ycand) (then Ycand, and check,
+/// contain every solution from X̂ over T). `poly` is Σ_{k<p} T^k a_k(X̂), `Tp` is T^p.
+template <class I>
+bool apriori_inclusion(const std::vector<I>& poly, SphereSeries<I, I>& onY, const I& Tp, int p,
+                       const std::vector<I>& Ycand, std::vector<I>& check) {
+  const std::size_t N = poly.size();
+  onY.compute(Ycand, p);
+  check.resize(N);
+  bool ok = true;
+  for (std::size_t l = 0; l < N; ++l) {
+    check[l] = poly[l] + Tp * onY.coeff(p, static_cast<int>(l));
+    if (!iv::finite(check[l]) || !iv::interior(check[l], Ycand[l])) ok = false;
+  }
+  return ok;
+}
+
 /// Finds Y ⊇ {x(s; x0) : s ∈ T, x0 ∈ X̂} by the high-order test. `atX` holds a_k(X̂) for
 /// k < p; `onY` is scratch for a_p(Y). On success Y is the (narrower) validated left-hand side
 /// and `ap` encloses a_p over it (the Lagrange remainder coefficient of the step).
@@ -59,12 +76,9 @@ bool high_order_apriori(const SphereSeries<I, I>& atX, SphereSeries<I, I>& onY, 
       const double ey = 4e-16 * (1 + iv::upper_double(I(iv::mag(y))));
       Ytry[l] = y + iv::interval<I>(P(-ey), P(ey));
     }
-    onY.compute(Ytry, p);
-    bool ok = true;
+    const bool ok = apriori_inclusion(poly, onY, Tp, p, Ytry, check);
     for (std::size_t l = 0; l < N; ++l) {
       const I& a = onY.coeff(p, static_cast<int>(l));
-      check[l] = poly[l] + Tp * a;
-      if (!iv::finite(check[l]) || !iv::interior(check[l], Ytry[l])) ok = false;
       E[l] = iv::finite(a) ? iv::hull(E[l], a) : a;
     }
     if (ok) {

@@ -13,6 +13,7 @@
 #include "attnflow/verify/prove.hpp"
 #include "attnflow/verify/box_of.hpp"
 #include "attnflow/verify/decimal17.hpp"
+#include "attnflow/verify/predicates.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -112,14 +113,8 @@ bool hemisphere_on_box(const std::vector<I>& X, int n, int d, std::vector<double
   const HemisphereResult h = find_hemisphere<double>(c);
   if (!h.exists) return false;
   w.assign(h.w.data(), h.w.data() + h.w.size());
-  double m = INFINITY;
-  for (int i = 0; i < n; ++i) {
-    I s(0);
-    for (int a = 0; a < d; ++a) s += I(w[a]) * X[static_cast<std::size_t>(i * d + a)];
-    m = std::min(m, s.lower());
-  }
-  margin = m;
-  return m > 0;
+  margin = hemisphere_margin(X, w, n, d);
+  return margin > 0;
 }
 
 }  // namespace

@@ -84,6 +84,38 @@ struct StepInfo {
   double lipschitz_h = 0;    // ‖Df(Y)‖_∞ |h| (diagnostics: first-order Picard needed it ≪ 1)
 };
 
+/// Rigorous enclosure of Q^{-1} for a numerically orthogonal Q (row-major N×N).
+template <class I> bool orthogonal_inverse_enclosure(const Matrix<point_t<I>>& Q, std::vector<I>& Qinv) {
+  using P = point_t<I>;
+  const Eigen::Index n = Q.rows();
+  P enorm(0);
+  for (Eigen::Index a = 0; a < n; ++a) {
+    I row(0);
+    for (Eigen::Index b = 0; b < n; ++b) {
+      I s(a == b ? 1 : 0);
+      for (Eigen::Index l = 0; l < n; ++l) s -= mulp(iv::point<I>(Q(l, a)), Q(l, b));
+      row += I(iv::mag(s));
+    }
+    const P ru = iv::upper(row);
+    if (ru > enorm) enorm = ru;
+  }
+  if (!(enorm < P(0.5))) return false;
+  const P eps = iv::upper(iv::point<I>(enorm) / (I(1) - iv::point<I>(enorm)));
+  Qinv.assign(static_cast<std::size_t>(n * n), I(0));
+  for (Eigen::Index k = 0; k < n; ++k) {
+    P colmax(0);  // max_l |Q(k, l)|: bounds |(M' Q^T)_{ik}| ≤ ‖M'‖_∞ max_l |Q^T_{lk}|
+    for (Eigen::Index l = 0; l < n; ++l) {
+      using std::abs;
+      const P v = abs(Q(k, l));
+      if (v > colmax) colmax = v;
+    }
+    const P spread = iv::upper(iv::point<I>(eps) * iv::point<I>(colmax));
+    for (Eigen::Index i = 0; i < n; ++i)
+      Qinv[static_cast<std::size_t>(i * n + k)] = iv::point<I>(Q(k, i)) + iv::interval<I>(P(-spread), spread);
+  }
+  return true;
+}
+
 template <class I> class SphereIntegrator {
  public:
   using P = point_t<I>;
@@ -165,6 +197,12 @@ template <class I> class SphereIntegrator {
       }
       h = quantize(h * shrink);
     }
+  }
+
+  /// DΦ_h over the box Xh, given an a-priori box Y of the step (the soundness tests call it).
+  std::vector<I> jacobian_enclosure(const std::vector<I>& Xh, const std::vector<I>& Y, double h, int q) {
+    double Lh = 0;
+    return jacobian(Xh, Y, P(h), q, Lh);
   }
 
  private:
@@ -250,7 +288,7 @@ template <class I> class SphereIntegrator {
     Eigen::ColPivHouseholderQR<Matrix<P>> qr(scaled);
     Matrix<P> Q = qr.householderQ();
     std::vector<I> Qinv;
-    if (!inverse_enclosure(Q, Qinv)) return debug_fail("Qinv", h);
+    if (!orthogonal_inverse_enclosure<I>(Q, Qinv)) return debug_fail("Qinv", h);
     std::vector<I> rn(static_cast<std::size_t>(N_));
     for (int a = 0; a < N_; ++a) {
       I s(0);
@@ -351,37 +389,6 @@ template <class I> class SphereIntegrator {
         J[static_cast<std::size_t>(a * N_ + b)] += hq * (jet_.coeff(q, a).g[static_cast<std::size_t>(b)] + spread);
     }
     return J;
-  }
-
-  /// Rigorous enclosure of Q^{-1} for a numerically orthogonal Q (row-major N×N).
-  bool inverse_enclosure(const Matrix<P>& Q, std::vector<I>& Qinv) const {
-    const Eigen::Index n = N_;
-    P enorm(0);
-    for (Eigen::Index a = 0; a < n; ++a) {
-      I row(0);
-      for (Eigen::Index b = 0; b < n; ++b) {
-        I s(a == b ? 1 : 0);
-        for (Eigen::Index l = 0; l < n; ++l) s -= mulp(iv::point<I>(Q(l, a)), Q(l, b));
-        row += I(iv::mag(s));
-      }
-      const P ru = iv::upper(row);
-      if (ru > enorm) enorm = ru;
-    }
-    if (!(enorm < P(0.5))) return false;
-    const P eps = iv::upper(iv::point<I>(enorm) / (I(1) - iv::point<I>(enorm)));
-    Qinv.assign(static_cast<std::size_t>(n * n), I(0));
-    for (Eigen::Index k = 0; k < n; ++k) {
-      P colmax(0);  // max_l |Q(k, l)|: bounds |(M' Q^T)_{ik}| ≤ ‖M'‖_∞ max_l |Q^T_{lk}|
-      for (Eigen::Index l = 0; l < n; ++l) {
-        using std::abs;
-        const P v = abs(Q(k, l));
-        if (v > colmax) colmax = v;
-      }
-      const P spread = iv::upper(iv::point<I>(eps) * iv::point<I>(colmax));
-      for (Eigen::Index i = 0; i < n; ++i)
-        Qinv[static_cast<std::size_t>(i * n + k)] = iv::point<I>(Q(k, i)) + iv::interval<I>(P(-spread), spread);
-    }
-    return true;
   }
 
   SphereField<I> f_;

@@ -11,6 +11,7 @@
 #include "attnflow/model/weights.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/flow_problem.hpp"
+#include "attnflow/verify/predicates.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -26,18 +27,6 @@ Box to_box(double t, const std::vector<double>& lo, const std::vector<double>& h
   b.lo = lo;
   b.hi = hi;
   return b;
-}
-
-/// min_i ⟨w, x_i⟩ over every point of the box, rounded down; > 0 certifies the hemisphere.
-template <class I> double hemisphere_margin(const std::vector<I>& X, const std::vector<double>& w, int n, int d) {
-  RoundUpward up;
-  double margin = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < n; ++i) {
-    I s(0);
-    for (int c = 0; c < d; ++c) s += X[static_cast<std::size_t>(i * d + c)] * I(w[static_cast<std::size_t>(c)]);
-    margin = std::min(margin, iv::lower_double(s));
-  }
-  return margin;
 }
 
 /// Candidate normals: the normalised mean of the box centres, else the hemisphere LP on them
