@@ -1,0 +1,141 @@
+// The layers never reach back (issue 16): every #include "attnflow/…" under lib/ points to the
+// file's own layer or a lower one, in the order of lib/attnflow/layers.txt. Back-includes that
+// exist today are listed there as exceptions; a new one fails, and so does a listed one that has
+// gone. The checker is shown to fail on a back-include planted in a scratch tree.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/version.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Layers {
+  std::map<std::string, int> rank;                        // "model/", "tokens.hpp" → level
+  std::set<std::pair<std::string, std::string>> allowed;  // (file under lib/, included header)
+};
+
+Layers read_layers(const fs::path& file) {
+  Layers L;
+  std::ifstream in(file);
+  BOOST_REQUIRE_MESSAGE(in, "cannot read " << file);
+  std::string line;
+  int level = 0;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    if (!(words >> kind) || kind[0] == '#') continue;
+    if (kind == "layer") {
+      for (std::string name; words >> name;) L.rank[name] = level;
+      ++level;
+    } else if (kind == "exception") {
+      std::string from, to;
+      words >> from >> to;
+      L.allowed.insert({from, to});
+    } else {
+      BOOST_FAIL(file << ": unknown line: " << line);
+    }
+  }
+  return L;
+}
+
+/// The layer a file under lib/ belongs to ("" if none is named).
+std::string layer_of(const std::string& rel) {
+  const fs::path p(rel);
+  auto it = p.begin();
+  const std::string top = (it++)->string();
+  if (top == "cli") return "cli/";
+  if (top == "bench") return "microbench/";
+  if (top != "attnflow" || it == p.end()) return "";
+  const std::string first = (it++)->string();
+  if (it != p.end()) return first + "/";
+  std::string stem = first.substr(0, first.find('.'));
+  return stem + ".hpp";
+}
+
+std::string layer_of_header(const std::string& header) {
+  const auto slash = header.find('/');
+  return slash == std::string::npos ? header : header.substr(0, slash + 1);
+}
+
+struct Finding {
+  std::vector<std::string> back;     // "file → header" not allowed
+  std::vector<std::string> unknown;  // a file or header in no layer
+  std::set<std::pair<std::string, std::string>> seen_allowed;
+};
+
+Finding scan(const fs::path& lib, const Layers& L) {
+  Finding f;
+  const std::regex include(R"re(#\s*include\s*"attnflow/([^"]+)")re");
+  for (const auto& e : fs::recursive_directory_iterator(lib)) {
+    if (!e.is_regular_file()) continue;
+    const std::string ext = e.path().extension().string();
+    if (ext != ".hpp" && ext != ".cpp" && ext != ".in") continue;
+    const std::string rel = fs::relative(e.path(), lib).generic_string();
+    const std::string from = layer_of(rel);
+    std::ifstream in(e.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string s = text.str();
+    for (std::sregex_iterator m(s.begin(), s.end(), include), end; m != end; ++m) {
+      const std::string header = (*m)[1];
+      const std::string to = layer_of_header(header);
+      if (!L.rank.count(from) || !L.rank.count(to)) {
+        f.unknown.push_back(rel + " → " + header);
+        continue;
+      }
+      if (L.rank.at(to) <= L.rank.at(from)) continue;
+      if (L.allowed.count({rel, header})) f.seen_allowed.insert({rel, header});
+      else f.back.push_back(rel + " → " + header);
+    }
+  }
+  return f;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += "\n  " + s;
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(layering)
+
+BOOST_AUTO_TEST_CASE(no_include_reaches_back_up_the_data_flow) {
+  const fs::path lib = fs::path(attnflow::source_dir()) / "lib";
+  const Layers L = read_layers(lib / "attnflow" / "layers.txt");
+  const Finding f = scan(lib, L);
+  BOOST_TEST(f.back.empty(), "back-includes (a lower layer naming a higher one):" << join(f.back));
+  BOOST_TEST(f.unknown.empty(), "files or headers in no layer of layers.txt:" << join(f.unknown));
+  std::vector<std::string> gone;
+  for (const auto& a : L.allowed)
+    if (!f.seen_allowed.count(a)) gone.push_back(a.first + " → " + a.second);
+  BOOST_TEST(gone.empty(), "exceptions in layers.txt that no longer exist (remove them):" << join(gone));
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_back_include_is_found) {
+  const fs::path root = fs::temp_directory_path() / ("attnflow-layering-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "attnflow" / "model");
+  fs::create_directories(root / "attnflow" / "suite");
+  std::ofstream(root / "attnflow" / "suite" / "runner.hpp") << "#include \"attnflow/model/field.hpp\"\n";
+  std::ofstream(root / "attnflow" / "model" / "field.hpp") << "#include \"attnflow/suite/runner.hpp\"\n";
+  const Layers L = read_layers(fs::path(attnflow::source_dir()) / "lib" / "attnflow" / "layers.txt");
+  const Finding f = scan(root, L);
+  fs::remove_all(root);
+  BOOST_REQUIRE_EQUAL(f.back.size(), 1u);
+  BOOST_TEST(f.back[0] == "attnflow/model/field.hpp → suite/runner.hpp");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
