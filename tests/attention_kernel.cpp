@@ -5,7 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/model/model.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <gmp.h>
 #include <omp.h>

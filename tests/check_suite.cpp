@@ -6,7 +6,7 @@
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/suite/check_runner.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <filesystem>
 #include <fstream>

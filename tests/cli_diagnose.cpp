@@ -3,9 +3,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/errors.hpp"
-#include "attnflow/suite/diagnose.hpp"
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/run/diagnose.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 
 #include <array>
 #include <cstdio>

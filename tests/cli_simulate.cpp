@@ -6,9 +6,9 @@
 
 #include "cli_support.hpp"
 
-#include "attnflow/suite/json_fields.hpp"
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "attnflow/version.hpp"
 
 #include <algorithm>

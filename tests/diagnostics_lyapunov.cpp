@@ -5,7 +5,7 @@
 
 #include "attnflow/diagnostics/lyapunov.hpp"
 #include "attnflow/model/initial_conditions.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <algorithm>
 #include <cmath>

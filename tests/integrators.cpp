@@ -3,8 +3,8 @@
 // scalar types on a random case. Everything goes through the library's simulate<T>.
 #include <boost/test/unit_test.hpp>
 
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 
 #include <cmath>
 #include <string>

@@ -5,8 +5,8 @@
 
 #include "attnflow/model/model.hpp"
 #include "attnflow/odeint_compat.hpp"
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 
 #include <cmath>
 #include <map>

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/errors.hpp"
-#include "attnflow/precision_json.hpp"
+#include "attnflow/config/precision_json.hpp"
 #include "attnflow/scalar.hpp"
 
 using namespace attnflow;

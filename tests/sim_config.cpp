@@ -4,8 +4,8 @@
 
 #include "attnflow/errors.hpp"
 #include "attnflow/model/weights.hpp"
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 
 #include <cmath>
 #include <cstdlib>

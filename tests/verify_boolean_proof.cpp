@@ -7,8 +7,8 @@
 // proved" / "rejected"; bad input exits with 2 and one line.
 #include <boost/test/unit_test.hpp>
 
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "attnflow/version.hpp"
 #include "cli_support.hpp"

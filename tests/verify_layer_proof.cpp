@@ -9,7 +9,7 @@
 
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "attnflow/version.hpp"
 

@@ -5,7 +5,7 @@
 // are larger than the truncation error.
 #include <boost/test/unit_test.hpp>
 
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "verify_support.hpp"
 
 #include <string>

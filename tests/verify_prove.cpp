@@ -5,8 +5,8 @@
 #include "attnflow/version.hpp"
 #include <boost/test/unit_test.hpp>
 
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "cli_support.hpp"
 #include "verify_support.hpp"

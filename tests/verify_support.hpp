@@ -2,8 +2,8 @@
 // Shared by the tests of the verified layer.
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
 
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // when libbenchmark is installed; not part of ctest). Run: build/release/attnflow_microbench
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,7 +1,7 @@
 // attnflow diagnose --trajectory trajectory.json [--what energy,clusters,…] [--delta δ] --out DIR
-#include "attnflow/suite/atomic_file.hpp"
-#include "attnflow/suite/diagnose.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/run/diagnose.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "cli/commands.hpp"
 
 #include <iostream>

@@ -2,8 +2,8 @@
 // attnflow prove --check certificate.json
 // Exit codes: 0 proved / certificate verified, 1 not proved / certificate rejected, 2 bad input.
 #include "attnflow/errors.hpp"
-#include "attnflow/suite/atomic_file.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "cli/commands.hpp"
 

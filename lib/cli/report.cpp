@@ -1,6 +1,6 @@
 // attnflow report --results DIR/results.json [--out DIR] → DIR/report.tex, DIR/report.pdf
 #include "attnflow/report/report.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "cli/commands.hpp"
 
 #include <filesystem>

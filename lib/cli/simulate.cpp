@@ -1,7 +1,7 @@
 // attnflow simulate --config FILE.json [--out DIR] → DIR/trajectory.json, DIR/trajectory.csv
 #include "attnflow/model/model.hpp"
-#include "attnflow/suite/atomic_file.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "cli/commands.hpp"
 
 #include <iostream>

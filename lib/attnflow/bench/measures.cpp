@@ -5,7 +5,7 @@
 #include "attnflow/catalogue/phase_statistic.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/run/simulate.hpp"
 
 #include <omp.h>
 #include <sys/resource.h>

@@ -2,9 +2,9 @@
 // Small pieces shared by the catalogue's checks: building simulate configs for an instance,
 // hypotheses records, and summary numbers.
 #include "attnflow/catalogue/catalogue.hpp"
-#include "attnflow/catalogue/ensemble.hpp"
+#include "attnflow/run/ensemble.hpp"
 #include "attnflow/catalogue/figure.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <fmt/format.h>
 

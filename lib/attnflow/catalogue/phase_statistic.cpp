@@ -2,7 +2,7 @@
 
 #include "attnflow/integrate/batch.hpp"
 #include "attnflow/model/initial_conditions.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <cmath>
 

@@ -3,13 +3,12 @@
 //   P_ij = exp(β⟨Q x_i, K x_j⟩) / Z_i,  Z_i = Σ_k exp(β⟨Q x_i, K x_k⟩)   (softmax, "SA")
 //   P_ij = exp(β⟨Q x_i, K x_j⟩) / n                                    (unnormalised, "USA")
 // The softmax subtracts each row's maximum before exponentiating, so it never overflows.
+#include "attnflow/config/normalization.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <cmath>
 
 namespace attnflow {
-
-enum class Normalization { Softmax, Uniform };
 
 /// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i.
 template <class T>

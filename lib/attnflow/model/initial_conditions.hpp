@@ -4,8 +4,8 @@
 // seed gives the same start on every machine and at every precision; normalisation and
 // orthogonalisation are then done in T, so the start lies on the sphere to T's precision.
 #include "attnflow/errors.hpp"
-#include "attnflow/suite/json_fields.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <cmath>

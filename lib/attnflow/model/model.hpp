@@ -3,7 +3,7 @@
 // layer map (discrete models). Written once as a template on the scalar type.
 #include "attnflow/model/attention.hpp"
 #include "attnflow/model/attention_kernel.hpp"
-#include "attnflow/model/model_kind.hpp"
+#include "attnflow/config/model_kind.hpp"
 #include "attnflow/model/weights.hpp"
 
 #include <atomic>

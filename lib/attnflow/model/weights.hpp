@@ -1,7 +1,7 @@
 #pragma once
 // Weights Q, K, V, W that are constant, given per layer, or interpolated in time.
-#include "attnflow/suite/json_fields.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <random>

@@ -4,7 +4,7 @@
 #include "attnflow/report/convergence_table.hpp"
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_escape.hpp"
-#include "attnflow/suite/atomic_file.hpp"
+#include "attnflow/io/atomic_file.hpp"
 #include "attnflow/version.hpp"
 
 #include <cmath>

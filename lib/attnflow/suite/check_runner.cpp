@@ -2,8 +2,8 @@
 
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/errors.hpp"
-#include "attnflow/suite/atomic_file.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/version.hpp"
 
 #include <atomic>

@@ -3,9 +3,9 @@
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/errors.hpp"
-#include "attnflow/suite/atomic_file.hpp"
+#include "attnflow/io/atomic_file.hpp"
 #include "attnflow/suite/check_runner.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/version.hpp"
 
 #include <cmath>

@@ -2,7 +2,7 @@
 // arithmetic here: the rigorous part is prove.cpp).
 #include "attnflow/errors.hpp"
 #include "attnflow/model/initial_conditions.hpp"
-#include "attnflow/model/model_kind.hpp"
+#include "attnflow/config/model_kind.hpp"
 #include "attnflow/model/weights.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/verify/prove.hpp"

@@ -5,7 +5,7 @@
 // open hemisphere {⟨w, x⟩ > 0}; by [B] Lemma 6.4 (V = I, any Q, K, SA or USA) the tokens then
 // converge to a single point. Nothing here exposes an interval type: results are outward-rounded
 // doubles, so ordinary code (tests, CLI) never instantiates rigorous arithmetic.
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>

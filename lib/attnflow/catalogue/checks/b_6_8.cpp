@@ -4,7 +4,7 @@
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
 #include "attnflow/report/convergence_table.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/run/simulate.hpp"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
-#include "attnflow/suite/json_fields.hpp"
-#include "attnflow/suite/simulate.hpp"
-#include "attnflow/trajectory_io.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/run/simulate.hpp"
+#include "attnflow/config/trajectory_io.hpp"
 
 #include <fmt/format.h>
 

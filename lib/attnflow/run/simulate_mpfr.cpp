@@ -1,5 +1,5 @@
 // simulate<mpfr>, instantiated in its own translation unit to keep compile time and memory low.
-#include "attnflow/suite/simulate_impl.hpp"
+#include "attnflow/run/simulate_impl.hpp"
 
 namespace attnflow {
 ATTNFLOW_INSTANTIATE_SIMULATE(mpfr)

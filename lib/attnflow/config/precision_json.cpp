@@ -1,4 +1,4 @@
-#include "attnflow/precision_json.hpp"
+#include "attnflow/config/precision_json.hpp"
 
 #include "attnflow/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "attnflow/suite/json_fields.hpp"
+#include "attnflow/config/json_fields.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 
-#include "attnflow/precision_json.hpp"
-#include "attnflow/suite/json_fields.hpp"
+#include "attnflow/config/precision_json.hpp"
+#include "attnflow/config/json_fields.hpp"
 
 #include <algorithm>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "attnflow/model/model_kind.hpp"
+#include "attnflow/config/model_kind.hpp"
 
 #include "attnflow/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "attnflow/suite/atomic_file.hpp"
+#include "attnflow/io/atomic_file.hpp"
 
 #include "attnflow/errors.hpp"
 

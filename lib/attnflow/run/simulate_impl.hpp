@@ -3,7 +3,7 @@
 #include "attnflow/diagnostics/extent.hpp"
 #include "attnflow/integrate/integrate.hpp"
 #include "attnflow/model/initial_conditions.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/run/simulate.hpp"
 
 namespace attnflow {
 

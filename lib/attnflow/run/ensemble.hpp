@@ -2,8 +2,8 @@
 // Running the instances of a check: in parallel over instances (OpenMP), results stored by
 // index so the outcome does not depend on the number of threads; error estimates from a
 // tighter re-run; violations confirmed at higher precision before they are believed.
-#include "attnflow/suite/json_fields.hpp"
-#include "attnflow/suite/simulate.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <functional>

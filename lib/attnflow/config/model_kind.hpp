@@ -1,6 +1,6 @@
 #pragma once
 // The model families of THEORY.md §1, by id.
-#include "attnflow/model/attention.hpp"
+#include "attnflow/config/normalization.hpp"
 
 #include <string>
 #include <vector>

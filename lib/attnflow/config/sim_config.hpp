@@ -1,7 +1,7 @@
 #pragma once
 // The simulate config (DESIGN.md "simulate config"), validated once and kept as exact decimal
 // text so that any scalar type can be built from it without going through double.
-#include "attnflow/model/model_kind.hpp"
+#include "attnflow/config/model_kind.hpp"
 #include "attnflow/precision.hpp"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // From a validated config to a trajectory: model, start, settings, integration, and (with
 // "verify": true) the error estimate from a tighter, higher-precision re-run.
 #include "attnflow/integrate/settings.hpp"
-#include "attnflow/suite/sim_config.hpp"
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/trajectory.hpp"
 
 #include <functional>

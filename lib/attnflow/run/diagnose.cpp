@@ -1,4 +1,4 @@
-#include "attnflow/suite/diagnose.hpp"
+#include "attnflow/run/diagnose.hpp"
 
 #include "attnflow/diagnostics/attention_diagnostics.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
@@ -13,8 +13,8 @@
 #include "attnflow/diagnostics/perturbation.hpp"
 #include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/model/model.hpp"
-#include "attnflow/suite/sim_config.hpp"
-#include "attnflow/trajectory_io.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/config/trajectory_io.hpp"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // trajectory.json and trajectory.csv (schema in DESIGN.md). Numbers of a precision above double
 // are written as decimal strings carrying every digit; reading accepts numbers or strings.
 #include "attnflow/errors.hpp"
-#include "attnflow/precision_json.hpp"
+#include "attnflow/config/precision_json.hpp"
 #include "attnflow/trajectory.hpp"
 #include "attnflow/version.hpp"
 
