@@ -23,16 +23,37 @@ fs::path fresh_dir(const std::string& name) {
   return p;
 }
 CheckRunOutcome run(const std::string& suite, const fs::path& out, int jobs, std::vector<std::string> only = {},
-                    bool resume = false) {
+                    bool resume = false, CheckEvents* events = nullptr, const std::atomic<bool>* cancel = nullptr) {
   CheckRunOptions o;
   o.suite = suite;
   o.out = out.string();
   o.jobs = jobs;
   o.only = std::move(only);
   o.resume = resume;
-  o.quiet = true;
+  o.events = events;
+  o.cancel = cancel;
   return run_checks(o);
 }
+
+/// Records the events of a run; raises `cancel` after `stop_after_checks` checks or
+/// `stop_after_instances` instances (0: never).
+struct Recorder : CheckEvents {
+  std::vector<std::string> ids, started, done;
+  std::atomic<long> planned{0}, finished{0};
+  std::atomic<bool> cancel{false};
+  std::size_t stop_after_checks = 0;
+  long stop_after_instances = 0;
+  void run_started(const std::vector<std::string>& all, std::size_t) override { ids = all; }
+  void check_started(const std::string& id, std::size_t) override { started.push_back(id); }
+  void instances_planned(long count) override { planned += count; }
+  void instance_done() override {
+    if (++finished == stop_after_instances) cancel = true;
+  }
+  void check_done(const nlohmann::json& result, double) override {
+    done.push_back(result["id"].get<std::string>());
+    if (done.size() == stop_after_checks) cancel = true;
+  }
+};
 const std::string kMini = std::string(attnflow::source_dir()) + "/tests/data/mini_suite.json";
 }  // namespace
 
@@ -50,7 +71,8 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
     for (const auto& ctl : c["controls"])
       BOOST_TEST(ctl["verdict"] == ctl["expected"]);
   }
-  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(r.all_as_expected);
+  BOOST_TEST(!r.cancelled);
 }
 
 BOOST_AUTO_TEST_CASE(results_identical_for_any_number_of_jobs) {
@@ -65,6 +87,41 @@ BOOST_AUTO_TEST_CASE(resume_gives_the_uninterrupted_result) {
   const fs::path dir = fresh_dir("resumed");
   run(kMini, dir, 2, {"B-6.8"});  // a run stopped after one check
   const auto resumed = run(kMini, dir, 2, {}, true);
+  BOOST_TEST(deterministic_part(whole.results).dump() == deterministic_part(resumed.results).dump());
+}
+
+BOOST_AUTO_TEST_CASE(events_report_every_check_and_instance) {
+  Recorder rec;
+  const auto r = run(kMini, fresh_dir("events"), 2, {}, false, &rec, &rec.cancel);
+  const std::vector<std::string> ids = {"Blog-C2", "B-6.8", "causal"};
+  BOOST_TEST(rec.ids == ids, boost::test_tools::per_element());
+  BOOST_TEST(rec.started == ids, boost::test_tools::per_element());
+  BOOST_TEST(rec.done == ids, boost::test_tools::per_element());
+  BOOST_TEST(rec.planned.load() > 0);
+  BOOST_TEST(rec.finished.load() == rec.planned.load());
+  BOOST_TEST(r.done == 3u);
+  BOOST_TEST(!r.cancelled);
+}
+
+BOOST_AUTO_TEST_CASE(cancelling_keeps_finished_checks_and_resume_completes_them) {
+  const auto whole = run(kMini, fresh_dir("whole2"), 2);
+  const fs::path dir = fresh_dir("cancelled");
+  Recorder between;
+  between.stop_after_checks = 1;
+  const auto stopped = run(kMini, dir, 2, {}, false, &between, &between.cancel);
+  BOOST_TEST(stopped.cancelled);
+  BOOST_TEST(stopped.done == 1u);
+  const nlohmann::json saved = nlohmann::json::parse(std::ifstream(dir / "results.json"));
+  BOOST_TEST(saved["checks"].size() == 1u);
+  BOOST_TEST(saved["provenance"]["complete"] == false);
+  // Stopped inside the second check's instance loop: that check is dropped, not half-saved.
+  Recorder inside;
+  inside.stop_after_instances = 1;
+  const auto stopped_inside = run(kMini, dir, 2, {}, true, &inside, &inside.cancel);
+  BOOST_TEST(stopped_inside.cancelled);
+  BOOST_TEST(nlohmann::json::parse(std::ifstream(dir / "results.json"))["checks"].size() == 1u);
+  const auto resumed = run(kMini, dir, 2, {}, true);
+  BOOST_TEST(!resumed.cancelled);
   BOOST_TEST(deterministic_part(whole.results).dump() == deterministic_part(resumed.results).dump());
 }
 

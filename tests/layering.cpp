@@ -1,7 +1,7 @@
 // The layers never reach back (issue 16): every #include "attnflow/…" under lib/ points to the
-// file's own layer or a lower one, in the order of lib/attnflow/layers.txt. Back-includes that
-// exist today are listed there as exceptions; a new one fails, and so does a listed one that has
-// gone. The checker is shown to fail on a back-include planted in a scratch tree.
+// file's own layer or a lower one, in the order of lib/attnflow/layers.txt. A back-include fails
+// unless layers.txt lists it as an exception (none today), and so does a listed one that has gone.
+// The checker is shown to fail on a back-include planted in a scratch tree.
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/version.hpp"

@@ -4,17 +4,94 @@
 #include "attnflow/report/report.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/progress.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <iostream>
+#include <unistd.h>
 
 namespace attnflow::cli {
 
 int print_report_outcome(const ReportOutcome& r);
 
+namespace {
+
+/// The progress of a check run: a redrawn line on a terminal (check, instances, ETA), one line
+/// per check otherwise.
+class CheckProgress : public CheckEvents {
+ public:
+  explicit CheckProgress(bool quiet) : quiet_(quiet), line_(!quiet) {}
+
+  void run_started(const std::vector<std::string>& ids, std::size_t already_done) override {
+    total_ = ids.size();
+    done_ = already_ = already_done;
+  }
+  void check_started(const std::string& id, std::size_t index) override {
+    current_ = id;
+    planned_ = 0, finished_ = 0, inner_ = 0;
+    if (!quiet_ && !line_.drawing()) std::fprintf(stderr, "attnflow: [%zu/%zu] %s\n", index + 1, total_, id.c_str());
+    draw();
+  }
+  void instances_planned(long count) override {
+    planned_ += count;
+    draw();
+  }
+  void instance_done() override {
+    ++finished_;
+    draw();
+  }
+  void check_done(const nlohmann::json&, double) override {
+    ++done_;
+    inner_ = 0;
+    draw();
+  }
+  void finish() { line_.clear(); }
+
+ private:
+  void draw() {
+    if (!line_.drawing() || total_ == already_) return;
+    const long planned = planned_.load(), finished = finished_.load();
+    // Within a check the fraction of its instances done; never backwards when a check plans a
+    // second loop (controls, confirmations).
+    double inner = planned > 0 ? static_cast<double>(finished) / static_cast<double>(planned) : 0;
+    double seen = inner_.load();
+    while (inner > seen && !inner_.compare_exchange_weak(seen, inner)) {}
+    inner = std::max(inner, seen);
+    const double fraction = (static_cast<double>(done_ - already_) + std::min(inner, 0.99)) /
+                            static_cast<double>(total_ - already_);
+    line_.draw(fmt::format("check {}/{}", std::min(done_ + 1, total_), total_), fraction,
+               planned > 0 ? fmt::format("{}: {}/{} instances", current_, finished, planned) : current_);
+  }
+
+  bool quiet_;
+  ProgressLine line_;
+  std::size_t total_ = 0, done_ = 0, already_ = 0;
+  std::string current_;
+  std::atomic<long> planned_{0}, finished_{0};
+  std::atomic<double> inner_{0};
+};
+
+void print_table(const nlohmann::json& results) {
+  for (const auto& c : results["checks"]) {
+    const bool ok = c.value("as_expected", false);
+    std::cout << fmt::format("{:<18} {:<22} expected {:<12} got {:<12} {}  {}\n", c.value("id", ""),
+                             c.value("kind", ""), c.value("expected", ""), c.value("verdict", ""),
+                             ok ? "ok" : "UNEXPECTED", c.value("key_number", ""));
+    for (const auto& ctl : c.value("controls", nlohmann::json::array()))
+      std::cout << fmt::format("  control: {:<60} expected {:<12} got {}\n", ctl.value("description", ""),
+                               ctl.value("expected", ""), ctl.value("verdict", ""));
+  }
+}
+
+}  // namespace
+
 void register_check(CLI::App& app) {
   auto o = std::make_shared<CheckRunOptions>();
   auto seed = std::make_shared<std::uint64_t>(0);
+  auto quiet = std::make_shared<bool>(false);
   auto* sub = app.add_subcommand("check", "run a check suite: verdicts for the statements of the catalogue");
   sub->add_option("--suite", o->suite, "quick, full, blog, paper-A, paper-B, conjectures, or a suite file")
       ->capture_default_str();
@@ -23,13 +100,24 @@ void register_check(CLI::App& app) {
   sub->add_option("--jobs", o->jobs, "threads (default: all cores)");
   auto* seed_opt = sub->add_option("--seed", *seed, "suite seed (default: the suite's own)");
   sub->add_flag("--resume", o->resume, "skip checks already in DIR/results.json");
-  sub->add_flag("--quiet", o->quiet, "no progress or table");
+  sub->add_flag("--quiet", *quiet, "no progress or table");
   auto no_pdf = std::make_shared<bool>(false);
   sub->add_flag("--no-pdf", *no_pdf, "skip the LaTeX report");
-  add_command(sub, [o, seed, seed_opt, no_pdf] {
+  add_command(sub, [o, seed, seed_opt, no_pdf, quiet] {
     if (seed_opt->count()) o->seed = *seed;
-    const CheckRunOutcome r = run_checks(*o);
-    if (r.exit_code == 130) return r.exit_code;
+    const InterruptFlag interrupt;
+    CheckProgress progress(*quiet);
+    CheckRunOptions run = *o;
+    run.events = &progress;
+    run.cancel = &interrupt.flag();
+    const CheckRunOutcome r = run_checks(run);
+    progress.finish();
+    if (r.cancelled) {
+      std::cerr << "attnflow: interrupted; " << r.done << " of " << r.total << " checks are in " << r.results_path
+                << " (continue with --resume)\n";
+      return 130;
+    }
+    if (!*quiet) print_table(r.results);
     std::cout << "attnflow: results in " << r.results_path << "\n";
     // The report never changes the exit code: a check run does not fail for LaTeX.
     if (!*no_pdf) {
@@ -39,7 +127,7 @@ void register_check(CLI::App& app) {
         std::cout << "attnflow: no report (" << e.what() << ")\n";
       }
     }
-    return r.exit_code;
+    return r.all_as_expected ? 0 : 1;
   });
 
   auto* list = app.add_subcommand("list", "print the catalogue: id, kind, source, statement");

@@ -1,7 +1,7 @@
 #include "cli/commands.hpp"
 
-#include <cstdio>
-#include <unistd.h>
+#include "cli/progress.hpp"
+
 #include <vector>
 
 namespace attnflow::cli {
@@ -33,17 +33,11 @@ int run_selected(CLI::App& app) {
 }
 
 std::function<void(double)> progress_printer(const std::string& label) {
-  if (!::isatty(STDERR_FILENO)) return {};
-  auto last = std::make_shared<int>(-1);
-  return [label, last](double f) {
-    const int pct = static_cast<int>(f * 100);
-    if (pct == *last) return;
-    *last = pct;
-    const int width = 30, filled = pct * width / 100;
-    std::fprintf(stderr, "\r%s [%.*s%*s] %3d%%", label.c_str(), filled, "##############################",
-                 width - filled, "", pct);
-    if (pct >= 100) std::fputc('\n', stderr);
-    std::fflush(stderr);
+  auto line = std::make_shared<ProgressLine>(true);
+  if (!line->drawing()) return {};
+  return [label, line](double f) {
+    if (f >= 1) line->clear();
+    else line->draw(label, f);
   };
 }
 

@@ -27,7 +27,8 @@ void register_regress(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_prove(CLI::App& app);
 
-/// Progress on stderr: a bar when stderr is a terminal, otherwise nothing per step.
+/// Progress of one run on stderr (fraction in [0, 1]): a bar with an ETA when stderr is a
+/// terminal, otherwise nothing (an empty function).
 std::function<void(double)> progress_printer(const std::string& label);
 
 }  // namespace attnflow::cli

@@ -4,12 +4,16 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 
 #include "attnflow/version.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <cstdio>
 #include <iostream>
 
@@ -90,18 +94,32 @@ void register_prove(CLI::App& app) {
   add_command(sub, [o] {
     if (!o->check.empty()) {
       const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
-      (r.accepted ? std::cout : std::cerr) << "attnflow: " << r.message << "\n";
+      (r.accepted ? std::cout : std::cerr) << "attnflow: " << r.message
+                                            << (r.accepted ? fmt::format(" (recomputed in {:.2f} s)", r.seconds) : "") << "\n";
       return r.accepted ? 0 : 1;
     }
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
     const SimConfig c = load_sim_config(o->config);
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
     if (!o->enclose.empty()) return enclose(in, c, o->prove, o->enclose, o->out);
-    const verify::ProofResult r = verify::prove(in, o->prove);
+    // The proof ends when the predicate is certified, at the latest at max-time: the bar and its
+    // ETA measure against that limit, so they are an upper bound.
+    ProgressLine line(true);
+    verify::ProveOptions options = o->prove;
+    const bool layers = verify::is_layer_model(in.model);
+    const double end = std::max(options.max_time, options.report_until);
+    options.progress = [&line, end, layers](double t, long steps, double width) {
+      line.draw(layers ? "prove (layers)" : "prove", end > 0 ? t / end : 0,
+                fmt::format("{} {:.4g} of at most {:.4g}, {} steps, width {:.2g}", layers ? "layer" : "t", t, end, steps,
+                            width));
+    };
+    const verify::ProofResult r = verify::prove(in, options);
+    line.clear();
     nlohmann::json cert = verify::make_certificate(in, o->prove, r);
     cert["source_config"] = c.source;
     write_file_atomically(o->out + "/certificate.json", cert.dump(1) + "\n");
-    write_file_atomically(o->out + "/proof.tex", verify::proof_latex(in, o->prove, r));
+    // The appendix is the report's rendering of the certificate (verify/ writes no LaTeX).
+    write_file_atomically(o->out + "/proof.tex", proof_appendix_tex(cert));
     if (r.proved && r.predicate == verify::kVertexCapturePredicate) {
       std::string leaders;
       for (int l : r.capture.leaders) leaders += (leaders.empty() ? "" : ", ") + std::to_string(l + 1);

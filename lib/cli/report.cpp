@@ -1,6 +1,10 @@
 // attnflow report --results DIR/results.json [--out DIR] → DIR/report.tex, DIR/report.pdf
-#include "attnflow/report/report.hpp"
+// attnflow report --certificate CERT.json [--out DIR] → DIR/proof.tex (the proof's appendix)
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/report/proof_appendix.hpp"
+#include "attnflow/report/report.hpp"
 #include "cli/commands.hpp"
 
 #include <filesystem>
@@ -16,15 +20,26 @@ int print_report_outcome(const ReportOutcome& r) {
 
 void register_report(CLI::App& app) {
   struct Options {
-    std::string results, out;
+    std::string results, certificate, out;
     bool no_pdf = false;
   };
   auto o = std::make_shared<Options>();
-  auto* sub = app.add_subcommand("report", "LaTeX report (and PDF) of a results.json");
-  sub->add_option("--results", o->results, "results.json written by attnflow check")->required();
-  sub->add_option("--out", o->out, "output directory (default: beside results.json)");
+  auto* sub = app.add_subcommand("report", "LaTeX report (and PDF) of a results.json, or the appendix of one proof");
+  auto* results = sub->add_option("--results", o->results, "results.json written by attnflow check");
+  auto* certificate = sub->add_option("--certificate", o->certificate, "certificate.json written by attnflow prove");
+  results->excludes(certificate);
+  sub->add_option("--out", o->out, "output directory (default: beside the input)");
   sub->add_flag("--no-pdf", o->no_pdf, "write report.tex and data only");
   add_command(sub, [o] {
+    if (o->results.empty() && o->certificate.empty())
+      throw InputError("report: give --results results.json or --certificate certificate.json");
+    if (!o->certificate.empty()) {
+      const std::string dir = o->out.empty() ? std::filesystem::path(o->certificate).parent_path().string() : o->out;
+      const std::string path = (dir.empty() ? std::string(".") : dir) + "/proof.tex";
+      write_file_atomically(path, proof_appendix_tex(read_json_file(o->certificate)));
+      std::cout << "attnflow: wrote " << path << "\n";
+      return 0;
+    }
     const std::string out =
         o->out.empty() ? std::filesystem::path(o->results).parent_path().string() : o->out;
     const std::string results_dir = std::filesystem::path(o->results).parent_path().string();

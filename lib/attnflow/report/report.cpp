@@ -1,9 +1,12 @@
 #include "attnflow/report/report.hpp"
 
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
-#include "attnflow/report/convergence_table.hpp"
+#include "attnflow/report/convergence_tex.hpp"
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/latex_template.hpp"
+#include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/version.hpp"
 
@@ -125,7 +128,7 @@ std::string convergence_tex(const json& v) {
   for (const auto& j : tables) {
     try {
       const ConvergenceTable table = ConvergenceTable::from_json(j);
-      table.write_tex(t, j.value("caption", std::string("convergence")));
+      write_convergence_tex(t, table, j.value("caption", std::string("convergence")));
     } catch (const std::exception& e) {
       t << "\\emph{A convergence table could not be read: " << esc(e.what()) << ".}\\par\n";
     }
@@ -133,34 +136,70 @@ std::string convergence_tex(const json& v) {
   return t.str();
 }
 
-/// The appendix text of a certificate: the body of a complete document, or the fragment itself.
-std::string appendix_body(const std::string& tex) {
-  const std::string b = "\\begin{document}", e = "\\end{document}";
-  const auto i = tex.find(b);
-  if (i == std::string::npos) return tex;
-  const auto k = tex.find(e, i);
-  return tex.substr(i + b.size(), k == std::string::npos ? std::string::npos : k - i - b.size());
-}
-
-/// Where a certificate's appendix lives: absolute, or relative to the results' directory, the
-/// report's directory, the source tree (proofs/certificates/…) or the working directory.
-std::string find_appendix(const std::string& path, const std::vector<std::string>& bases) {
+/// A certificate a report may cite: a regular file below one of `bases` (after resolving symlinks
+/// and ".."), so results.json cannot make the report read anything else.
+std::string find_certificate(const std::string& path, const std::vector<std::string>& bases) {
   if (path.empty()) return "";
-  if (fs::path(path).is_absolute()) return fs::is_regular_file(path) ? path : "";
-  for (const auto& b : bases)
-    if (!b.empty() && fs::is_regular_file(fs::path(b) / path)) return (fs::path(b) / path).string();
+  for (const auto& b : bases) {
+    if (b.empty()) continue;
+    std::error_code ec;
+    const fs::path base = fs::weakly_canonical(b, ec);
+    if (ec) continue;
+    const fs::path candidate = fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path) : base / path, ec);
+    if (ec || !fs::is_regular_file(candidate, ec)) continue;
+    const auto rel = candidate.lexically_relative(base);
+    if (!rel.empty() && *rel.begin() != "..") return candidate.string();
+  }
   return "";
 }
 
+/// The rendered appendix of a certificate file, or "" with `problem` set.
+std::string appendix_of(const std::string& file, std::string& problem) {
+  if (file.empty()) {
+    problem = "the certificate was not found below the results, the report or the source tree";
+    return "";
+  }
+  try {
+    return proof_appendix_tex(read_json_file(file));
+  } catch (const std::exception& e) {
+    problem = e.what();
+    return "";
+  }
+}
+
+std::string hypotheses_rows(const json& hypotheses) {
+  std::string rows;
+  for (const auto& h : hypotheses)
+    rows += scalar_tex(h.value("name", json(""))) + " & " + scalar_tex(h.value("established", json(""))) + " & " +
+            scalar_tex(h.value("detail", json(""))) + " \\\\\n";
+  return rows;
+}
+
+std::string controls_rows(const json& controls) {
+  std::string rows;
+  for (const auto& ctl : controls) {
+    std::string ev;
+    const json e = ctl.value("evidence", json::object());
+    if (e.is_object())
+      for (auto it = e.begin(); it != e.end(); ++it) {
+        const std::string v = scalar_tex(it.value());
+        if (!v.empty()) ev += esc(it.key()) + " = " + v + "; ";
+      }
+    rows += scalar_tex(ctl.value("description", json(""))) + " & " + scalar_tex(ctl.value("expected", json(""))) +
+            " & " + verdict_tex(ctl.value("verdict", std::string("?"))) + " & " + ev + " \\\\\n";
+  }
+  return rows;
+}
+
+bool non_empty_list(const json& c, const char* key) { return c.contains(key) && c[key].is_array() && !c[key].empty(); }
+
 struct Appendix {
-  std::string id, certificate, tex_file;  // tex_file: "" when not found
-  std::string data_path;                  // the copy \input by the report
+  std::string id, certificate;
 };
 
 /// The document; data files (figures, appendices) are appended to `files`.
 std::string render(const json& r, const std::string& data_prefix, std::vector<DataFile>& files,
                    const std::vector<std::string>& bases) {
-  std::ostringstream d;
   const json prov = r.value("provenance", json::object());
   std::set<std::string> precisions;
   for (const auto& c : r["checks"])
@@ -170,131 +209,84 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
   std::string precision_list;
   for (const auto& p : precisions) precision_list += (precision_list.empty() ? "" : ", ") + p;
 
-  d << R"(\documentclass[11pt]{article}
-\usepackage[T1]{fontenc}
-\usepackage[margin=2.2cm]{geometry}
-\usepackage{amsmath,amssymb,amsthm}
-\usepackage{booktabs,longtable,array}
-\usepackage[table]{xcolor}
-\usepackage{pgfplots}
-\pgfplotsset{compat=1.18}
-\usepackage[hidelinks]{hyperref}
-\setlength{\parindent}{0pt}
-\setlength{\parskip}{0.4em}
-\begin{document}
-\begin{titlepage}\centering
-\vspace*{3cm}{\Huge attnflow report}\par\vspace{1cm}
-{\Large Checks of clustering theorems for self-attention dynamics}\par\vspace{2cm}
-\begin{tabular}{l>{\raggedright\arraybackslash}p{10cm}}
-)";
-  d << "attnflow version & " << esc(r.value("attnflow_version", std::string(kVersion))) << " \\\\\n";
-  d << "git commit & \\texttt{" << esc(prov.value("git", std::string("unknown"))) << "} \\\\\n";
-  d << "suite & " << esc(r["suite"].is_string() ? r["suite"].get<std::string>() : r["suite"].dump()) << " \\\\\n";
-  d << "seed & " << esc(r.value("seed", json()).dump()) << " \\\\\n";
-  d << "precisions & " << esc(precision_list.empty() ? "see each check" : precision_list) << " \\\\\n";
-  d << "date & " << esc(prov.value("written", std::string("unknown"))) << " \\\\\n";
-  d << "\\end{tabular}\\end{titlepage}\n";
-
-  // Summary table.
-  d << "\\section*{Summary}\n{\\small\\begin{longtable}{>{\\raggedright}p{2.6cm}>{\\raggedright}p{2.1cm}"
-       ">{\\raggedright}p{2.4cm}ll>{\\raggedright\\arraybackslash}p{4.0cm}}\n\\toprule\nid & kind & source & expected & verdict & key number "
-       "\\\\\n\\midrule\n\\endhead\n";
+  std::string summary_rows;
   for (const auto& c : r["checks"])
-    d << esc(c["id"].get<std::string>()) << " & " << esc(c["kind"].get<std::string>()) << " & "
-      << esc(c["source"].get<std::string>()) << " & " << esc(c["expected"].get<std::string>()) << " & "
-      << verdict_tex(c["verdict"].get<std::string>()) << " & " << esc(c.value("key_number", std::string()))
-      << " \\\\\n";
-  d << "\\bottomrule\n\\end{longtable}}\n";
-  d << "Verdicts: \\emph{holds} --- every instance satisfies the conclusion within a tolerance derived from the "
-       "integration error estimate and the precision; \\emph{violated} --- a failure that survives a re-run with at "
-       "least 20 more digits and tighter tolerances; \\emph{inconclusive} --- the evidence does not separate the two; "
-       "\\emph{reported} --- a conjecture or observation, recorded without an expected outcome.\n\\clearpage\n";
+    summary_rows += esc(c["id"].get<std::string>()) + " & " + esc(c["kind"].get<std::string>()) + " & " +
+                    esc(c["source"].get<std::string>()) + " & " + esc(c["expected"].get<std::string>()) + " & " +
+                    verdict_tex(c["verdict"].get<std::string>()) + " & " + esc(c.value("key_number", std::string())) +
+                    " \\\\\n";
 
   std::size_t figure_index = 0;
   std::vector<Appendix> appendices;
+  std::string sections;
   for (const auto& c : r["checks"]) {
     const std::string id = c["id"].get<std::string>();
-    d << "\\section{" << esc(id) << " \\normalsize(" << esc(c["kind"].get<std::string>()) << ", "
-      << esc(c["source"].get<std::string>()) << ")}\n";
-    d << "Expected: " << esc(c["expected"].get<std::string>()) << ". Verdict: " << verdict_tex(c["verdict"].get<std::string>())
-      << " on " << number_tex(c.value("instances", 0.0)) << " instances. " << esc(c.value("key_number", std::string()))
-      << "\n\n";
     const std::string statement = read_statement(id);
-    d << "\\subsection*{Statement}\n"
-      << (statement.empty() ? "\\emph{No statement file proofs/" + esc(id) + ".tex.}\n" : statement + "\n");
-    if (c.contains("hypotheses") && c["hypotheses"].is_array() && !c["hypotheses"].empty()) {
-      d << "\\subsection*{Hypotheses}\n{\\small\\begin{longtable}{>{\\raggedright}p{5cm}l>{\\raggedright\\arraybackslash}p{7.5cm}}\n"
-           "\\toprule\nhypothesis & established & how \\\\\n\\midrule\n";
-      for (const auto& h : c["hypotheses"])
-        d << scalar_tex(h.value("name", json(""))) << " & " << scalar_tex(h.value("established", json(""))) << " & "
-          << scalar_tex(h.value("detail", json(""))) << " \\\\\n";
-      d << "\\bottomrule\n\\end{longtable}}\n";
-    }
-    d << "\\subsection*{Evidence}\n" << evidence_tex(c.value("evidence", json::object()));
-    if (c.contains("evidence") && c["evidence"].is_object() && c["evidence"].contains("convergence"))
-      d << "\\subsection*{Convergence}\n" << convergence_tex(c["evidence"]["convergence"]);
-    if (c.contains("controls") && c["controls"].is_array() && !c["controls"].empty()) {
-      d << "\\subsection*{Negative controls}\n{\\small\\begin{longtable}{>{\\raggedright}p{7.2cm}ll>{\\raggedright\\arraybackslash}p{4cm}}\n"
-           "\\toprule\ncontrol & expected & verdict & evidence \\\\\n\\midrule\n";
-      for (const auto& ctl : c["controls"]) {
-        std::string ev;
-        const json e = ctl.value("evidence", json::object());
-        if (e.is_object())
-          for (auto it = e.begin(); it != e.end(); ++it) {
-            const std::string v = scalar_tex(it.value());
-            if (!v.empty()) ev += esc(it.key()) + " = " + v + "; ";
-          }
-        d << scalar_tex(ctl.value("description", json(""))) << " & " << scalar_tex(ctl.value("expected", json("")))
-          << " & " << verdict_tex(ctl.value("verdict", std::string("?"))) << " & " << ev << " \\\\\n";
-      }
-      d << "\\bottomrule\n\\end{longtable}}\n";
-    }
-    if (c.contains("violations") && c["violations"].is_array() && !c["violations"].empty())
-      d << "\\textbf{" << c["violations"].size()
-        << " violating instance(s)} are saved in results.json as configs for \\texttt{attnflow simulate}.\n\n";
+    const json evidence = c.value("evidence", json::object());
+    TemplateValues v;
+    v.set("id", id).set("kind", c["kind"].get<std::string>()).set("source", c["source"].get<std::string>());
+    v.set("expected", c["expected"].get<std::string>()).set("key_number", c.value("key_number", std::string()));
+    v.set("verdict", verdict_tex(c["verdict"].get<std::string>())).set("instances", number_tex(c.value("instances", 0.0)));
+    v.flag("has_statement", !statement.empty()).set("statement", statement);
+    v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
+        .set("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : "");
+    v.set("evidence", evidence_tex(evidence));
+    const bool convergence = evidence.is_object() && evidence.contains("convergence");
+    v.flag("has_convergence", convergence).set("convergence", convergence ? convergence_tex(evidence["convergence"]) : "");
+    v.flag("has_controls", non_empty_list(c, "controls"))
+        .set("controls", non_empty_list(c, "controls") ? controls_rows(c["controls"]) : "");
+    v.set("violations", non_empty_list(c, "violations")
+                            ? fmt::format("\\textbf{{{} violating instance(s)}} are saved in results.json as configs "
+                                          "for \\texttt{{attnflow simulate}}.\n",
+                                          c["violations"].size())
+                            : "");
     const json figures = c.value("figures", json::object());
-    if (figures.is_object() && !figures.empty()) {
-      d << "\\subsection*{Figures}\n";
+    std::string figures_tex;
+    if (figures.is_object())
       for (auto it = figures.begin(); it != figures.end(); ++it)
-        d << figure_tex(id + ": " + it.key(), it.key(), it.value(), data_prefix, figure_index, files);
-    }
-    const json ev = c.value("evidence", json::object());
-    if (ev.is_object() && ev.contains("certificates") && ev["certificates"].is_array())
-      for (const auto& cert : ev["certificates"]) {
+        figures_tex += figure_tex(id + ": " + it.key(), it.key(), it.value(), data_prefix, figure_index, files);
+    v.flag("has_figures", !figures_tex.empty()).set("figures", figures_tex);
+    std::string certificates;
+    if (evidence.is_object() && evidence.contains("certificates") && evidence["certificates"].is_array())
+      for (const auto& cert : evidence["certificates"]) {
         if (!cert.is_object()) continue;
-        const auto text = [&](const char* key) {
-          return cert.contains(key) && cert[key].is_string() ? cert[key].get<std::string>() : std::string();
-        };
-        Appendix a{id, text("path"), find_appendix(text("tex"), bases), ""};
-        if (a.certificate.empty()) a.certificate = text("tex").empty() ? "(unnamed)" : text("tex");
-        appendices.push_back(a);
-        d << "Proof certificate \\texttt{" << esc(a.certificate) << "}: see Appendix~\\ref{app:" << appendices.size()
-          << "}.\n\n";
+        const std::string path = cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
+        appendices.push_back({id, path.empty() ? "(unnamed)" : path});
+        certificates += "Proof certificate \\texttt{" + esc(appendices.back().certificate) + "}: see Appendix~\\ref{app:" +
+                        std::to_string(appendices.size()) + "}.\n\n";
       }
-    d << "\\clearpage\n";
+    v.set("certificates", certificates);
+    sections += render_template("check_section.tex", v);
   }
-  if (!appendices.empty()) {
-    // Computer-assisted proofs (attnflow prove): their LaTeX appendix, copied beside the report so
-    // the report directory is self-contained.
-    d << "\\appendix\n";
-    for (std::size_t k = 0; k < appendices.size(); ++k) {
-      auto& a = appendices[k];
-      d << "\\section{Proof certificate for " << esc(a.id) << "}\\label{app:" << k + 1 << "}\n"
-        << "Certificate: \\texttt{" << esc(a.certificate) << "}.\n\n";
-      std::ifstream in(a.tex_file);
-      if (a.tex_file.empty() || !in) {
-        d << "\\emph{The appendix file of this certificate was not found; re-run attnflow prove.}\n\n";
-        continue;
-      }
-      std::stringstream body;
-      body << in.rdbuf();
-      a.data_path = fmt::format("{}appendix{}.tex", data_prefix, k + 1);
-      files.push_back({a.data_path, appendix_body(body.str())});
-      d << "\\input{" << a.data_path << "}\n\\clearpage\n";
-    }
+
+  // Computer-assisted proofs: each appendix rendered from its certificate and written beside the
+  // report, so the report directory is self-contained.
+  std::string appendix_tex;
+  for (std::size_t k = 0; k < appendices.size(); ++k) {
+    const auto& a = appendices[k];
+    std::string problem;
+    const std::string body = appendix_of(find_certificate(a.certificate, bases), problem);
+    TemplateValues v;
+    v.set("id", a.id).set("certificate", a.certificate).set("index", static_cast<long>(k + 1));
+    v.flag("found", !body.empty()).set("problem", problem);
+    const std::string data_path = fmt::format("{}appendix{}.tex", data_prefix, k + 1);
+    v.set("data_path", body.empty() ? "" : data_path);
+    if (!body.empty()) files.push_back({data_path, body});
+    appendix_tex += render_template("proof_section.tex", v);
   }
-  d << "\\end{document}\n";
-  return d.str();
+
+  TemplateValues doc;
+  doc.set("version", r.value("attnflow_version", std::string(kVersion)));
+  doc.set("git", prov.value("git", std::string("unknown")));
+  doc.set("suite", r["suite"].is_string() ? r["suite"].get<std::string>() : r["suite"].dump());
+  doc.set("seed", r.value("seed", json()).dump());
+  doc.set("precisions", precision_list.empty() ? "see each check" : precision_list);
+  doc.set("date", prov.value("written", std::string("unknown")));
+  TemplateValues summary;
+  summary.set("rows", summary_rows);
+  doc.set("summary", render_template("summary.tex", summary));
+  doc.set("sections", sections).flag("has_appendices", !appendices.empty()).set("appendices", appendix_tex);
+  return render_template("report.tex", doc);
 }
 
 }  // namespace
@@ -302,7 +294,7 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
 std::string report_tex(const json& r, const std::string& data_prefix) {
   validate(r);
   std::vector<DataFile> files;
-  return render(r, data_prefix, files, {fs::current_path().string()});
+  return render(r, data_prefix, files, {fs::current_path().string(), attnflow::source_dir()});
 }
 
 ReportOutcome write_report(const json& r, const std::string& out_dir, bool compile, const std::string& results_dir) {

@@ -13,11 +13,12 @@ struct ReportOutcome {
   std::string message;    // how to compile by hand, or the LaTeX error
 };
 
-/// Validates the results (InputError on a malformed file), writes DIR/report.tex and the data
-/// files, and compiles with latexmk when `compile` and latexmk is on the PATH. A check whose
-/// evidence lists "certificates": [{"path", "tex"}] gets the LaTeX appendix file `tex` (found
-/// relative to `results_dir` — default out_dir —, out_dir, the source tree or the working
-/// directory) copied into report-data/ and \input in an appendix.
+/// Validates the results (InputError on a malformed file), writes DIR/report.tex (from the
+/// templates in reports/) and the data files, and compiles with latexmk when `compile` and
+/// latexmk is on the PATH. A check whose evidence lists "certificates": [{"path", …}] gets an
+/// appendix rendered from that certificate.json (proof_appendix.hpp), which must lie below
+/// `results_dir` (default out_dir), out_dir or the source tree; no .tex file named in the results
+/// is ever read.
 ReportOutcome write_report(const nlohmann::json& results, const std::string& out_dir, bool compile = true,
                            const std::string& results_dir = "");
 

@@ -3,6 +3,7 @@
 // index so the outcome does not depend on the number of threads; error estimates from a
 // tighter re-run; violations confirmed at higher precision before they are believed.
 #include "attnflow/config/json_fields.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/tokens.hpp"
 
@@ -12,20 +13,32 @@
 namespace attnflow {
 
 /// fn(i) for i < count, in parallel; result i is fn(i) whatever the thread count.
-/// fn must not change the MPFR precision (it is process-wide in Boost 1.74).
+/// fn must not change the MPFR precision (it is process-wide in Boost 1.74). The installed
+/// InstanceMonitor hears of each finished instance; when it asks to stop, no new instance starts
+/// and Cancelled is thrown once the running ones are done.
 template <class R> std::vector<R> run_instances(long count, const std::function<R(long)>& fn) {
   std::vector<R> out(static_cast<std::size_t>(count));
+  InstanceMonitor* monitor = current_instance_monitor();
+  if (monitor) monitor->instances_planned(count);
   std::exception_ptr failure;
+  bool cancelled = false;
 #pragma omp parallel for schedule(dynamic, 1)
   for (long i = 0; i < count; ++i) {
+    if (monitor && monitor->cancelled()) {
+#pragma omp critical
+      cancelled = true;
+      continue;
+    }
     try {
       out[static_cast<std::size_t>(i)] = fn(i);
     } catch (...) {
 #pragma omp critical
       if (!failure) failure = std::current_exception();
     }
+    if (monitor) monitor->instance_done();
   }
   if (failure) std::rethrow_exception(failure);
+  if (cancelled) throw Cancelled();
   return out;
 }
 

@@ -4,28 +4,18 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/version.hpp"
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <ctime>
 #include <filesystem>
-#include <fmt/format.h>
-#include <iostream>
 #include <omp.h>
 #include <unistd.h>
 
 namespace attnflow {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_sigint(int) {
-  g_interrupted = true;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the program at once
-}
 
 std::string now_iso8601() {
   const std::time_t t = std::time(nullptr);
@@ -40,17 +30,22 @@ std::string hostname() {
   return buf;
 }
 
-void print_progress(bool tty, std::size_t done, std::size_t total, const std::string& current, double elapsed) {
-  const double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
-  if (tty) {
-    const int width = 24, filled = total ? static_cast<int>(done * width / total) : width;
-    std::fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu  ETA %4.0fs  %s", filled, "########################",
-                 width - filled, "", done, total, eta, current.c_str());
-    std::fflush(stderr);
-  } else if (!current.empty()) {
-    std::fprintf(stderr, "attnflow: [%zu/%zu] %s\n", done + 1, total, current.c_str());
+/// Forwards instance progress to the events and asks instance loops to stop when cancelled.
+class RunnerMonitor : public InstanceMonitor {
+ public:
+  RunnerMonitor(CheckEvents* events, const std::atomic<bool>* cancel) : events_(events), cancel_(cancel) {}
+  void instances_planned(long count) override {
+    if (events_) events_->instances_planned(count);
   }
-}
+  void instance_done() override {
+    if (events_) events_->instance_done();
+  }
+  bool cancelled() const override { return cancel_ && cancel_->load(); }
+
+ private:
+  CheckEvents* events_;
+  const std::atomic<bool>* cancel_;
+};
 
 }  // namespace
 
@@ -124,7 +119,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     if (old.value("suite", "") != suite.name || old.value("seed", 0ULL) != suite.seed)
       input_error("--resume", results_path + " is from another suite or seed; remove it or drop --resume");
     results["checks"] = old.value("checks", nlohmann::json::array());
-    if (old.contains("provenance")) durations = old["provenance"].value("durations", nlohmann::json::object());
+    if (old.contains("provenance")) durations = old["provenance"].value("durations_seconds", nlohmann::json::object());
   }
   auto already_done = [&](const std::string& id) {
     for (const auto& c : results["checks"])
@@ -156,47 +151,40 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     results = ordered;
   };
 
-  g_interrupted = false;
-  auto previous = std::signal(SIGINT, on_sigint);
-  const bool tty = !o.quiet && ::isatty(STDERR_FILENO);
-  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> ids;
+  for (const auto& c : selected) ids.push_back(c.first);
   std::size_t done = 0;
-  bool interrupted = false;
-  for (const auto& [id, params] : selected) {
-    if (g_interrupted) { interrupted = true; break; }
-    if (o.resume && already_done(id)) { ++done; continue; }
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!o.quiet) print_progress(tty, done, selected.size(), id, elapsed);
+  for (const auto& id : ids) done += o.resume && already_done(id);
+  if (o.events) o.events->run_started(ids, done);
+  RunnerMonitor monitor(o.events, o.cancel);
+  const ScopedInstanceMonitor installed(&monitor);
+  CheckRunOutcome outcome;
+  outcome.results_path = results_path;
+  outcome.total = selected.size();
+  for (std::size_t k = 0; k < selected.size(); ++k) {
+    const auto& [id, params] = selected[k];
+    if (o.resume && already_done(id)) continue;
+    if (monitor.cancelled()) { outcome.cancelled = true; break; }
+    if (o.events) o.events->check_started(id, k);
     const auto t0 = std::chrono::steady_clock::now();
-    const CheckResult r = run_catalogue_check(id, params, suite.seed);
-    durations[id] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CheckResult r;
+    try {
+      r = run_catalogue_check(id, params, suite.seed);
+    } catch (const Cancelled&) {
+      outcome.cancelled = true;
+      break;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    durations[id] = seconds;
     results["checks"].push_back(r.to_json());
     write_results("partial");
     ++done;
+    if (o.events) o.events->check_done(results["checks"].back(), seconds);
   }
-  std::signal(SIGINT, previous);
-  if (interrupted) {
-    if (tty) std::fputc('\n', stderr);
-    std::cerr << "attnflow: interrupted; " << done << " of " << selected.size() << " checks are in " << results_path
-              << " (continue with --resume)\n";
-    return {130, results_path, results};
-  }
-  write_results("complete");
-  if (tty) std::fprintf(stderr, "\r\033[K");
-
-  CheckRunOutcome outcome{0, results_path, results};
-  for (const auto& c : results["checks"]) {
-    const bool ok = c.value("as_expected", false);
-    if (!ok) outcome.exit_code = 1;
-    if (!o.quiet) {
-      std::cout << fmt::format("{:<18} {:<22} expected {:<12} got {:<12} {}  {}\n", c.value("id", ""),
-                               c.value("kind", ""), c.value("expected", ""), c.value("verdict", ""),
-                               ok ? "ok" : "UNEXPECTED", c.value("key_number", ""));
-      for (const auto& ctl : c.value("controls", nlohmann::json::array()))
-        std::cout << fmt::format("  control: {:<60} expected {:<12} got {}\n", ctl.value("description", ""),
-                                 ctl.value("expected", ""), ctl.value("verdict", ""));
-    }
-  }
+  outcome.done = done;
+  if (!outcome.cancelled) write_results("complete");
+  outcome.results = results;
+  for (const auto& c : results["checks"]) outcome.all_as_expected &= c.value("as_expected", false);
   return outcome;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // attnflow check: load a suite, run its checks (or --only some), write results.json atomically
-// after each check, resume, and return the exit code.
+// after each check, resume. It prints nothing: what happens goes to an event sink, and a
+// cancellation flag stops it between instances (the command line handles signals and output).
 #include "attnflow/catalogue/verdict.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,6 +22,20 @@ struct SuiteFile {
 /// `name_or_path`: a suite name (checks/<name>.json) or a path to a suite file.
 SuiteFile load_suite(const std::string& name_or_path);
 
+/// What a run of checks reports as it goes. check_started and check_done come from the runner's
+/// thread; instances_planned and instance_done from the threads of a check's instance loops, so
+/// implementations must be thread-safe.
+class CheckEvents {
+ public:
+  virtual ~CheckEvents() = default;
+  /// The checks to run, in order; `already_done` of them are taken from a resumed results.json.
+  virtual void run_started(const std::vector<std::string>& ids, std::size_t already_done) { (void)ids, (void)already_done; }
+  virtual void check_started(const std::string& id, std::size_t index) { (void)id, (void)index; }
+  virtual void instances_planned(long count) { (void)count; }
+  virtual void instance_done() {}
+  virtual void check_done(const nlohmann::json& result, double seconds) { (void)result, (void)seconds; }
+};
+
 struct CheckRunOptions {
   std::string suite = "quick";
   std::vector<std::string> only;
@@ -27,11 +43,14 @@ struct CheckRunOptions {
   int jobs = 0;  // 0: all cores
   std::optional<std::uint64_t> seed;
   bool resume = false;
-  bool quiet = false;
+  CheckEvents* events = nullptr;              // nullptr: nobody listens
+  const std::atomic<bool>* cancel = nullptr;  // set: stop before the next instance or check
 };
 
 struct CheckRunOutcome {
-  int exit_code = 0;
+  bool cancelled = false;     // results.json holds the checks finished before the stop
+  std::size_t done = 0, total = 0;
+  bool all_as_expected = true;
   std::string results_path;
   nlohmann::json results;
 };

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
-#include <iostream>
 #include <omp.h>
 #include <set>
 
@@ -94,20 +93,6 @@ json make_baseline(const CheckResult& r, const std::string& suite, std::uint64_t
           {"quantities", observed(r)}};
 }
 
-void print_table(const std::vector<RegressRow>& rows) {
-  std::size_t w[5] = {2, 8, 8, 3, 7};
-  for (const auto& r : rows) {
-    w[0] = std::max(w[0], r.id.size()), w[1] = std::max(w[1], r.quantity.size());
-    w[2] = std::max(w[2], r.baseline.size()), w[3] = std::max(w[3], r.now.size()), w[4] = std::max(w[4], r.allowed.size());
-  }
-  w[1] = std::min<std::size_t>(w[1], 72);
-  std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", "id", w[0], "quantity", w[1], "baseline", w[2],
-                           "now", w[3], "allowed", w[4], "status");
-  for (const auto& r : rows)
-    std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", r.id, w[0], r.quantity, w[1], r.baseline,
-                             w[2], r.now, w[3], r.allowed, w[4], r.status);
-}
-
 json rows_json(const std::vector<RegressRow>& rows) {
   json a = json::array();
   for (const auto& r : rows)
@@ -182,10 +167,15 @@ RegressOutcome run_regress(const RegressOptions& o) {
       input_error(path + ": id", "is \"" + baselines.back()->at("id").get<std::string>() + "\", expected \"" + id + "\"");
   }
 
+  if (o.events) {
+    std::vector<std::string> ids;
+    for (const auto& w : work) ids.push_back(w.first);
+    o.events->run_started(ids, 0);
+  }
   for (std::size_t k = 0; k < work.size(); ++k) {
     const auto& [id, suite_params] = work[k];
     const auto& base = baselines[k];
-    if (!o.quiet) std::cerr << "attnflow: [" << k + 1 << "/" << work.size() << "] " << id << "\n";
+    if (o.events) o.events->check_started(id, k);
     if (o.update) {
       const std::uint64_t seed = o.seed.value_or(suite.seed);
       const CheckResult r = run_catalogue_check(id, suite_params, seed);
@@ -228,18 +218,15 @@ RegressOutcome run_regress(const RegressOptions& o) {
 
   long drifts = 0;
   for (const auto& r : out.rows) drifts += r.drift;
-  out.exit_code = drifts > 0 ? 1 : 0;
+  out.drifts = drifts;
+  out.baseline_dir = dir;
+  out.regress_path = o.out + "/regress.json";
   fs::create_directories(o.out);
-  write_file_atomically(o.out + "/regress.json",
+  write_file_atomically(out.regress_path,
                         json{{"suite", suite.name}, {"baseline_dir", dir}, {"update", o.update},
                              {"seed", o.seed ? json(*o.seed) : json("baseline")}, {"attnflow_version", kVersion},
                              {"drifts", drifts}, {"rows", rows_json(out.rows)}}
                                 .dump(1) + "\n");
-  if (!o.quiet) {
-    print_table(out.rows);
-    if (o.update) std::cout << fmt::format("baselines written to {}\n", dir);
-    else std::cout << fmt::format("{} quantities compared, {} drifted beyond tolerance\n", out.rows.size(), drifts);
-  }
   return out;
 }
 

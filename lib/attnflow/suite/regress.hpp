@@ -2,6 +2,8 @@
 // attnflow regress: rerun the checks of conjectures and observations and compare what they
 // observe (CheckResult::observables, plus every verdict) with recorded baselines, each quantity
 // with a tolerance in its own units. Baselines are checks/baselines/<id>.json.
+#include "attnflow/suite/check_runner.hpp"
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,7 +22,7 @@ struct RegressOptions {
   bool update = false;
   int jobs = 0;
   std::string out = "out/regress";
-  bool quiet = false;
+  CheckEvents* events = nullptr;  // told when each check starts and ends
 };
 
 struct RegressRow {
@@ -29,8 +31,10 @@ struct RegressRow {
 };
 
 struct RegressOutcome {
-  int exit_code = 0;
   std::vector<RegressRow> rows;
+  long drifts = 0;
+  std::string baseline_dir;
+  std::string regress_path;  // where regress.json was written
 };
 
 /// Standard errors a Monte-Carlo difference may span before it counts as drift (fixed in

@@ -245,6 +245,7 @@ template <class I, class Holds> void prove_until(const Problem<I>& pb, const Pro
     const Box b = box_of(t, X);
     r.width_trace.emplace_back(t, b.max_width());
     r.last = b;
+    if (o.progress) o.progress(t, steps, b.max_width());
     if (!r.proved) {
       if (holds(X, b, r)) {
         r.proved = true;

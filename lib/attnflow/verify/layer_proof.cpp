@@ -173,6 +173,7 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
     r.last = b;
     r.t_reached = double(layer);
     r.steps = layer;
+    if (o.progress) o.progress(double(layer), layer, b.max_width());
     if (!std::isfinite(b.max_width()) || b.max_width() > 1) {
       r.reason = "enclosure lost at layer " + std::to_string(layer) + " (width " + g17(b.max_width()) + ")";
       break;

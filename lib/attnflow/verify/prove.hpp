@@ -7,6 +7,7 @@
 // doubles, so ordinary code (tests, CLI) never instantiates rigorous arithmetic.
 #include "attnflow/config/sim_config.hpp"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct ProveOptions {
   long max_steps = 200000;
   std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
   double epsilon = 1e-6;      // capture predicates (sa-euclid): P_i,leader(i)(T) ≥ 1 − ε
+  /// Told after every step (time or layer reached, steps, largest width); not part of a certificate.
+  std::function<void(double t, long steps, double width)> progress;
   nlohmann::json to_json() const;
   static ProveOptions from_json(const nlohmann::json& j);
 };
@@ -128,16 +131,16 @@ struct FlowResult {
 FlowResult enclose_flow(const ProveInstance& instance, const std::vector<double>& times, const ProveOptions& options,
                         const std::vector<double>& start_lo = {}, const std::vector<double>& start_hi = {});
 
-/// certificate.json of a proof (the instance, options and step sizes needed to re-verify it).
+/// certificate.json of a proof (the instance, options and step sizes needed to re-verify it, and
+/// everything report/proof_appendix.hpp needs to typeset it).
 nlohmann::json make_certificate(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
-/// The LaTeX proof appendix for a proved instance.
-std::string proof_latex(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
 
 /// Re-verifies a certificate by recomputing the proof with its instance, options and step
 /// sizes; every claim (outcome, T, w, margin, enclosure) must equal the recomputation.
 struct CheckResult {
   bool accepted = false;
-  std::string message;  // one line: why rejected, or what was verified
+  std::string message;  // one line: why rejected, or what was verified (the same on every run)
+  double seconds = 0;   // the recomputation's wall time (not in the message: results stay deterministic)
 };
 CheckResult check_certificate(const nlohmann::json& certificate);
 

@@ -3,7 +3,7 @@
 // must match γ(t) to the integrator's measured error.
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
-#include "attnflow/report/convergence_table.hpp"
+#include "attnflow/diagnostics/convergence_table.hpp"
 #include "attnflow/run/simulate.hpp"
 
 #include <cmath>

@@ -5,7 +5,7 @@
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
 #include "attnflow/diagnostics/rates.hpp"
-#include "attnflow/report/convergence_table.hpp"
+#include "attnflow/diagnostics/convergence_table.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 
 #include <algorithm>

@@ -1,11 +1,10 @@
 #pragma once
-// One object from numbers to a LaTeX table, in the style of deal.II's ConvergenceTable: add
-// rows of named values, ask for observed orders of one column against a refinement column,
-// write a booktabs table.
+// Numbers and their observed orders in one object, in the style of deal.II's ConvergenceTable:
+// add rows of named values, ask for observed orders of one column against a refinement column.
+// The report typesets it (report/convergence_tex.hpp); checks put its JSON in their evidence.
 #include <nlohmann/json.hpp>
 
 #include <map>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,8 +17,6 @@ class ConvergenceTable {
   /// Adds "<column> order": log(e_k/e_{k+1}) / log(h_k/h_{k+1}) against the refinement column.
   void evaluate_orders(const std::string& column, const std::string& refinement);
   void set_precision(const std::string& column, int digits);
-  void write_tex(std::ostream& out, const std::string& caption) const;
-  void write_text(std::ostream& out) const;
   std::size_t rows() const;
   /// {"caption", "columns": [{"name", "values" (NaN as null), "digits"}]}: what a check puts
   /// under "convergence" in its evidence (orders already evaluated, so the JSON carries them).
@@ -27,6 +24,10 @@ class ConvergenceTable {
   /// The inverse of to_json; std::invalid_argument on anything else.
   static ConvergenceTable from_json(const nlohmann::json& j);
   const std::vector<double>& column(const std::string& name) const;
+  /// Column names in the order they were added.
+  const std::vector<std::string>& column_names() const { return order_; }
+  /// Significant digits set for a column, or -1 when none was set.
+  int precision(const std::string& column) const;
 
  private:
   std::vector<std::string> order_;

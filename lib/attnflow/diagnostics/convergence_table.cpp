@@ -1,6 +1,4 @@
-#include "attnflow/report/convergence_table.hpp"
-
-#include "attnflow/report/latex_escape.hpp"
+#include "attnflow/diagnostics/convergence_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -72,38 +70,9 @@ ConvergenceTable ConvergenceTable::from_json(const nlohmann::json& j) {
   return t;
 }
 
-namespace {
-std::string cell(const std::vector<double>& v, std::size_t r, int digits, bool fixed) {
-  if (r >= v.size() || !std::isfinite(v[r])) return "--";
-  return fixed ? fmt::format("{:.{}f}", v[r], digits) : fmt::format("{:.{}e}", v[r], digits);
-}
-}  // namespace
-
-void ConvergenceTable::write_tex(std::ostream& out, const std::string& caption) const {
-  out << "\\begin{table}[htbp]\\centering\n\\caption{" << latex_escape(caption) << "}\n";
-  out << "\\begin{tabular}{" << std::string(order_.size(), 'r') << "}\n\\toprule\n";
-  for (std::size_t c = 0; c < order_.size(); ++c) out << (c ? " & " : "") << latex_escape(order_[c]);
-  out << " \\\\\n\\midrule\n";
-  for (std::size_t r = 0; r < rows(); ++r) {
-    for (std::size_t c = 0; c < order_.size(); ++c) {
-      const auto d = digits_.find(order_[c]);
-      const bool is_order = order_[c].size() > 6 && order_[c].compare(order_[c].size() - 6, 6, " order") == 0;
-      // Precision 0 marks a counting column (d, n, steps): printed as an integer.
-      const int digits = d == digits_.end() ? 3 : d->second;
-      out << (c ? " & " : "") << cell(columns_.at(order_[c]), r, digits, is_order || digits == 0);
-    }
-    out << " \\\\\n";
-  }
-  out << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
-}
-
-void ConvergenceTable::write_text(std::ostream& out) const {
-  for (const auto& c : order_) out << fmt::format("{:>16}", c);
-  out << "\n";
-  for (std::size_t r = 0; r < rows(); ++r) {
-    for (const auto& c : order_) out << fmt::format("{:>16}", cell(columns_.at(c), r, 3, false));
-    out << "\n";
-  }
+int ConvergenceTable::precision(const std::string& column) const {
+  const auto d = digits_.find(column);
+  return d == digits_.end() ? -1 : d->second;
 }
 
 }  // namespace attnflow

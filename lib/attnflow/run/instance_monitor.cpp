@@ -1,0 +1,17 @@
+#include "attnflow/run/instance_monitor.hpp"
+
+#include <atomic>
+
+namespace attnflow {
+
+namespace {
+std::atomic<InstanceMonitor*> g_monitor{nullptr};
+}  // namespace
+
+InstanceMonitor* current_instance_monitor() { return g_monitor.load(); }
+
+ScopedInstanceMonitor::ScopedInstanceMonitor(InstanceMonitor* m) : previous_(g_monitor.exchange(m)) {}
+
+ScopedInstanceMonitor::~ScopedInstanceMonitor() { g_monitor.store(previous_); }
+
+}  // namespace attnflow
