@@ -1,8 +1,10 @@
 // The fast attention kernel (model/attention_kernel.hpp) against the plain dense definition
 // (Model::reference_rhs, attention_matrix): every continuous model kind, sizes across the block
-// boundaries, double and 50-digit MPFR; the same bits for 1 and 2 threads; time-dependent weights
+// boundaries (every scalar kind: scalar_kinds.cpp); the same bits for 1 and 2 threads; time-dependent weights
 // through the per-time cache; no MPFR allocation inside a warmed-up right-hand side.
 #include <boost/test/unit_test.hpp>
+
+#include "model_support.hpp"
 
 #include "attnflow/model/model.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -17,47 +19,12 @@
 
 using namespace attnflow;
 using nlohmann::json;
+using attnflow::testing::gaussian;
+using attnflow::testing::model_config;
+using attnflow::testing::relative_difference;
+using attnflow::testing::some_state;
 
 namespace {
-
-json gaussian(int seed) { return {{"random", "gaussian"}, {"seed", seed}}; }
-
-/// A config of `model` with random weights (so no symmetry hides an index error).
-json model_config(const std::string& model, int n, int d, int heads = 1) {
-  json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", 1.5}, {"Q", gaussian(3)}, {"K", gaussian(4)},
-            {"V", gaussian(5)}, {"init", {{"kind", "uniform-sphere"}, {"seed", 7}}},
-            {"time", {{"t_end", 2}, {"samples", 3}}}};
-  if (model == "sa-rescaled") j["V"] = {{"diag", std::vector<double>(static_cast<std::size_t>(d), 0.5)}};
-  if (model == "ffn") j["W"] = gaussian(6);
-  if (heads > 1) j["heads"] = heads;
-  return j;
-}
-
-/// A deterministic state off the sphere's special points (rows of norm ≈ 1 for sphere models).
-template <class T> State<T> some_state(int n, int d) {
-  State<T> x(static_cast<std::size_t>(n * d));
-  for (int i = 0; i < n; ++i) {
-    double norm = 0;
-    std::vector<double> row(static_cast<std::size_t>(d));
-    for (int k = 0; k < d; ++k) norm += std::pow(row[static_cast<std::size_t>(k)] = std::sin(1.0 + 0.7 * i + 1.3 * k * k), 2);
-    for (int k = 0; k < d; ++k) x[static_cast<std::size_t>(i * d + k)] = T(row[static_cast<std::size_t>(k)] / std::sqrt(norm));
-  }
-  return x;
-}
-
-/// max |fast − reference| / max |reference| (0 when both vanish).
-template <class T> double relative_difference(const Model<T>& m, const State<T>& x, const T& t) {
-  State<T> fast, ref;
-  m.rhs(x, fast, t);
-  m.reference_rhs(x, ref, t);
-  T err = 0, scale = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    using std::abs;
-    err = std::max<T>(err, T(abs(fast[i] - ref[i])));
-    scale = std::max<T>(scale, T(abs(ref[i])));
-  }
-  return scale > T(0) ? to_double(T(err / scale)) : to_double(err);
-}
 
 const std::vector<std::string> kModels = {"sa-euclid", "sa-rescaled", "sa-sphere", "usa-sphere", "multihead", "ffn", "causal"};
 
@@ -65,7 +32,9 @@ const std::vector<std::string> kModels = {"sa-euclid", "sa-rescaled", "sa-sphere
 
 BOOST_AUTO_TEST_SUITE(attention_kernel)
 
-BOOST_AUTO_TEST_CASE(fast_equals_reference_in_double) {
+// Every scalar kind at small n: scalar_kinds.cpp. Here the sizes that cross the kernel's blocks,
+// and both activations of ffn, in double.
+BOOST_AUTO_TEST_CASE(fast_equals_reference_at_every_size) {
   for (const auto& model : kModels)
     for (int n : {1, 3, 17, 65, 300}) {
       const int d = n >= 300 ? 3 : 4;
@@ -79,29 +48,6 @@ BOOST_AUTO_TEST_CASE(fast_equals_reference_in_double) {
         BOOST_TEST(rel <= 1e-13);
       }
     }
-}
-
-BOOST_AUTO_TEST_CASE(fast_equals_reference_at_50_digits) {
-  MpfrDigitsScope digits(50);
-  const double eps = to_double(epsilon<mpfr>());
-  for (const auto& model : kModels)
-    for (int n : {1, 3, 17}) {
-      const Model<mpfr> m = build_model<mpfr>(parse_sim_config(model_config(model, n, 4, model == "multihead" ? 2 : 1)));
-      const double rel = relative_difference(m, some_state<mpfr>(n, 4), mpfr("0.3"));
-      // Both sides round each of their O(n + d) operations per entry once.
-      BOOST_TEST_INFO(model << " n = " << n << ": relative difference " << rel << ", eps " << eps);
-      BOOST_TEST(rel <= 16.0 * (n + 4) * eps);
-    }
-}
-
-BOOST_AUTO_TEST_CASE(long_double_and_float128_follow_the_reference) {
-  for (const char* model : {"sa-sphere", "causal", "usa-sphere"}) {
-    const json j = model_config(model, 70, 3);
-    const Model<long double> ml = build_model<long double>(parse_sim_config(j));
-    BOOST_TEST(relative_difference(ml, some_state<long double>(70, 3), 0.3L) <= 1e-16);
-    const Model<float128> mq = build_model<float128>(parse_sim_config(j));
-    BOOST_TEST(relative_difference(mq, some_state<float128>(70, 3), float128(0.3)) <= 1e-30);
-  }
 }
 
 BOOST_AUTO_TEST_CASE(block_boundaries) {
