@@ -5,6 +5,7 @@
 #include "attnflow/catalogue/phase_statistic.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
+#include "attnflow/random.hpp"
 #include "attnflow/run/simulate.hpp"
 
 #include <omp.h>
@@ -14,7 +15,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <random>
 
 namespace attnflow::bench {
 
@@ -141,10 +141,9 @@ BenchResult rhs_gemm_ratio(const BenchOptions& o) {
         ThreadsScope one(1);
         t1 = seconds_per_call([&] { m.rhs(x, dx, 0.0); }, budget);
         // The GEMM the dense kernel would do for P·(V X): (n×n)·(n×d), one thread (as the RHS).
-        std::mt19937_64 rng(5);
-        std::uniform_real_distribution<double> u(-1, 1);
-        Matrix<double> A = Matrix<double>::NullaryExpr(n, n, [&] { return u(rng); });
-        Matrix<double> B = Matrix<double>::NullaryExpr(n, d, [&] { return u(rng); });
+        SeededDraws draws(5);
+        Matrix<double> A = Matrix<double>::NullaryExpr(n, n, [&] { return draws.uniform(-1, 1); });
+        Matrix<double> B = Matrix<double>::NullaryExpr(n, d, [&] { return draws.uniform(-1, 1); });
         Matrix<double> C(n, d);
         tg = seconds_per_call([&] { C.noalias() = A * B; }, budget);
       }
@@ -182,9 +181,8 @@ BenchResult mp50_bound_ratio(const BenchOptions& o) {
   // arguments in [−2β·‖Q‖‖K‖, 0]), over arrays as long as a row of the kernel.
   const int N = 4096;
   std::vector<mpfr> a(N), b(N), r(N), e(N);
-  std::mt19937_64 rng(9);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int i = 0; i < N; ++i) a[i] = u(rng), b[i] = u(rng), e[i] = -4 * std::abs(u(rng));
+  SeededDraws draws(9);
+  for (int i = 0; i < N; ++i) a[i] = draws.uniform(-1, 1), b[i] = draws.uniform(-1, 1), e[i] = -4 * std::abs(draws.uniform(-1, 1));
   using inplace::raw;
   auto per_op = [&](auto&& op) { return seconds_per_call([&] { for (int i = 0; i < N; ++i) op(i); }, budget / 4) / N; };
   const double c_mul = per_op([&](int i) { mpfr_mul(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });

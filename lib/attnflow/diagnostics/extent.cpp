@@ -1,9 +1,9 @@
 #include "attnflow/diagnostics/extent.hpp"
 
 #include "attnflow/errors.hpp"
+#include "attnflow/random.hpp"
 
 #include <cmath>
-#include <random>
 
 namespace attnflow {
 namespace {
@@ -19,17 +19,13 @@ template <class T> T directional_width(const Tokens<T>& x, const Vector<T>& u) {
   return T(p.maxCoeff() - p.minCoeff());
 }
 
-/// A unit vector from d seeded standard normals (Box–Muller, portable; see wendel.cpp).
-template <class T> Vector<T> random_unit(std::mt19937_64& rng, Eigen::Index d) {
+/// A unit vector from d seeded standard normals.
+template <class T> Vector<T> random_unit(SeededDraws& draws, Eigen::Index d) {
   using std::sqrt;
   Vector<T> u(d);
   T norm2 = 0;
   do {
-    for (Eigen::Index k = 0; k < d; ++k) {
-      const double a = (static_cast<double>(rng() >> 11) + 1.0) / 9007199254740992.0;
-      const double b = static_cast<double>(rng() >> 11) / 9007199254740992.0;
-      u(k) = T(std::sqrt(-2.0 * std::log(a)) * std::cos(6.283185307179586 * b));
-    }
+    for (Eigen::Index k = 0; k < d; ++k) u(k) = T(draws.normal());
     norm2 = u.squaredNorm();
   } while (!(norm2 > T(0)));
   return u / T(sqrt(norm2));
@@ -79,7 +75,7 @@ template <class T> Width<T> width(const Tokens<T>& points, int random_directions
     return false;
   };
   for (Eigen::Index k = 0; k < d; ++k) consider(Vector<T>::Unit(d, k));
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   for (int s = 0; s < random_directions; ++s) consider(random_unit<T>(rng, d));
   // Local search: the width function is Lipschitz on the sphere, so shrinking perturbations of
   // the best direction home in on a nearby minimum (a local one: hence "upper bound").

@@ -1,10 +1,10 @@
 #include "attnflow/diagnostics/lyapunov.hpp"
 
 #include "attnflow/odeint_compat.hpp"
+#include "attnflow/random.hpp"
 
 #include <Eigen/QR>
 #include <cmath>
-#include <random>
 #include <stdexcept>
 
 namespace attnflow {
@@ -134,12 +134,8 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
   if (s.seed == 0) {
     Y = Matrix<T>::Identity(N, k);
   } else {
-    std::mt19937_64 rng(s.seed);
-    auto u01 = [&] { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; };
-    for (Eigen::Index i = 0; i < Y.size(); ++i) {
-      const double u1 = u01(), u2 = u01();
-      Y.data()[i] = T(std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
-    }
+    SeededDraws draws(s.seed);
+    for (Eigen::Index i = 0; i < Y.size(); ++i) Y.data()[i] = T(draws.normal());
     orthonormalise<T>(Y);
   }
 

@@ -2,41 +2,14 @@
 
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/random.hpp"
 
 #include <cmath>
 #include <limits>
-#include <random>
 
 namespace attnflow {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-/// Uniform in (0, 1] from the top 53 bits: never 0, so log() below is finite.
-double uniform_open_closed(std::mt19937_64& rng) {
-  return (static_cast<double>(rng() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
-
-/// Standard normal pairs by Box–Muller; written out because std::normal_distribution's algorithm
-/// is implementation-defined and would tie the seeded stream to one standard library.
-class PortableNormal {
- public:
-  double operator()(std::mt19937_64& rng) {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
-    }
-    const double r = std::sqrt(-2.0 * std::log(uniform_open_closed(rng)));
-    const double theta = kTwoPi * uniform_open_closed(rng);
-    spare_ = r * std::sin(theta);
-    has_spare_ = true;
-    return r * std::cos(theta);
-  }
-
- private:
-  double spare_ = 0;
-  bool has_spare_ = false;
-};
 
 }  // namespace
 
@@ -73,8 +46,7 @@ WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t se
   r.samples = samples;
   r.seed = seed;
   r.probability = p.value;
-  std::mt19937_64 rng(seed);
-  PortableNormal normal;
+  SeededDraws draws(seed);
   Tokens<double> x(n, d);
   for (long s = 0; s < samples; ++s) {
     for (int i = 0; i < n; ++i) {
@@ -82,7 +54,7 @@ WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t se
       do {  // a zero vector has no direction; redraw (probability 0 in exact arithmetic)
         norm2 = 0;
         for (int k = 0; k < d; ++k) {
-          x(i, k) = normal(rng);
+          x(i, k) = draws.normal();
           norm2 += x(i, k) * x(i, k);
         }
       } while (norm2 == 0);

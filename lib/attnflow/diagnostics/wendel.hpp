@@ -29,8 +29,8 @@ struct WendelMonteCarlo {
 };
 
 /// Draws `samples` configurations of n uniform points on S^{d−1} (normal vectors normalised,
-/// from std::mt19937_64 seeded with `seed` and a portable Box–Muller transform, so the result is
-/// the same on every platform) and counts those in an open hemisphere.
+/// drawn from SeededDraws(seed) of random.hpp, so the result is the same on every platform) and
+/// counts those in an open hemisphere.
 WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t seed);
 
 /// z-score of `successes` out of `trials` against a claimed probability p: (k/N − p) / sqrt(p(1−p)/N).

@@ -6,26 +6,12 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/random.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <cmath>
-#include <random>
 
 namespace attnflow {
-
-/// Standard normal and uniform draws from a fixed generator, identical across platforms.
-class SeededDraws {
- public:
-  explicit SeededDraws(std::uint64_t seed) : rng_(seed) {}
-  double uniform01() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() {
-    const double u1 = uniform01(), u2 = uniform01();
-    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  }
-
- private:
-  std::mt19937_64 rng_;
-};
 
 template <class T> void normalize_rows(Tokens<T>& x) {
   using std::sqrt;

@@ -2,9 +2,9 @@
 // Weights Q, K, V, W that are constant, given per layer, or interpolated in time.
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/random.hpp"
 #include "attnflow/tokens.hpp"
 
-#include <random>
 
 namespace attnflow {
 
@@ -29,20 +29,12 @@ template <class T> Matrix<T> build_matrix(const MatrixSpec& spec, int d) {
       return m;
     }
     case K::Random: {
-      std::mt19937_64 rng(spec.seed);
+      SeededDraws draws(spec.seed);
       const double scale = decimal_as_double(spec.scale);
       Matrix<T> m(d, d);
-      // Drawn row by row with our own transforms: std::*_distribution differ between libraries.
       for (int i = 0; i < d; ++i)
-        for (int k = 0; k < d; ++k) {
-          const double u1 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-          if (spec.distribution == "uniform") {
-            m(i, k) = T(scale * (2 * u1 - 1));
-          } else {
-            const double u2 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-            m(i, k) = T(scale * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
-          }
-        }
+        for (int k = 0; k < d; ++k)
+          m(i, k) = T(spec.distribution == "uniform" ? scale * (2 * draws.uniform01() - 1) : scale * draws.normal());
       return m;
     }
   }

@@ -161,7 +161,7 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   const int n = static_cast<int>(ctx.integer("n", 7));
   const double t_end = ctx.real("t_end", 6);
   auto outs = run_instances<Outcome>(count, [&](long i) {
-    std::mt19937_64 rng(ctx.instance_seed(i));
+    SeededDraws rng(ctx.instance_seed(i));
     const nlohmann::json pts = paper_a::decimal_points(rng, n, 1, 1.0);
     std::string q = "1", k = "1", v = "1";  // instance 0: Q = K = V = 1
     if (i > 0) q = paper_a::decimal3(rng, 0.5, 1.5), k = paper_a::decimal3(rng, 0.5, 1.5), v = paper_a::decimal3(rng, 0.5, 1.5);
@@ -229,7 +229,7 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
     ctl.evidence = describe(o);
     r.controls.push_back(ctl);
   };
-  std::mt19937_64 rng(ctx.instance_seed(1000));
+  SeededDraws rng(ctx.instance_seed(1000));
   const nlohmann::json pts = paper_a::decimal_points(rng, n, 1, 1.0);
   control("V = -1 (QK = 1): tokens contract, P tends to the uniform matrix, not to a Boolean one", config("1", "1", "-1", pts, t_end));
   nlohmann::json dup = pts;

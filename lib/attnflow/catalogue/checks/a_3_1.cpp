@@ -35,7 +35,7 @@ nlohmann::json config(const char* V, const nlohmann::json& K, int n, int d, doub
 }
 
 /// A symmetric K with diagonal in [1, 2] and off-diagonal entries in [−0.4, 0.4] (exact decimals).
-nlohmann::json random_spd(std::mt19937_64& rng, int d) {
+nlohmann::json random_spd(SeededDraws& rng, int d) {
   std::vector<std::vector<std::string>> k(d, std::vector<std::string>(d));
   for (int i = 0; i < d; ++i)
     for (int j = i; j < d; ++j) k[i][j] = k[j][i] = i == j ? paper_a::decimal3(rng, 1, 2) : paper_a::decimal3(rng, -0.4, 0.4);
@@ -188,7 +188,7 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
   const double t_end = ctx.real("t_end", 30);
   if (d < 2 || d > 3) input_error(ctx.id + ".d", "A-3.1 runs in d = 2 or 3 (hull volume by Qhull)");
   auto outs = run_instances<Outcome>(count, [&](long i) {
-    std::mt19937_64 rng(ctx.instance_seed(i));
+    SeededDraws rng(ctx.instance_seed(i));
     const nlohmann::json K = random_spd(rng, d);
     // Some draws converge slowly (a limit near a face of the hull): a run still converging at T is
     // repeated once with 2T rather than left inconclusive.
@@ -272,7 +272,7 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
       r.figures["token_paths"] = fig;
     }
   }
-  std::mt19937_64 rng(ctx.instance_seed(1000));
+  SeededDraws rng(ctx.instance_seed(1000));
   ControlResult ctl{"V = -I (outside the hypotheses): z_i' points out of the hull, which grows", Verdict::Violated};
   Outcome bad = run_one(config("minus-identity", random_spd(rng, d), n, d, 5, ctx.instance_seed(1000)));
   bad.verdict = confirm(bad);

@@ -46,7 +46,7 @@ nlohmann::json negate(const nlohmann::json& m) {
 /// (so λ_1 − |λ_k| ≥ 0.4; c_i converges like e^{−λ_1 t}, so λ_1 ≥ 1 lets T = 40 reach double
 /// precision; subdominant eigenvalues below −0.2 make z_G grow like e^{|μ|t} and are left out), off-diagonal entries in [−0.5, 0.5], Π a random permutation. The
 /// eigenvalues are the exact diagonal; V is in general not normal.
-nlohmann::json random_v(std::mt19937_64& rng, int d) {
+nlohmann::json random_v(SeededDraws& rng, int d) {
   std::vector<std::vector<std::string>> T(d, std::vector<std::string>(d, "0"));
   for (int i = 0; i < d; ++i)
     for (int j = i; j < d; ++j)
@@ -54,7 +54,7 @@ nlohmann::json random_v(std::mt19937_64& rng, int d) {
                        : paper_a::decimal3(rng, -0.5, 0.5);
   std::vector<int> p(d);
   std::iota(p.begin(), p.end(), 0);
-  std::shuffle(p.begin(), p.end(), rng);
+  rng.shuffle(p.begin(), p.end());
   nlohmann::json V = nlohmann::json::array();
   for (int i = 0; i < d; ++i) {
     nlohmann::json row = nlohmann::json::array();
@@ -164,7 +164,7 @@ struct Draw {
 /// Q, K uniform decimals in [−1, 1] and a random V; K negated if needed so that the sign of
 /// ⟨Qφ_1, Kφ_1⟩ is `sign`, redrawn while |⟨Qφ_1, Kφ_1⟩| < 0.05.
 Draw draw(std::uint64_t seed, int d, int sign) {
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   for (;;) {
     Draw w{paper_a::decimal_matrix(rng, d, -1, 1), paper_a::decimal_matrix(rng, d, -1, 1), random_v(rng, d)};
     nlohmann::json probe = {{"model", "sa-rescaled"}, {"n", 2}, {"d", d}, {"Q", w.Q}, {"K", w.K}, {"V", w.V},

@@ -42,7 +42,7 @@ nlohmann::json diag(const std::vector<std::string>& v) {
 }
 
 /// Symmetric, diagonal in [1, 2], off-diagonal in [−0.4, 0.4]; certified PD exactly anyway.
-nlohmann::json random_spd(std::mt19937_64& rng, int d) {
+nlohmann::json random_spd(SeededDraws& rng, int d) {
   std::vector<std::vector<std::string>> k(d, std::vector<std::string>(d));
   for (int i = 0; i < d; ++i)
     for (int j = i; j < d; ++j) k[i][j] = k[j][i] = i == j ? paper_a::decimal3(rng, 1, 2) : paper_a::decimal3(rng, -0.4, 0.4);
@@ -151,7 +151,7 @@ CheckResult check_a_5_1(const CheckContext& ctx) {
   const double t_end = ctx.real("t_end", 40);
   if (d < 2) input_error(ctx.id + ".d", "A-5.1 needs d >= 2 (F = span e_1 and G nontrivial)");
   auto outs = run_instances<Outcome>(count, [&](long i) {
-    std::mt19937_64 rng(ctx.instance_seed(i));
+    SeededDraws rng(ctx.instance_seed(i));
     std::vector<std::string> v = {paper_a::decimal3(rng, 0.8, 1.2)};
     for (int k = 1; k < d; ++k) v.push_back(paper_a::decimal3(rng, -0.6, 0.6));
     return run_one(config("identity", random_spd(rng, d), diag(v), n, d, t_end, ctx.instance_seed(i)));
@@ -207,7 +207,7 @@ CheckResult check_a_5_1(const CheckContext& ctx) {
   r.figures["suspicious_F_hull_length_vs_t"] =
       line_figure({"t", "length of the F-hull max_i z_i1 − min_i z_i1"}, {{"suspicious case", series(sus.t, sus.length)}});
 
-  std::mt19937_64 rng(ctx.instance_seed(1000));
+  SeededDraws rng(ctx.instance_seed(1000));
   ControlResult ctl{"lambda < 0: V = -diag(1, 0): pi_F z_i' points out of the F-hull, which grows", Verdict::Violated};
   Outcome bad = run_one(config("identity", random_spd(rng, 2), diag({"-1", "0"}), n, 2, 6, ctx.instance_seed(1000)));
   bad.verdict = confirm(bad);

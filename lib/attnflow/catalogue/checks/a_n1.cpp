@@ -107,7 +107,7 @@ CheckResult check_a_n1(const CheckContext& ctx) {
   const double t_end = ctx.real("t_end", 30);
   const std::vector<std::string> variants = {"sa-rescaled, V = I", "ffn relu, V = W = I", "ffn tanh, V = W = I"};
   auto runs = run_instances<Run>(count, [&](long i) {
-    std::mt19937_64 rng(ctx.instance_seed(i));
+    SeededDraws rng(ctx.instance_seed(i));
     const nlohmann::json K = paper_a::decimal_matrix(rng, d, -1, 1);
     const std::size_t v = static_cast<std::size_t>(i) % variants.size();
     const std::string model = v == 0 ? "sa-rescaled" : "ffn";
@@ -187,7 +187,7 @@ CheckResult check_a_n1(const CheckContext& ctx) {
                     Verdict::Violated};
   // At most 16 x 16, so that its violation can be confirmed at +20 digits at any suite size.
   const int nc = std::min(n, 16), dc = std::min(d, 16);
-  std::mt19937_64 rng(ctx.instance_seed(1000));
+  SeededDraws rng(ctx.instance_seed(1000));
   Run bad = run_one(config("sa-rescaled", "minus-identity", paper_a::decimal_matrix(rng, dc, -1, 1), "relu", nc, dc, 12,
                            ctx.instance_seed(1000)),
                     "control");

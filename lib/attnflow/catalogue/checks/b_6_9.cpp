@@ -4,13 +4,13 @@
 // holds if the CI lies in (−∞, 0] (ρ, the constant, does not grow with d).
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
-#include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/diagnostics/convergence_table.hpp"
+#include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/random.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 namespace attnflow {
 

@@ -4,8 +4,8 @@
 // certified hemisphere start and from uniform random starts (no hemisphere hypothesis).
 #include "attnflow/catalogue/checks/blog_collapse.hpp"
 #include "attnflow/catalogue/observable.hpp"
+#include "attnflow/random.hpp"
 
-#include <random>
 
 namespace attnflow {
 
@@ -13,14 +13,14 @@ namespace {
 
 using blog::Collapse;
 
-nlohmann::json diag_of(std::mt19937_64& rng, int d, double lo, double hi) {
+nlohmann::json diag_of(SeededDraws& rng, int d, double lo, double hi) {
   nlohmann::json e = nlohmann::json::array();
   for (int m = 0; m < d; ++m) e.push_back(blog::draw_decimal(rng, lo, hi));
   return {{"diag", e}};
 }
 
 nlohmann::json make_config(long i, std::uint64_t seed, int n, int d, double beta, long layers) {
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   // Even instances: one diagonal for all layers; odd: a new diagonal per layer. Entries in
   // [0.1, 1] (the main case inf v > 0 of proofs/Blog-C1.tex).
   nlohmann::json V;

@@ -8,10 +8,10 @@
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/diagnostics/rates.hpp"
+#include "attnflow/random.hpp"
 
 #include <cmath>
 #include <limits>
-#include <random>
 
 namespace attnflow::blog {
 
@@ -136,9 +136,8 @@ inline nlohmann::json describe(const Collapse& c) {
 }
 
 /// A decimal string in [lo, hi] with 3 decimals, drawn from a seed (exact at every precision).
-inline std::string draw_decimal(std::mt19937_64& rng, double lo, double hi) {
-  const double u = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-  return fmt::format("{:.3f}", lo + (hi - lo) * u);
+inline std::string draw_decimal(SeededDraws& rng, double lo, double hi) {
+  return fmt::format("{:.3f}", lo + (hi - lo) * rng.uniform01());
 }
 
 }  // namespace attnflow::blog

@@ -5,10 +5,10 @@
 // re-run at 60 digits; the linear regime, slopes, C and D from diagnostics/perturbation.hpp.
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/diagnostics/perturbation.hpp"
+#include "attnflow/random.hpp"
 
 #include <boost/multiprecision/cpp_dec_float.hpp>
 #include <Eigen/SVD>
-#include <random>
 
 namespace attnflow {
 
@@ -52,20 +52,16 @@ struct Setup {
 Setup make_setup(std::uint64_t seed, int n, int d, long layers, bool constant_alpha, const std::string& alpha,
                  bool minus_identity) {
   Setup s;
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   for (long k = 0; k < layers; ++k) {
-    const double u = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
+    const double u = rng.uniform01();
     s.alpha.push_back(constant_alpha ? alpha : fmt::format("{:.3f}", 0.2 + 0.7 * u));
     Matrix<double> m(d, d);
     if (minus_identity) {
       m = -Matrix<double>::Identity(d, d);
     } else {
       for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) {
-          const double u1 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-          const double u2 = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-          m(i, j) = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-        }
+        for (int j = 0; j < d; ++j) m(i, j) = rng.normal();
       m /= Eigen::JacobiSVD<Matrix<double>>(m).singularValues()(0);  // spectral norm 1
     }
     s.dir.push_back(m);

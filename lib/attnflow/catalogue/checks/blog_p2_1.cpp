@@ -5,8 +5,8 @@
 #include "attnflow/catalogue/checks/blog_collapse.hpp"
 #include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/random.hpp"
 
-#include <random>
 
 namespace attnflow {
 
@@ -29,7 +29,7 @@ struct Instance {
 };
 
 Instance make_instance(long i, std::uint64_t seed, int n, int d, double beta, long layers, const std::string& alpha) {
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   nlohmann::json V;
   std::vector<double> alphas;
   const int variant = static_cast<int>(i % 3);

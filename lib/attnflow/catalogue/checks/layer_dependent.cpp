@@ -9,8 +9,8 @@
 #include "attnflow/catalogue/checks/blog_collapse.hpp"
 #include "attnflow/catalogue/checks/paper_a.hpp"
 #include "attnflow/catalogue/checks/sphere_conjecture.hpp"
+#include "attnflow/random.hpp"
 
-#include <random>
 
 namespace attnflow {
 
@@ -26,7 +26,7 @@ nlohmann::json gaussian(std::uint64_t seed, double scale) {
 }
 
 nlohmann::json continuous_config(long family, int n, int d, double t_end, long pieces, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   const double scale = 1 / std::sqrt(double(d));
   nlohmann::json Q, K, V;
   if (family == 1) {
@@ -65,7 +65,7 @@ nlohmann::json continuous_config(long family, int n, int d, double t_end, long p
 }
 
 nlohmann::json discrete_config(int n, int d, long layers, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   nlohmann::json qs = nlohmann::json::array(), ks = nlohmann::json::array(), vs = nlohmann::json::array();
   for (long k = 0; k < layers; ++k) {
     qs.push_back(gaussian(mix_seed(seed + 10 + 3 * k), 1));

@@ -5,9 +5,9 @@
 // Reported, not asserted; watched by regress.
 #include "attnflow/catalogue/checks/blog_collapse.hpp"
 #include "attnflow/catalogue/checks/sphere_conjecture.hpp"
+#include "attnflow/random.hpp"
 
 #include <map>
-#include <random>
 
 namespace attnflow {
 
@@ -27,7 +27,7 @@ struct Family {
 Family family_of(long i) { return {i % 2 == 0 ? 2 : 4, (i / 2) % 2 == 0, (i / 4) % 2 == 1}; }
 
 nlohmann::json multihead_config(const Family& f, int n, int d, double t_end, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  SeededDraws rng(seed);
   const double scale = 1 / std::sqrt(double(d));
   nlohmann::json qs = nlohmann::json::array(), ks = nlohmann::json::array(), vs = nlohmann::json::array();
   for (int h = 0; h < f.heads; ++h) {

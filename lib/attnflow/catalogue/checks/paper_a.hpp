@@ -5,8 +5,8 @@
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/diagnostics/exact_rational.hpp"
 #include "attnflow/model/model.hpp"
+#include "attnflow/random.hpp"
 
-#include <random>
 #include <string>
 
 namespace attnflow::paper_a {
@@ -68,14 +68,13 @@ inline PdCertificate certify_positive_definite(const Matrix<double>& Q, const Ma
 }
 
 /// A decimal with 3 digits after the point, uniform in [lo, hi]: exact at every precision.
-inline std::string decimal3(std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_int_distribution<long> u(std::lround(lo * 1000), std::lround(hi * 1000));
-  const long v = u(rng);
+inline std::string decimal3(SeededDraws& rng, double lo, double hi) {
+  const long v = rng.integer(std::lround(lo * 1000), std::lround(hi * 1000));
   return fmt::format("{}{}.{:03d}", v < 0 ? "-" : "", std::labs(v) / 1000, int(std::labs(v) % 1000));
 }
 
 /// d×d matrix of decimal3 entries in [lo, hi].
-inline nlohmann::json decimal_matrix(std::mt19937_64& rng, int d, double lo, double hi) {
+inline nlohmann::json decimal_matrix(SeededDraws& rng, int d, double lo, double hi) {
   nlohmann::json m = nlohmann::json::array();
   for (int i = 0; i < d; ++i) {
     nlohmann::json row = nlohmann::json::array();
@@ -86,7 +85,7 @@ inline nlohmann::json decimal_matrix(std::mt19937_64& rng, int d, double lo, dou
 }
 
 /// n points with decimal3 coordinates uniform in [−s, s], pairwise distinct (redrawn if not).
-inline nlohmann::json decimal_points(std::mt19937_64& rng, int n, int d, double s) {
+inline nlohmann::json decimal_points(SeededDraws& rng, int n, int d, double s) {
   for (;;) {
     nlohmann::json pts = nlohmann::json::array();
     std::vector<std::string> seen;

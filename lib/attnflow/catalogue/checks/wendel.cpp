@@ -100,7 +100,7 @@ CheckResult check_wendel(const CheckContext& ctx) {
   r.instances = count;
   r.key_number = fmt::format("{} (n, d) pairs, {} samples each: max |z| = {:.2f} (limit {})", count, samples, worst_z, kZLimit);
   r.hypotheses.push_back(hypothesis("n i.i.d. uniform points on S^{d-1}", "numerical",
-                                    "normalised Gaussian vectors from a seeded mt19937_64 (portable Box-Muller)"));
+                                    "normalised Gaussian vectors from a seeded mt19937_64 (Box-Muller, random.hpp)"));
   r.hypotheses.push_back(hypothesis("in an open hemisphere (per sample)", "certified",
                                     "exact rational certificate either way: w with min <x_i, w> > 0, or lambda >= 0, "
                                     "sum lambda = 1, sum lambda_i x_i = 0 (Gordan)"));
