@@ -34,8 +34,9 @@ BOOST_AUTO_TEST_CASE(exact_line) {
 }
 
 BOOST_AUTO_TEST_CASE(student_t_quantiles) {
-  // Reference: Boost.Math 1.74 students_t built WITHOUT -frounding-math (which breaks it; see
-  // rates.cpp), agreeing with the 1- and 2-dof closed forms and with printed tables.
+  // Reference: an independent evaluation (the exact finite series of Abramowitz & Stegun
+  // 26.7.3–4 inverted by bisection, which attnflow used before Boost.Math), agreeing with the 1-
+  // and 2-dof closed forms and with printed tables.
   const double ref[][3] = {{0.05, 1, 12.706204736174705},   {0.05, 2, 4.3026527297494637},
                            {0.05, 3, 3.1824463052837095},   {0.05, 4, 2.7764451051977943},
                            {0.05, 6, 2.4469118511449799},   {0.05, 30, 2.0422724563012382},
@@ -43,7 +44,17 @@ BOOST_AUTO_TEST_CASE(student_t_quantiles) {
                            {0.001, 1, 636.61924876871956},  {0.001, 5, 6.8688266258811099},
                            {0.001, 10, 4.586893858702636},  {0.001, 1000, 3.3002826484239129}};
   for (const auto& r : ref) BOOST_TEST(std::abs(student_t_critical(r[0], r[1]) / r[2] - 1) < 1e-11);
-  BOOST_CHECK_THROW(student_t_critical(0.05, 2.5), std::invalid_argument);
+  // Printed tables (4 significant digits, two-sided α): Student (1908)/Fisher–Yates, e.g. NIST/SEMATECH.
+  const double table[][3] = {{0.10, 5, 2.015}, {0.05, 10, 2.228}, {0.01, 20, 2.845}, {0.02, 15, 2.602}, {0.05, 120, 1.980}};
+  for (const auto& r : table) BOOST_TEST(std::abs(student_t_critical(r[0], r[1]) / r[2] - 1) < 5e-4);
+  // Closed forms: ν = 1 (Cauchy) t = tan(π(1 − α)/2); ν = 2, t = a·√(2/(1 − a²)) with a = 1 − α.
+  BOOST_TEST(std::abs(student_t_critical(0.2, 1) / std::tan(M_PI * 0.4) - 1) < 1e-13);
+  BOOST_TEST(std::abs(student_t_critical(0.2, 2) / (0.8 * std::sqrt(2 / (1 - 0.64))) - 1) < 1e-13);
+  // Between integers the quantile is monotone in ν; outside the domain: NaN.
+  BOOST_TEST(student_t_critical(0.05, 2.5) < student_t_critical(0.05, 2));
+  BOOST_TEST(student_t_critical(0.05, 2.5) > student_t_critical(0.05, 3));
+  BOOST_TEST(std::isnan(student_t_critical(0.05, 0)));
+  BOOST_TEST(std::isnan(student_t_critical(1.5, 4)));
 }
 
 BOOST_AUTO_TEST_CASE(planted_exponential_rate_inside_a_narrow_interval) {

@@ -1,5 +1,7 @@
 #include "attnflow/diagnostics/rates.hpp"
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -36,41 +38,10 @@ double curvature_t_statistic(const std::vector<double>& t, const std::vector<dou
 }
 }  // namespace
 
-namespace {
-/// P(|T| ≤ t) for Student's t with an integer number ν of degrees of freedom, by the exact
-/// finite series in θ = atan(t/√ν) (Abramowitz & Stegun 26.7.3–4):
-///   ν odd : (2/π)(θ + sinθ cosθ (1 + (2/3)cos²θ + … + (2·4…(ν−3))/(1·3…(ν−2)) cos^{ν−3}θ)), ν > 1
-///   ν even: sinθ (1 + (1/2)cos²θ + … + (1·3…(ν−3))/(2·4…(ν−2)) cos^{ν−2}θ)
-double student_t_central_mass(double t, long nu) {
-  const double theta = std::atan(t / std::sqrt(double(nu)));
-  const double s = std::sin(theta), c = std::cos(theta), c2 = c * c;
-  double sum = 1, term = 1;
-  if (nu % 2 == 1) {
-    if (nu == 1) return 2 * theta / M_PI;
-    for (long k = 1; k <= (nu - 3) / 2; ++k) sum += (term *= double(2 * k) / double(2 * k + 1) * c2);
-    return 2 / M_PI * (theta + s * c * sum);
-  }
-  for (long k = 1; k <= (nu - 2) / 2; ++k) sum += (term *= double(2 * k - 1) / double(2 * k) * c2);
-  return s * sum;
-}
-}  // namespace
-
-// Not Boost.Math's students_t: attnflow_lib is compiled with -frounding-math (for the interval
-// code), and with GCC 12 that corrupts Boost.Math 1.74's constant tables (a GCC bug, see
-// boostorg/math#1133): tgamma(3.5) is NaN, the t quantile NaN or silently wrong (4.0 instead of
-// 2.447 at 6 dof). The exact series above, inverted by bisection, needs no tables.
 double student_t_critical(double alpha, double dof) {
   if (!(dof > 0) || !(alpha > 0 && alpha < 1)) return kNaN;
-  const long nu = std::lround(dof);
-  if (double(nu) != dof) throw std::invalid_argument("student_t_critical: integer degrees of freedom only");
-  const double target = 1 - alpha;  // central mass between −t and t
-  double lo = 0, hi = 1;
-  while (student_t_central_mass(hi, nu) < target) lo = hi, hi *= 2;
-  for (int it = 0; it < 200 && hi - lo > 2 * std::numeric_limits<double>::epsilon() * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (student_t_central_mass(mid, nu) < target ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
+  const boost::math::students_t t(dof);
+  return boost::math::quantile(boost::math::complement(t, alpha / 2));
 }
 
 LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y, double confidence) {

@@ -35,7 +35,7 @@ struct LinearFit {
 
 LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y, double confidence = 0.95);
 
-/// Two-sided Student-t quantile t_{1−α/2, dof}.
+/// Two-sided Student-t quantile t_{1−α/2, dof} (Boost.Math; any real dof > 0; NaN outside the domain).
 double student_t_critical(double alpha, double dof);
 
 /// How the automatic window is chosen (see fit_exponential_auto).
