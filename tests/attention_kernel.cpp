@@ -18,15 +18,16 @@
 #include <vector>
 
 using namespace attnflow;
-using nlohmann::json;
 using attnflow::testing::gaussian;
 using attnflow::testing::model_config;
 using attnflow::testing::relative_difference;
 using attnflow::testing::some_state;
+using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kModels = {"sa-euclid", "sa-rescaled", "sa-sphere", "usa-sphere", "multihead", "ffn", "causal"};
+const std::vector<std::string> kModels = {"sa-euclid", "sa-rescaled", "sa-sphere", "usa-sphere",
+                                          "multihead", "ffn",         "causal"};
 
 }  // namespace
 
@@ -66,7 +67,8 @@ BOOST_AUTO_TEST_CASE(same_bits_for_one_and_two_threads) {
   const int saved = omp_get_max_threads();
   for (const char* model : {"sa-sphere", "causal", "usa-sphere", "multihead"}) {
     const int n = 1300, d = 60;  // 1300 = 20·64 + 20: a short last block, several key blocks; n²d > 1e8: parallel
-    const Model<double> m = build_model<double>(parse_sim_config(model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1)));
+    const Model<double> m =
+        build_model<double>(parse_sim_config(model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1)));
     const State<double> x = some_state<double>(n, d);
     State<double> one, two;
     omp_set_num_threads(1);
@@ -99,8 +101,7 @@ BOOST_AUTO_TEST_CASE(time_dependent_weights_through_the_cache) {
   const Model<double> m = build_model<double>(parse_sim_config(j));
   const State<double> x = some_state<double>(9, 3);
   // Revisit times in both directions: the cache must follow t, not remember a stale matrix.
-  for (double t : {0.1, 0.1, 1.0, 0.1, 1.9, 1.9, 0.7})
-    BOOST_TEST(relative_difference(m, x, t) <= 1e-13);
+  for (double t : {0.1, 0.1, 1.0, 0.1, 1.9, 1.9, 0.7}) BOOST_TEST(relative_difference(m, x, t) <= 1e-13);
   const Model<double> r = build_model<double>(parse_sim_config(model_config("sa-rescaled", 9, 3)));
   for (double t : {0.0, 0.4, 0.4, 1.5, 0.0}) BOOST_TEST(relative_difference(r, x, t) <= 1e-13);
 }
@@ -180,8 +181,14 @@ BOOST_AUTO_TEST_CASE(mpfr_workspace_follows_the_precision) {
 
 namespace {
 long gmp_allocations = 0;
-void* counting_alloc(std::size_t n) { ++gmp_allocations; return std::malloc(n); }
-void* counting_realloc(void* p, std::size_t, std::size_t n) { ++gmp_allocations; return std::realloc(p, n); }
+void* counting_alloc(std::size_t n) {
+  ++gmp_allocations;
+  return std::malloc(n);
+}
+void* counting_realloc(void* p, std::size_t, std::size_t n) {
+  ++gmp_allocations;
+  return std::realloc(p, n);
+}
 void counting_free(void* p, std::size_t) { std::free(p); }
 }  // namespace
 

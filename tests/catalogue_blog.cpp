@@ -30,12 +30,13 @@ void expect_as_stated(const std::string& id, const nlohmann::json& params) {
   }
   BOOST_TEST(!r.controls.empty());
   for (const auto& c : r.controls)
-    BOOST_TEST(to_string(c.verdict) == to_string(c.expected), id << " control '" << c.description << "': " << c.evidence.dump());
+    BOOST_TEST(to_string(c.verdict) == to_string(c.expected),
+               id << " control '" << c.description << "': " << c.evidence.dump());
 }
 
 /// Planted Δ_k(ε) = C D^k ε (1 + a ε): logs only.
-std::vector<std::vector<double>> planted(const std::vector<double>& eps, const std::vector<double>& k, double C, double D,
-                                         double a, double power = 1) {
+std::vector<std::vector<double>> planted(const std::vector<double>& eps, const std::vector<double>& k, double C,
+                                         double D, double a, double power = 1) {
   std::vector<std::vector<double>> out;
   for (double e : eps) {
     out.emplace_back();
@@ -119,9 +120,10 @@ BOOST_AUTO_TEST_CASE(blog_c1_reported_and_control_fails) {
 }
 
 BOOST_AUTO_TEST_CASE(wendel_holds_and_wrong_formula_fails) {
-  expect_as_stated("Wendel", {{"samples", 600}, {"pairs", nlohmann::json::array({nlohmann::json::array({10, 2}),
-                                                                                 nlohmann::json::array({5, 3}),
-                                                                                 nlohmann::json::array({3, 4})})}});
+  expect_as_stated("Wendel",
+                   {{"samples", 600},
+                    {"pairs", nlohmann::json::array({nlohmann::json::array({10, 2}), nlohmann::json::array({5, 3}),
+                                                     nlohmann::json::array({3, 4})})}});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

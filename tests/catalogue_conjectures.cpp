@@ -30,7 +30,8 @@ BOOST_AUTO_TEST_CASE(layer_dependent_weights_keep_the_collapse) {
 }
 
 BOOST_AUTO_TEST_CASE(multihead_attention_keeps_the_collapse) {
-  const auto r = attnflow::testing::run_catalogue_entry("multihead", {{"instances", 4}, {"n", 5}, {"d", 3}, {"t_end", 30}});
+  const auto r =
+      attnflow::testing::run_catalogue_entry("multihead", {{"instances", 4}, {"n", 5}, {"d", 3}, {"t_end", 30}});
   expect_collapse_and_controls(r);
 }
 

@@ -46,8 +46,12 @@ BOOST_AUTO_TEST_CASE(cone_collapse) {
 }
 
 BOOST_AUTO_TEST_CASE(cone_collapse_with_a_missing_cited_proof_is_not_holds) {
-  const auto r = run_entry("B-6.4", {{"instances", 1}, {"n", 4}, {"d", 3}, {"t_end", 25},
-                                     {"certificates", "no-such-proof"}, {"recheck_certificates", 0}});
+  const auto r = run_entry("B-6.4", {{"instances", 1},
+                                     {"n", 4},
+                                     {"d", 3},
+                                     {"t_end", 25},
+                                     {"certificates", "no-such-proof"},
+                                     {"recheck_certificates", 0}});
   BOOST_TEST(to_string(r.verdict) == "inconclusive");
   BOOST_TEST(r.evidence["certificates"][0]["recheck"].get<std::string>().rfind("REJECTED", 0) == 0);
 }
@@ -58,14 +62,16 @@ BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
 }
 
 BOOST_AUTO_TEST_CASE(metastability_reported) {
-  const auto r = run_entry("B-metastability", {{"instances", 1}, {"n", 12}, {"d", 2}, {"t_end", 200}, {"betas", {9, 16}}});
+  const auto r =
+      run_entry("B-metastability", {{"instances", 1}, {"n", 12}, {"d", 2}, {"t_end", 200}, {"betas", {9, 16}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
   BOOST_TEST(r.evidence["values_finite"].get<bool>());
   BOOST_TEST(!r.evidence["runs"].empty());
 }
 
 BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
-  const auto r = run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}});
+  const auto r =
+      run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
   BOOST_TEST(r.evidence["values_finite"].get<bool>());
   const auto& heat = r.figures["fraction_heat_map"];
@@ -74,8 +80,9 @@ BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
   BOOST_TEST(heat["x_label"] == "t");
   BOOST_TEST(!heat["series"].empty());  // the predicted curve gamma_beta(t) = 1 - delta
   // Measured in chunks of 3 runs (memory is bounded by the chunk): the same evidence and figures.
-  const auto c = run_entry("phase-diagram",
-                           {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}, {"chunk", 3}});
+  const auto c =
+      run_entry("phase-diagram",
+                {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}, {"chunk", 3}});
   // (compared as text: a NaN, e.g. a crossing never reached, is unequal to itself as a number)
   BOOST_TEST(c.evidence.dump() == r.evidence.dump());
   BOOST_TEST(c.figures.dump() == r.figures.dump());

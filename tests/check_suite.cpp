@@ -68,8 +68,7 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
     // Every statement carries at least one negative control, and each control must be able to
     // come out "violated" — here it must actually have done so where that is expected.
     BOOST_TEST(!c["controls"].empty());
-    for (const auto& ctl : c["controls"])
-      BOOST_TEST(ctl["verdict"] == ctl["expected"]);
+    for (const auto& ctl : c["controls"]) BOOST_TEST(ctl["verdict"] == ctl["expected"]);
   }
   BOOST_TEST(r.all_as_expected);
   BOOST_TEST(!r.cancelled);

@@ -34,8 +34,13 @@ int run(const std::string& cmd, std::string* err) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 json sphere_trajectory(const json& precision) {
-  const json cfg = {{"model", "sa-sphere"}, {"n", 5}, {"d", 3}, {"init", {{"kind", "hemisphere"}, {"seed", 4}}},
-                    {"time", {{"t_end", 30}, {"samples", 31}}}, {"precision", precision}, {"rtol", 1e-10},
+  const json cfg = {{"model", "sa-sphere"},
+                    {"n", 5},
+                    {"d", 3},
+                    {"init", {{"kind", "hemisphere"}, {"seed", 4}}},
+                    {"time", {{"t_end", 30}, {"samples", 31}}},
+                    {"precision", precision},
+                    {"rtol", 1e-10},
                     {"atol", 1e-12}};
   return run_simulation(parse_sim_config(cfg)).trajectory;
 }
@@ -70,10 +75,14 @@ BOOST_AUTO_TEST_CASE(perturbation_between_paired_layer_runs) {
   // Blog Lemma 2.2 for one ‖E‖: the same start with V = αI and V = αI + εE; the deviation is
   // linear in ε (doubling ε doubles Δ) and grows at most geometrically in k.
   auto run = [](const std::string& eps) {
-    const json cfg = {{"model", "layer-normalized"}, {"n", 4}, {"d", 3}, {"init", {{"kind", "hemisphere"}, {"seed", 2}}},
+    const json cfg = {{"model", "layer-normalized"},
+                      {"n", 4},
+                      {"d", 3},
+                      {"init", {{"kind", "hemisphere"}, {"seed", 2}}},
                       {"V", json::array({json::array({"0.5", eps, "0"}), json::array({"0", "0.5", "0"}),
                                          json::array({"0", "0", "0.5"})})},
-                      {"time", {{"layers", 20}}}, {"precision", {{"digits", 40}}}};
+                      {"time", {{"layers", 20}}},
+                      {"precision", {{"digits", 40}}}};
     return run_simulation(parse_sim_config(cfg)).trajectory;
   };
   const json base = run("0");

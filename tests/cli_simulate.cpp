@@ -32,10 +32,15 @@ namespace {
 
 /// One config per model id, small and quick, with random Q and K.
 std::vector<json> every_model() {
-  const json common = {{"n", 4}, {"d", 3}, {"beta", "1.5"},
-                       {"Q", {{"random", "gaussian"}, {"seed", 1}}}, {"K", {{"random", "gaussian"}, {"seed", 2}}},
+  const json common = {{"n", 4},
+                       {"d", 3},
+                       {"beta", "1.5"},
+                       {"Q", {{"random", "gaussian"}, {"seed", 1}}},
+                       {"K", {{"random", "gaussian"}, {"seed", 2}}},
                        {"init", {{"kind", "uniform-sphere"}, {"seed", 3}}},
-                       {"time", {{"t_end", 1}, {"samples", 5}}}, {"rtol", 1e-10}, {"atol", 1e-12}};
+                       {"time", {{"t_end", 1}, {"samples", 5}}},
+                       {"rtol", 1e-10},
+                       {"atol", 1e-12}};
   auto make = [&](const std::string& model, const json& extra) {
     json j = common;
     j["model"] = model;
@@ -48,9 +53,11 @@ std::vector<json> every_model() {
       make("sa-sphere", json::object()),
       make("usa-sphere", json::object()),
       make("multihead", {{"heads", 2}, {"V", {{"heads", {"identity", {{"random", "gaussian"}, {"seed", 4}}}}}}}),
-      make("ffn", {{"init", {{"kind", "uniform-cube"}, {"seed", 3}}}, {"activation", "relu"},
+      make("ffn", {{"init", {{"kind", "uniform-cube"}, {"seed", 3}}},
+                   {"activation", "relu"},
                    {"W", {{"random", "gaussian"}, {"seed", 5}}}}),
-      make("ffn", {{"init", {{"kind", "uniform-cube"}, {"seed", 3}}}, {"activation", "tanh"},
+      make("ffn", {{"init", {{"kind", "uniform-cube"}, {"seed", 3}}},
+                   {"activation", "tanh"},
                    {"W", {{"random", "gaussian"}, {"seed", 5}}}}),
       make("causal", json::object()),
       make("layer-normalized", {{"time", {{"layers", 12}, {"every", 3}}}}),
@@ -108,7 +115,6 @@ struct FileState {
 };
 FileState state_of(const fs::path& p) { return {read_file(p), fs::last_write_time(p)}; }
 
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(cli_simulate)
@@ -119,7 +125,8 @@ BOOST_AUTO_TEST_CASE(every_model_writes_a_complete_trajectory) {
       const SimConfig c = parse_sim_config(config);
       const SimulationOutput out = run_simulation(c);
       const json& t = out.trajectory;
-      const std::size_t samples = c.discrete() ? (c.layers / c.sample_every + 1) : static_cast<std::size_t>(c.grid_samples);
+      const std::size_t samples =
+          c.discrete() ? (c.layers / c.sample_every + 1) : static_cast<std::size_t>(c.grid_samples);
       check_fields(t, config, samples);
       BOOST_TEST(t.at("error_estimate").is_null());  // no "verify"
       BOOST_TEST(t.at("time_is_layer") == c.discrete());
@@ -147,9 +154,9 @@ BOOST_AUTO_TEST_CASE(verify_gives_a_small_finite_error_estimate) {
       const json t = run_simulation(parse_sim_config(config)).trajectory;
       BOOST_REQUIRE(t.at("error_estimate").is_number());
       const double e = t.at("error_estimate").get<double>();
-      BOOST_TEST_MESSAGE(config.at("model").get<std::string>() << " " << config.value("activation", "")
-                                                               << ": error estimate " << e << " ("
-                                                               << t.value("error_estimate_method", "") << ")");
+      BOOST_TEST_MESSAGE(config.at("model").get<std::string>()
+                         << " " << config.value("activation", "") << ": error estimate " << e << " ("
+                         << t.value("error_estimate_method", "") << ")");
       BOOST_TEST(std::isfinite(e));
       BOOST_TEST(e >= 0.0);
       // rtol 1e-10 over t ∈ [0, 1]; discrete models have only round-off.
@@ -208,7 +215,7 @@ BOOST_AUTO_TEST_CASE(fifty_digits_are_written_in_full) {
         fewest = std::min(fewest, significant_digits(str));
       }
   BOOST_TEST_MESSAGE("50 digits: fewest significant digits written " << fewest << ", error estimate "
-                                                                       << t.at("error_estimate"));
+                                                                     << t.at("error_estimate"));
   BOOST_TEST(fewest >= 45);
   BOOST_REQUIRE(t.at("error_estimate").is_number());
   BOOST_TEST(t.at("error_estimate").get<double>() <= 1e-28);
@@ -250,10 +257,12 @@ BOOST_AUTO_TEST_CASE(cli_writes_trajectory_and_is_deterministic) {
   const CliResult a = run_cli("simulate --config " + quoted(file) + " --out " + quoted((tmp.path / "a").string()), tmp);
   BOOST_TEST(a.code == 0, a.err);
   BOOST_TEST(a.err.empty(), a.err);  // stderr is not a terminal: no progress bar
-  const CliResult b = run_cli("simulate --quiet --config " + quoted(file) + " --out " + quoted((tmp.path / "b").string()), tmp);
+  const CliResult b =
+      run_cli("simulate --quiet --config " + quoted(file) + " --out " + quoted((tmp.path / "b").string()), tmp);
   BOOST_TEST(b.code == 0, b.err);
   BOOST_TEST(b.out.empty());
-  const std::string ja = read_file(tmp.path / "a" / "trajectory.json"), jb = read_file(tmp.path / "b" / "trajectory.json");
+  const std::string ja = read_file(tmp.path / "a" / "trajectory.json"),
+                    jb = read_file(tmp.path / "b" / "trajectory.json");
   BOOST_TEST(!ja.empty());
   BOOST_TEST(ja == jb);  // byte-identical
   BOOST_TEST(read_file(tmp.path / "a" / "trajectory.csv") == read_file(tmp.path / "b" / "trajectory.csv"));
@@ -270,7 +279,8 @@ BOOST_AUTO_TEST_CASE(cli_bad_input) {
   // A previous, valid result in the output directory.
   const json good = every_model()[2];
   const std::string good_file = tmp.write("good.json", good.dump());
-  const CliResult first = run_cli("simulate --quiet --config " + quoted(good_file) + " --out " + quoted(out.string()), tmp);
+  const CliResult first =
+      run_cli("simulate --quiet --config " + quoted(good_file) + " --out " + quoted(out.string()), tmp);
   BOOST_REQUIRE_MESSAGE(first.code == 0, first.err);
   const fs::path traj = out / "trajectory.json";
   const FileState before = state_of(traj);
@@ -312,7 +322,8 @@ BOOST_AUTO_TEST_CASE(cli_bad_input) {
       {"digits overflow", with("/precision", "mpfr-99999999999"), "precision.digits"},
       {"orthogonal with d < n", with("/init", {{"kind", "orthogonal"}, {"seed", 1}}), "init"},
       {"misspelt key", with("/rtoll", 1e-10), "rtoll"},
-      {"start off the sphere", with("/init", {{"kind", "explicit"}, {"points", {{1, 0, 0}, {0, 3, 0}, {0, 0, 1}, {1, 0, 0}}}}),
+      {"start off the sphere",
+       with("/init", {{"kind", "explicit"}, {"points", {{1, 0, 0}, {0, 3, 0}, {0, 0, 1}, {1, 0, 0}}}}),
        "init.points[1]"},
       {"newline in a name", with("/model", "sa-sphere\nrm -rf"), "model"},
   };
@@ -324,7 +335,8 @@ BOOST_AUTO_TEST_CASE(cli_bad_input) {
       BOOST_TEST(r.code == 2, "exit code " << r.code << ", stderr: " << r.err);
       BOOST_TEST(count_lines(r.err) == 1u, "stderr: " << r.err);
       BOOST_TEST(r.err.back() == '\n');
-      BOOST_TEST(r.err.find("error: " + field + ": ") != std::string::npos, "stderr \"" << r.err << "\" should name " << field);
+      BOOST_TEST(r.err.find("error: " + field + ": ") != std::string::npos,
+                 "stderr \"" << r.err << "\" should name " << field);
       BOOST_TEST(r.out.empty(), "stdout: " << r.out);
       BOOST_TEST((state_of(traj) == before), "trajectory.json was changed");
       // No temporary file left behind either.
@@ -334,7 +346,8 @@ BOOST_AUTO_TEST_CASE(cli_bad_input) {
     }
   }
   // A directory is not a readable config.
-  const CliResult dir = run_cli("simulate --config " + quoted(tmp.path.string()) + " --out " + quoted(out.string()), tmp);
+  const CliResult dir =
+      run_cli("simulate --config " + quoted(tmp.path.string()) + " --out " + quoted(out.string()), tmp);
   BOOST_TEST(dir.code == 2, dir.err);
   BOOST_TEST(count_lines(dir.err) == 1u, dir.err);
   BOOST_TEST(dir.err.find(tmp.path.string()) != std::string::npos, dir.err);

@@ -17,7 +17,8 @@ namespace attnflow::testing {
 
 /// An empty directory under the temporary directory, private to this process.
 inline std::filesystem::path fresh_dir(const std::string& suite, const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("attnflow-" + suite + "-" + std::to_string(::getpid())) / name;
+  const auto p =
+      std::filesystem::temp_directory_path() / ("attnflow-" + suite + "-" + std::to_string(::getpid())) / name;
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
@@ -68,7 +69,9 @@ inline std::string read_file(const std::filesystem::path& p) {
 }
 
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
-inline std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+inline std::size_t count_lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 
 /// The attnflow program run with `args`, stdout and stderr kept apart (in files under tmp).
 struct CliResult {
@@ -77,7 +80,8 @@ struct CliResult {
 };
 inline CliResult run_cli(const std::string& args, const TempDir& tmp) {
   const std::filesystem::path out = tmp.path / "cli.stdout", err = tmp.path / "cli.stderr";
-  const std::string cmd = quoted(attnflow_bin()) + " " + args + " >" + quoted(out.string()) + " 2>" + quoted(err.string()) + " </dev/null";
+  const std::string cmd =
+      quoted(attnflow_bin()) + " " + args + " >" + quoted(out.string()) + " 2>" + quoted(err.string()) + " </dev/null";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -74,7 +74,8 @@ BOOST_AUTO_TEST_CASE(identity_factors_match_the_chain_rule) {
         BOOST_TEST(std::abs(directional - chain) <= 1e-8 * std::abs(chain));
         // The other normalisation's factor is wrong here, and visibly so.
         const Normalization other = norm == Normalization::Softmax ? Normalization::Uniform : Normalization::Softmax;
-        if (beta > 0) BOOST_TEST(std::abs(energy_rate_identity(x, v, beta, other, sign) - chain) > 1e-2 * std::abs(chain));
+        if (beta > 0)
+          BOOST_TEST(std::abs(energy_rate_identity(x, v, beta, other, sign) - chain) > 1e-2 * std::abs(chain));
       }
 }
 
@@ -165,7 +166,9 @@ BOOST_AUTO_TEST_CASE(pairwise_distances_never_decrease_in_d1) {
   // with Q = K = V = 1, no rescaling: ẋ_i = Σ_j P_ij x_j.
   const Matrix<double> one = Matrix<double>::Identity(1, 1);
   auto euclid = [&](double sign) {
-    return Field([=](const Tokens<double>& x) { return Tokens<double>(sign * (attention_matrix<double>(x, one, one, 1.0) * x)); });
+    return Field([=](const Tokens<double>& x) {
+      return Tokens<double>(sign * (attention_matrix<double>(x, one, one, 1.0) * x));
+    });
   };
   Tokens<double> x0(4, 1);
   x0 << -0.8, 0.1, 0.3, 1.0;
@@ -199,7 +202,8 @@ BOOST_AUTO_TEST_CASE(mpfr_identity_and_checks) {
   // A three-sample trajectory: the residual machinery and the checks run at 30 digits.
   Trajectory<mpfr> traj;
   const auto d = rk4(sphere_field(1.5, Normalization::Softmax, +1), sphere_start(), 0.01, 3, 4);
-  for (std::size_t k = 0; k < d.x.size(); ++k) traj.t.push_back(mpfr(d.t[k])), traj.x.push_back(convert_tokens<mpfr>(d.x[k]));
+  for (std::size_t k = 0; k < d.x.size(); ++k)
+    traj.t.push_back(mpfr(d.t[k])), traj.x.push_back(convert_tokens<mpfr>(d.x[k]));
   const auto r = energy_identity_residual(traj, beta, Normalization::Softmax);
   BOOST_TEST(to_double(r.relative_residual) < 1e-3);
   BOOST_TEST(r.to_json().at("residual").at(0).is_string());

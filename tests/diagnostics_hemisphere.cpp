@@ -202,12 +202,12 @@ BOOST_AUTO_TEST_CASE(other_precisions_agree) {
 }
 
 BOOST_AUTO_TEST_CASE(wendel_exact_values) {
-  BOOST_TEST((wendel_probability(5, 3).exact == Rational(11, 16)));  // (1 + 4 + 6) / 16
-  BOOST_TEST((wendel_probability(8, 4).exact == Rational(1, 2)));    // (1 + 7 + 21 + 35) / 128
-  BOOST_TEST((wendel_probability(10, 2).exact == Rational(5, 256))); // (1 + 9) / 512
-  BOOST_TEST((wendel_probability(3, 5).exact == Rational(1)));       // d ≥ n
+  BOOST_TEST((wendel_probability(5, 3).exact == Rational(11, 16)));   // (1 + 4 + 6) / 16
+  BOOST_TEST((wendel_probability(8, 4).exact == Rational(1, 2)));     // (1 + 7 + 21 + 35) / 128
+  BOOST_TEST((wendel_probability(10, 2).exact == Rational(5, 256)));  // (1 + 9) / 512
+  BOOST_TEST((wendel_probability(3, 5).exact == Rational(1)));        // d ≥ n
   BOOST_TEST((wendel_probability(4, 4).exact == Rational(1)));
-  BOOST_TEST((wendel_probability(4, 1).exact == Rational(1, 8)));    // S^0: all signs equal
+  BOOST_TEST((wendel_probability(4, 1).exact == Rational(1, 8)));  // S^0: all signs equal
   BOOST_TEST(wendel_probability(10, 2).value == 5.0 / 256.0);
   BOOST_CHECK_THROW(wendel_probability(0, 3), InputError);
 }
@@ -220,8 +220,8 @@ BOOST_AUTO_TEST_CASE(wendel_monte_carlo_reproduces_the_formula) {
       BOOST_TEST(mc.uncertified == 0);
       BOOST_TEST(mc.probability == wendel_probability(n, d).value);
       BOOST_TEST(std::abs(mc.z_score) < 4.0);
-      BOOST_TEST_MESSAGE("Wendel n=" << n << " d=" << d << ": frequency " << mc.frequency << ", p "
-                                     << mc.probability << ", se " << mc.standard_error << ", z " << mc.z_score);
+      BOOST_TEST_MESSAGE("Wendel n=" << n << " d=" << d << ": frequency " << mc.frequency << ", p " << mc.probability
+                                     << ", se " << mc.standard_error << ", z " << mc.z_score);
     }
   }
   // Deterministic for a seed.

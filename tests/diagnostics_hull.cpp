@@ -102,7 +102,7 @@ BOOST_AUTO_TEST_CASE(cube_vertices_and_interior_point_certified_both_ways) {
   bad.weights[a] -= moved;
   bad.weights[b] += moved;
   BOOST_TEST(!verify_vertex_certificate(x, interior, bad));
-  VertexCertificate bad_plane = certs[7];  // corner (1, 1, 1)
+  VertexCertificate bad_plane = certs[7];                                      // corner (1, 1, 1)
   bad_plane.c = exact_dot(bad_plane.w, Vector<double>(x.row(7).transpose()));  // c = ⟨w, p⟩: not strict
   BOOST_TEST(!verify_vertex_certificate(x, Vector<double>(x.row(7).transpose()), bad_plane));
   // A certificate for one point does not pass for another.

@@ -33,7 +33,8 @@ BOOST_AUTO_TEST_CASE(diagonal_V_with_known_top_eigenpair) {
   BOOST_TEST((g.right - Vector<double>::Unit(3, 1)).norm() < 1e-14);
   BOOST_TEST((g.left - Vector<double>::Unit(3, 1)).norm() < 1e-14);
   BOOST_TEST(std::abs(g.sign_value - 1) < 1e-14);
-  BOOST_TEST(g.eigen_real == (std::vector<double>{3, -1, 0.5}), boost::test_tools::tolerance(1e-14) << boost::test_tools::per_element());
+  BOOST_TEST(g.eigen_real == (std::vector<double>{3, -1, 0.5}), boost::test_tools::tolerance(1e-14)
+                                                                    << boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(non_normal_V_uses_the_left_functional) {
@@ -121,7 +122,9 @@ BOOST_AUTO_TEST_CASE(good_triple_in_mpfr) {
   BOOST_TEST(g.to_json().at("gap").is_string());
   Matrix<double> Vd(2, 2);
   Vd << 1.5, 0, 0, -1.4999999999999999999999999;
-  BOOST_TEST(!check_good_triple(Matrix<double>(Matrix<double>::Identity(2, 2)), Matrix<double>(Matrix<double>::Identity(2, 2)), Vd).dominant);
+  BOOST_TEST(!check_good_triple(Matrix<double>(Matrix<double>::Identity(2, 2)),
+                                Matrix<double>(Matrix<double>::Identity(2, 2)), Vd)
+                  .dominant);
 }
 
 BOOST_AUTO_TEST_CASE(grouping_into_three_levels) {

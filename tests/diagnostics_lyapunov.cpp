@@ -22,8 +22,13 @@ json gaussian(int seed, const char* scale = "1") { return {{"random", "gaussian"
 
 /// One config per continuous model, generic (random Q, K, V; non-trivial time dependence for some).
 std::vector<json> continuous_configs() {
-  const json base = {{"n", 4}, {"d", 3}, {"beta", "1.5"}, {"Q", gaussian(11)}, {"K", gaussian(12)},
-                     {"V", gaussian(13)}, {"time", {{"t_end", 2}, {"samples", 3}}}};
+  const json base = {{"n", 4},
+                     {"d", 3},
+                     {"beta", "1.5"},
+                     {"Q", gaussian(11)},
+                     {"K", gaussian(12)},
+                     {"V", gaussian(13)},
+                     {"time", {{"t_end", 2}, {"samples", 3}}}};
   std::vector<json> out;
   auto add = [&](const char* model, json extra) {
     json j = base;
@@ -35,15 +40,18 @@ std::vector<json> continuous_configs() {
   add("sa-rescaled", {{"init", {{"kind", "uniform-cube"}, {"seed", 5}}}, {"V", gaussian(14, "0.5")}});
   add("sa-sphere", {{"init", {{"kind", "uniform-sphere"}, {"seed", 5}}}});
   add("usa-sphere", {{"init", {{"kind", "uniform-sphere"}, {"seed", 6}}}});
-  add("multihead", {{"init", {{"kind", "uniform-sphere"}, {"seed", 7}}}, {"heads", 2},
-                    {"Q", {{"heads", {gaussian(21), gaussian(22)}}}}, {"K", {{"heads", {gaussian(23), gaussian(24)}}}},
+  add("multihead", {{"init", {{"kind", "uniform-sphere"}, {"seed", 7}}},
+                    {"heads", 2},
+                    {"Q", {{"heads", {gaussian(21), gaussian(22)}}}},
+                    {"K", {{"heads", {gaussian(23), gaussian(24)}}}},
                     {"V", {{"heads", {gaussian(25), gaussian(26)}}}}});
   add("ffn", {{"init", {{"kind", "uniform-cube"}, {"seed", 8}}}, {"activation", "tanh"}, {"W", gaussian(31)}});
   add("ffn", {{"init", {{"kind", "uniform-cube"}, {"seed", 9}}}, {"activation", "relu"}, {"W", gaussian(32)}});
   add("causal", {{"init", {{"kind", "uniform-sphere"}, {"seed", 10}}}});
   // Time-dependent weights: V interpolated between knots (t = 0.7 lies inside a segment).
-  add("sa-sphere", {{"init", {{"kind", "uniform-sphere"}, {"seed", 12}}},
-                    {"V", {{"knots", {{{"t", 0}, {"value", gaussian(41)}}, {{"t", 2}, {"value", "minus-identity"}}}}}}});
+  add("sa-sphere",
+      {{"init", {{"kind", "uniform-sphere"}, {"seed", 12}}},
+       {"V", {{"knots", {{{"t", 0}, {"value", gaussian(41)}}, {{"t", 2}, {"value", "minus-identity"}}}}}}});
   return out;
 }
 
@@ -63,7 +71,8 @@ template <class T> double relative_difference(const Matrix<T>& a, const Matrix<T
 double smallest_ffn_preactivation(const Model<double>& m, const Tokens<double>& x, double t) {
   const auto& h = m.heads.front();
   const Matrix<double> V = h.V.at_time(t);
-  Tokens<double> a = Model<double>::attend(x, x, h.Q.at_time(t), h.K.at_time(t), V, m.beta, m.info->normalization, false);
+  Tokens<double> a =
+      Model<double>::attend(x, x, h.Q.at_time(t), h.K.at_time(t), V, m.beta, m.info->normalization, false);
   a -= x * V.transpose();
   return a.cwiseAbs().minCoeff();
 }
@@ -152,7 +161,8 @@ BOOST_AUTO_TEST_CASE(jacobian_matches_central_differences_at_50_digits) {
     const Matrix<double> Jd = model_jacobian<double>(md, initial_tokens<double>(c), 0.7);
     const double rel_double = relative_difference<double>(convert_matrix<double>(J), Jd);
     const std::string label = c.model->id + (c.model->kind == ModelKind::Ffn ? " " + c.activation : std::string());
-    BOOST_TEST_MESSAGE(label << " (50 digits): rel |J_AD − J_FD| = " << rel << ", rel |J_50 − J_double| = " << rel_double);
+    BOOST_TEST_MESSAGE(label << " (50 digits): rel |J_AD − J_FD| = " << rel
+                             << ", rel |J_50 − J_double| = " << rel_double);
     BOOST_TEST_CONTEXT(label) {
       BOOST_TEST(rel <= 1e-25);
       BOOST_TEST(rel_double <= 1e-12);
@@ -172,11 +182,12 @@ BOOST_AUTO_TEST_CASE(linear_systems_known_exponents) {
   Matrix<double> D = Matrix<double>::Zero(4, 4);
   D.diagonal() << 0.8, 0.3, -0.5, -1.5;
   Matrix<double> U(4, 4);  // non-normal: off-diagonal entries much larger than the eigenvalue gaps
-  U << 0.4, 5, -3, 2,   //
-      0, -0.2, 8, 1,    //
-      0, 0, -0.9, 6,    //
+  U << 0.4, 5, -3, 2,      //
+      0, -0.2, 8, 1,       //
+      0, 0, -0.9, 6,       //
       0, 0, 0, -1.6;
-  const std::vector<Case> cases = {{"diagonal", D, {0.8, 0.3, -0.5, -1.5}}, {"upper-triangular", U, {0.4, -0.2, -0.9, -1.6}}};
+  const std::vector<Case> cases = {{"diagonal", D, {0.8, 0.3, -0.5, -1.5}},
+                                   {"upper-triangular", U, {0.4, -0.2, -0.9, -1.6}}};
   // Over [0, T] the estimate carries the transient of the random initial frame: the accumulated
   // log-growth is S_i(t) = λ_i t + c_i + O(e^{−gap·t}), so λ_i(T) − λ_i = c_i/T (seen at T = 2000:
   // c_i up to ≈ 4, i.e. 0.5% relative). T = 20000 brings c_i/T below 1e-3 relative. On the late
@@ -192,12 +203,14 @@ BOOST_AUTO_TEST_CASE(linear_systems_known_exponents) {
     const auto late = r.window_exponents(10000.0);
     const auto early = r.running(1999);  // λ_i(2000), for the 1/T law
     BOOST_TEST_MESSAGE(c.name << ": λ(0..T) = " << list(r.exponents) << "; λ(0..2000) = " << list(early)
-                              << "; λ(T/2..T) − λ = " << [&] {
-                                   std::vector<double> e;
-                                   for (std::size_t i = 0; i < late.size(); ++i) e.push_back(late[i] - c.expected[i]);
-                                   return list(e);
-                                 }() << "; Σλ = " << r.exponent_sum << ", ⟨tr J⟩ = " << r.trace_average
-                              << ", residual " << r.trace_residual << "; steps " << r.steps);
+                              << "; λ(T/2..T) − λ = " <<
+                       [&] {
+                         std::vector<double> e;
+                         for (std::size_t i = 0; i < late.size(); ++i) e.push_back(late[i] - c.expected[i]);
+                         return list(e);
+                       }()
+                              << "; Σλ = " << r.exponent_sum << ", ⟨tr J⟩ = " << r.trace_average << ", residual "
+                              << r.trace_residual << "; steps " << r.steps);
     BOOST_TEST_CONTEXT(c.name) {
       BOOST_TEST(r.times[1999] == 2000.0);
       for (std::size_t i = 0; i < c.expected.size(); ++i) {
@@ -256,8 +269,9 @@ BOOST_AUTO_TEST_CASE(trace_identity_time_dependent_linear) {
   s.t_end = 50;
   const auto r = benettin<double>(field, State<double>{1.0, 0.5}, s);
   const double T = 50, exact = (-T + 1 - std::cos(T) - 0.25 * std::sin(2 * T)) / T;
-  BOOST_TEST_MESSAGE("time-dependent: λ = " << list(r.exponents) << "; Σλ = " << r.exponent_sum << ", ⟨tr J⟩ = "
-                                            << r.trace_average << " (exact " << exact << "), residual " << r.trace_residual);
+  BOOST_TEST_MESSAGE("time-dependent: λ = " << list(r.exponents) << "; Σλ = " << r.exponent_sum
+                                            << ", ⟨tr J⟩ = " << r.trace_average << " (exact " << exact << "), residual "
+                                            << r.trace_residual);
   BOOST_TEST(std::abs(r.trace_average - exact) <= 1e-9);
   BOOST_TEST(r.trace_residual <= 1e-8);
 }
@@ -274,8 +288,15 @@ BOOST_AUTO_TEST_CASE(trace_identity_time_dependent_linear) {
 
 BOOST_AUTO_TEST_CASE(sa_sphere_identity_hemisphere_spectrum) {
   const int n = 4, d = 3;
-  const json j = {{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
-                  {"V", "identity"}, {"init", {{"kind", "hemisphere"}, {"seed", 3}}}, {"time", {{"t_end", 40}, {"samples", 2}}}};
+  const json j = {{"model", "sa-sphere"},
+                  {"n", n},
+                  {"d", d},
+                  {"beta", 1},
+                  {"Q", "identity"},
+                  {"K", "identity"},
+                  {"V", "identity"},
+                  {"init", {{"kind", "hemisphere"}, {"seed", 3}}},
+                  {"time", {{"t_end", 40}, {"samples", 2}}}};
   const SimConfig c = parse_sim_config(j);
   const Model<double> m = build_model<double>(c);
   LyapunovSettings<double> s;
@@ -285,9 +306,9 @@ BOOST_AUTO_TEST_CASE(sa_sphere_identity_hemisphere_spectrum) {
   const auto late = r.window_exponents(20.0);
   BOOST_TEST_MESSAGE("sa-sphere V = I: λ(0..40) = " << list(r.exponents));
   BOOST_TEST_MESSAGE("  λ(20..40) = " << list(late));
-  BOOST_TEST_MESSAGE("  Σλ = " << r.exponent_sum << ", ⟨tr J⟩ = " << r.trace_average << ", residual " << r.trace_residual
-                               << "; late ⟨tr J⟩ = " << r.window_trace_average(20.0) << "; steps " << r.steps
-                               << " (rejected " << r.rejected_steps << ")");
+  BOOST_TEST_MESSAGE("  Σλ = " << r.exponent_sum << ", ⟨tr J⟩ = " << r.trace_average << ", residual "
+                               << r.trace_residual << "; late ⟨tr J⟩ = " << r.window_trace_average(20.0) << "; steps "
+                               << r.steps << " (rejected " << r.rejected_steps << ")");
   const int zeros = n + d - 1, contracting = (n - 1) * (d - 1);
   BOOST_REQUIRE(static_cast<int>(late.size()) == zeros + contracting);
   std::vector<double> sorted = late;
@@ -297,15 +318,23 @@ BOOST_AUTO_TEST_CASE(sa_sphere_identity_hemisphere_spectrum) {
     BOOST_TEST(std::abs(sorted[i] + 1) <= 1e-6, "exponent " << i << " (expected −1): " << sorted[i]);
   BOOST_TEST(r.trace_residual <= 1e-8);
   // The full-horizon top exponent: 0 plus the transient log-growth of the neutral directions / T.
-  BOOST_TEST_MESSAGE("  top exponent over [0, 40]: " << r.exponents.front() << "; T·λ_1 = " << 40 * r.exponents.front());
+  BOOST_TEST_MESSAGE("  top exponent over [0, 40]: " << r.exponents.front()
+                                                     << "; T·λ_1 = " << 40 * r.exponents.front());
 }
 
 BOOST_AUTO_TEST_CASE(sa_sphere_spectrum_at_30_digits_agrees_with_double) {
   // The same finite-time spectrum (same start, same random frame) at 30 digits with rtol 1e-16
   // and in double with rtol 1e-10: they differ by the double run's integration error (~1e-11).
   // The 30-digit trace residual is a global integration error: asserted ≤ rtol·T.
-  const json j = {{"model", "sa-sphere"}, {"n", 3}, {"d", 2}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
-                  {"V", "identity"}, {"init", {{"kind", "hemisphere"}, {"seed", 4}}}, {"time", {{"t_end", 4}, {"samples", 2}}}};
+  const json j = {{"model", "sa-sphere"},
+                  {"n", 3},
+                  {"d", 2},
+                  {"beta", 1},
+                  {"Q", "identity"},
+                  {"K", "identity"},
+                  {"V", "identity"},
+                  {"init", {{"kind", "hemisphere"}, {"seed", 4}}},
+                  {"time", {{"t_end", 4}, {"samples", 2}}}};
   const SimConfig c = parse_sim_config(j);
   LyapunovSettings<double> sd;
   sd.t_end = 4;
@@ -317,10 +346,16 @@ BOOST_AUTO_TEST_CASE(sa_sphere_spectrum_at_30_digits_agrees_with_double) {
   sm.atol = from_decimal<mpfr>("1e-18");
   const auto rm = lyapunov_spectrum<mpfr>(build_model<mpfr>(c), initial_tokens<mpfr>(c), sm);
   double worst = 0;
-  for (std::size_t i = 0; i < rd.exponents.size(); ++i) worst = std::max(worst, std::abs(rd.exponents[i] - to_double(rm.exponents[i])));
-  BOOST_TEST_MESSAGE("30 digits: λ = " << list([&] { std::vector<double> v; for (const auto& x : rm.exponents) v.push_back(to_double(x)); return v; }())
-                     << "; residual " << to_double(rm.trace_residual) << " (double: " << rd.trace_residual
-                     << "); max |λ_double − λ_30| = " << worst << "; steps " << rm.steps << " vs " << rd.steps);
+  for (std::size_t i = 0; i < rd.exponents.size(); ++i)
+    worst = std::max(worst, std::abs(rd.exponents[i] - to_double(rm.exponents[i])));
+  BOOST_TEST_MESSAGE("30 digits: λ = " << list([&] {
+                       std::vector<double> v;
+                       for (const auto& x : rm.exponents) v.push_back(to_double(x));
+                       return v;
+                     }()) << "; residual "
+                                       << to_double(rm.trace_residual) << " (double: " << rd.trace_residual
+                                       << "); max |λ_double − λ_30| = " << worst << "; steps " << rm.steps << " vs "
+                                       << rd.steps);
   BOOST_TEST(worst <= 1e-7);
   BOOST_TEST(to_double(rm.trace_residual) <= 1e-16 * 4);
 }

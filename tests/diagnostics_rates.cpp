@@ -9,7 +9,8 @@ using namespace attnflow;
 
 namespace {
 /// Samples t_k = k·dt and y_k = f(t_k, normal draw) with a fixed seed.
-template <class F> std::pair<std::vector<double>, std::vector<double>> planted(int samples, double dt, unsigned seed, F f) {
+template <class F>
+std::pair<std::vector<double>, std::vector<double>> planted(int samples, double dt, unsigned seed, F f) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<double> t, y;
@@ -37,15 +38,15 @@ BOOST_AUTO_TEST_CASE(student_t_quantiles) {
   // Reference: an independent evaluation (the exact finite series of Abramowitz & Stegun
   // 26.7.3–4 inverted by bisection, which attnflow used before Boost.Math), agreeing with the 1-
   // and 2-dof closed forms and with printed tables.
-  const double ref[][3] = {{0.05, 1, 12.706204736174705},   {0.05, 2, 4.3026527297494637},
-                           {0.05, 3, 3.1824463052837095},   {0.05, 4, 2.7764451051977943},
-                           {0.05, 6, 2.4469118511449799},   {0.05, 30, 2.0422724563012382},
-                           {0.05, 197, 1.9720790337785028}, {0.05, 1000, 1.9623390808264085},
-                           {0.001, 1, 636.61924876871956},  {0.001, 5, 6.8688266258811099},
-                           {0.001, 10, 4.586893858702636},  {0.001, 1000, 3.3002826484239129}};
+  const double ref[][3] = {
+      {0.05, 1, 12.706204736174705},   {0.05, 2, 4.3026527297494637},    {0.05, 3, 3.1824463052837095},
+      {0.05, 4, 2.7764451051977943},   {0.05, 6, 2.4469118511449799},    {0.05, 30, 2.0422724563012382},
+      {0.05, 197, 1.9720790337785028}, {0.05, 1000, 1.9623390808264085}, {0.001, 1, 636.61924876871956},
+      {0.001, 5, 6.8688266258811099},  {0.001, 10, 4.586893858702636},   {0.001, 1000, 3.3002826484239129}};
   for (const auto& r : ref) BOOST_TEST(std::abs(student_t_critical(r[0], r[1]) / r[2] - 1) < 1e-11);
   // Printed tables (4 significant digits, two-sided α): Student (1908)/Fisher–Yates, e.g. NIST/SEMATECH.
-  const double table[][3] = {{0.10, 5, 2.015}, {0.05, 10, 2.228}, {0.01, 20, 2.845}, {0.02, 15, 2.602}, {0.05, 120, 1.980}};
+  const double table[][3] = {
+      {0.10, 5, 2.015}, {0.05, 10, 2.228}, {0.01, 20, 2.845}, {0.02, 15, 2.602}, {0.05, 120, 1.980}};
   for (const auto& r : table) BOOST_TEST(std::abs(student_t_critical(r[0], r[1]) / r[2] - 1) < 5e-4);
   // Closed forms: ν = 1 (Cauchy) t = tan(π(1 − α)/2); ν = 2, t = a·√(2/(1 − a²)) with a = 1 − α.
   BOOST_TEST(std::abs(student_t_critical(0.2, 1) / std::tan(M_PI * 0.4) - 1) < 1e-13);
@@ -59,7 +60,8 @@ BOOST_AUTO_TEST_CASE(student_t_quantiles) {
 
 BOOST_AUTO_TEST_CASE(planted_exponential_rate_inside_a_narrow_interval) {
   const double C = 2, lambda = 0.7;
-  const auto [t, y] = planted(201, 0.1, 11, [&](double s, double z) { return C * std::exp(-lambda * s) * (1 + 0.01 * z); });
+  const auto [t, y] =
+      planted(201, 0.1, 11, [&](double s, double z) { return C * std::exp(-lambda * s) * (1 + 0.01 * z); });
   const auto e = fit_exponential_auto(t, y);
   BOOST_TEST_MESSAGE(e.summary());
   BOOST_TEST(e.rate_ci_contains(lambda));
@@ -78,7 +80,8 @@ BOOST_AUTO_TEST_CASE(confidence_interval_has_its_coverage) {
   int covered = 0;
   const int runs = 400;
   for (int s = 0; s < runs; ++s) {
-    const auto [t, y] = planted(40, 0.25, 1000 + s, [&](double u, double z) { return std::exp(-lambda * u + 0.05 * z); });
+    const auto [t, y] =
+        planted(40, 0.25, 1000 + s, [&](double u, double z) { return std::exp(-lambda * u + 0.05 * z); });
     covered += fit_exponential(t, y, 0, t.size() - 1).rate_ci_contains(lambda) ? 1 : 0;
   }
   BOOST_TEST_MESSAGE("coverage " << covered << "/" << runs);
@@ -118,9 +121,8 @@ namespace {
 const double kDecay = 0.9, kFloor = 1e-12;
 /// Decay into an additive error floor of magnitude ~kFloor (a precision plateau: |error| ≥ 0).
 std::pair<std::vector<double>, std::vector<double>> with_plateau(unsigned seed) {
-  return planted(401, 0.1, seed, [](double t, double z) {
-    return 2 * std::exp(-kDecay * t) * (1 + 1e-3 * z) + kFloor * std::abs(z);
-  });
+  return planted(401, 0.1, seed,
+                 [](double t, double z) { return 2 * std::exp(-kDecay * t) * (1 + 1e-3 * z) + kFloor * std::abs(z); });
 }
 }  // namespace
 

@@ -57,7 +57,8 @@ template <class T> double distance(const Tokens<T>& a, const Tokens<mpfr>& ref) 
 const Tokens<mpfr>& reference() {
   static const Tokens<mpfr> ref = [] {
     MpfrDigitsScope scope(60);
-    return final_state<mpfr>(with_method(order_problem(), "bulirsch-stoer", {{"digits", 60}}, false, "", "1e-45", "1e-47"));
+    return final_state<mpfr>(
+        with_method(order_problem(), "bulirsch-stoer", {{"digits", 60}}, false, "", "1e-45", "1e-47"));
   }();
   return ref;
 }
@@ -68,7 +69,10 @@ double fitted_order(const std::vector<double>& h, const std::vector<double>& err
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (std::size_t k = 0; k < m; ++k) {
     const double x = std::log(h[k]), y = std::log(err[k]);
-    sx += x; sy += y; sxx += x * x; sxy += x * y;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
   }
   return (m * sxy - sx * sy) / (m * sxx - sx * sx);
 }
@@ -96,7 +100,8 @@ template <class T> double observed_order(const std::string& method, const std::v
   std::string line = method + " (" + precision.dump() + "): ";
   for (std::size_t i = 0; i < hs.size(); ++i) line += fmt::format("h=2^-{} err={:.3e}  ", ks[i], errs[i]);
   line += "local orders";
-  for (std::size_t i = 1; i < hs.size(); ++i) line += fmt::format(" {:.2f}", std::log(errs[i - 1] / errs[i]) / std::log(hs[i - 1] / hs[i]));
+  for (std::size_t i = 1; i < hs.size(); ++i)
+    line += fmt::format(" {:.2f}", std::log(errs[i - 1] / errs[i]) / std::log(hs[i - 1] / hs[i]));
   line += ", ";
   BOOST_TEST_MESSAGE(line << "fitted order " << fmt::format("{:.3f}", p));
   for (double e : errs) BOOST_TEST(e > 0.0);

@@ -95,8 +95,10 @@ Finding scan(const fs::path& lib, const Layers& L) {
         continue;
       }
       if (L.rank.at(to) <= L.rank.at(from)) continue;
-      if (L.allowed.count({rel, header})) f.seen_allowed.insert({rel, header});
-      else f.back.push_back(rel + " → " + header);
+      if (L.allowed.count({rel, header}))
+        f.seen_allowed.insert({rel, header});
+      else
+        f.back.push_back(rel + " → " + header);
     }
   }
   return f;

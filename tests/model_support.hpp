@@ -15,8 +15,14 @@ inline nlohmann::json gaussian(int seed) { return {{"random", "gaussian"}, {"see
 
 /// A config of `model` with random weights (so no symmetry hides an index error).
 inline nlohmann::json model_config(const std::string& model, int n, int d, int heads = 1) {
-  nlohmann::json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", 1.5}, {"Q", gaussian(3)}, {"K", gaussian(4)},
-                      {"V", gaussian(5)}, {"init", {{"kind", "uniform-sphere"}, {"seed", 7}}},
+  nlohmann::json j = {{"model", model},
+                      {"n", n},
+                      {"d", d},
+                      {"beta", 1.5},
+                      {"Q", gaussian(3)},
+                      {"K", gaussian(4)},
+                      {"V", gaussian(5)},
+                      {"init", {{"kind", "uniform-sphere"}, {"seed", 7}}},
                       {"time", {{"t_end", 2}, {"samples", 3}}}};
   if (model == "sa-rescaled") j["V"] = {{"diag", std::vector<double>(static_cast<std::size_t>(d), 0.5)}};
   if (model == "ffn") j["W"] = gaussian(6);
@@ -30,8 +36,10 @@ template <class T> State<T> some_state(int n, int d) {
   for (int i = 0; i < n; ++i) {
     double norm = 0;
     std::vector<double> row(static_cast<std::size_t>(d));
-    for (int k = 0; k < d; ++k) norm += std::pow(row[static_cast<std::size_t>(k)] = std::sin(1.0 + 0.7 * i + 1.3 * k * k), 2);
-    for (int k = 0; k < d; ++k) x[static_cast<std::size_t>(i * d + k)] = T(row[static_cast<std::size_t>(k)] / std::sqrt(norm));
+    for (int k = 0; k < d; ++k)
+      norm += std::pow(row[static_cast<std::size_t>(k)] = std::sin(1.0 + 0.7 * i + 1.3 * k * k), 2);
+    for (int k = 0; k < d; ++k)
+      x[static_cast<std::size_t>(i * d + k)] = T(row[static_cast<std::size_t>(k)] / std::sqrt(norm));
   }
   return x;
 }

@@ -54,23 +54,24 @@ const std::vector<mpfr>& gamma_reference(bool usa, const std::string& beta, int 
   S g{mpfr(0)};
   std::vector<mpfr> ts, out;
   for (int k = 0; k < kGammaSamples; ++k) ts.push_back(mpfr(k) / 10);
-  odeint::integrate_times(odeint::bulirsch_stoer<S, mpfr, S, mpfr>(tol, tol), GammaOde<mpfr>{usa, from_decimal<mpfr>(beta), n},
-                          g, ts.begin(), ts.end(), mpfr(1) / 100, [&](const S& x, const mpfr&) { out.push_back(x[0]); });
+  odeint::integrate_times(odeint::bulirsch_stoer<S, mpfr, S, mpfr>(tol, tol),
+                          GammaOde<mpfr>{usa, from_decimal<mpfr>(beta), n}, g, ts.begin(), ts.end(), mpfr(1) / 100,
+                          [&](const S& x, const mpfr&) { out.push_back(x[0]); });
   return cache[key] = out;
 }
 
 json orthogonal_config(const std::string& model, int n, int d, const std::string& beta, bool standard) {
-  json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", beta},
-            {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
-            {"time", {{"t_end", 2}, {"samples", kGammaSamples}}}};
+  json j = {
+      {"model", model},  {"n", n},          {"d", d},          {"beta", beta},
+      {"Q", "identity"}, {"K", "identity"}, {"V", "identity"}, {"time", {{"t_end", 2}, {"samples", kGammaSamples}}}};
   j["init"] = standard ? json{{"kind", "orthogonal"}, {"standard", true}} : json{{"kind", "orthogonal"}, {"seed", 3}};
   return j;
 }
 
 struct GammaError {
-  double vs_gamma = 0;    // max over samples and pairs of |⟨x_i, x_j⟩ − γ(t)|
-  double spread = 0;      // max over samples of (max − min) of the pairwise inner products
-  double gamma_end = 0;   // γ(t_end), to show the dynamics went somewhere
+  double vs_gamma = 0;   // max over samples and pairs of |⟨x_i, x_j⟩ − γ(t)|
+  double spread = 0;     // max over samples of (max − min) of the pairwise inner products
+  double gamma_end = 0;  // γ(t_end), to show the dynamics went somewhere
 };
 
 /// Simulates the config at T and compares every pairwise inner product with γ(t) (usa selects
@@ -209,7 +210,8 @@ BOOST_AUTO_TEST_CASE(softmax_rows_sum_to_one) {
       {"euler-renormalize", {{"time", {{"layers", 20}}}}},
   };
   for (const auto& c : cases) {
-    json j = random_qk({{"model", c.model}, {"n", 5}, {"d", 3}, {"beta", 3}, {"time", {{"t_end", 2}, {"samples", 11}}}}, 31);
+    json j =
+        random_qk({{"model", c.model}, {"n", 5}, {"d", 3}, {"beta", 3}, {"time", {{"t_end", 2}, {"samples", 11}}}}, 31);
     for (auto it = c.extra.begin(); it != c.extra.end(); ++it) j[it.key()] = it.value();
     const SimConfig cfg = parse_sim_config(j);
     const Model<double> m = build_model<double>(cfg);
@@ -229,13 +231,16 @@ BOOST_AUTO_TEST_CASE(softmax_rows_sum_to_one) {
     BOOST_TEST_MESSAGE(c.model << ": max |row sum - 1| = " << worst);
     BOOST_TEST_CONTEXT(c.model) {
       BOOST_TEST(worst <= 5 * 5 * std::numeric_limits<double>::epsilon());
-      if (cfg.causal) BOOST_TEST(causal_upper == 0.0);  // token i sees only j <= i
-      else BOOST_TEST(causal_upper > 1e-3);
+      if (cfg.causal)
+        BOOST_TEST(causal_upper == 0.0);  // token i sees only j <= i
+      else
+        BOOST_TEST(causal_upper > 1e-3);
       BOOST_TEST(off_diag > 1e-3);  // not a trivial (diagonal) attention
     }
   }
   // Negative control: USA rows are not normalised.
-  json u = random_qk({{"model", "usa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 3}, {"time", {{"t_end", 1}, {"samples", 3}}}}, 31);
+  json u = random_qk(
+      {{"model", "usa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 3}, {"time", {{"t_end", 1}, {"samples", 3}}}}, 31);
   const Model<double> mu = build_model<double>(parse_sim_config(u));
   const Trajectory<double> tu = run(u);
   BOOST_TEST((mu.attention(tu.x[0], tu.t[0]).rowwise().sum().array() - 1).abs().maxCoeff() > 1e-2);
@@ -245,9 +250,15 @@ BOOST_AUTO_TEST_CASE(sphere_models_keep_unit_norms) {
   // dopri5 at rtol 1e-12 over t ∈ [0, 5]: the norms drift by at most the global error bound
   // 1000·rtol. Euclidean models are the control: their norms change.
   for (const char* model : {"sa-sphere", "usa-sphere", "multihead", "causal"}) {
-    json j = random_qk({{"model", model}, {"n", 6}, {"d", 4}, {"beta", 2}, {"heads", 2},
+    json j = random_qk({{"model", model},
+                        {"n", 6},
+                        {"d", 4},
+                        {"beta", 2},
+                        {"heads", 2},
                         {"V", {{"random", "gaussian"}, {"seed", 77}}},
-                        {"time", {{"t_end", 5}, {"samples", 51}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                        {"time", {{"t_end", 5}, {"samples", 51}}},
+                        {"rtol", "1e-12"},
+                        {"atol", "1e-14"}},
                        41);
     if (std::string(model) != "multihead") j["heads"] = 1;
     const double defect = max_norm_defect(run(j));
@@ -261,9 +272,16 @@ BOOST_AUTO_TEST_CASE(sphere_models_keep_unit_norms) {
 BOOST_AUTO_TEST_CASE(rescaled_model_has_the_same_attention) {
   // x(t) from sa-euclid and z(t) from sa-rescaled, same Q, K, V (V diagonal, not I) and z(0) = x(0):
   // Model::attention must agree at every sample, and x(t) = e^{tV} z(t).
-  for (const json& V : {json{{"diag", {"0.5", "-0.3", "0.2"}}}, json{{"random", "gaussian"}, {"seed", 8}, {"scale", "0.5"}}}) {
-    json j = random_qk({{"n", 5}, {"d", 3}, {"beta", 1}, {"V", V}, {"init", {{"kind", "uniform-cube"}, {"seed", 9}}},
-                        {"time", {{"t_end", 3}, {"samples", 31}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+  for (const json& V :
+       {json{{"diag", {"0.5", "-0.3", "0.2"}}}, json{{"random", "gaussian"}, {"seed", 8}, {"scale", "0.5"}}}) {
+    json j = random_qk({{"n", 5},
+                        {"d", 3},
+                        {"beta", 1},
+                        {"V", V},
+                        {"init", {{"kind", "uniform-cube"}, {"seed", 9}}},
+                        {"time", {{"t_end", 3}, {"samples", 31}}},
+                        {"rtol", "1e-12"},
+                        {"atol", "1e-14"}},
                        51);
     j["model"] = "sa-euclid";
     const Model<double> mx = build_model<double>(parse_sim_config(j));
@@ -300,9 +318,16 @@ BOOST_AUTO_TEST_CASE(one_dimensional_distances_never_decrease) {
   // d = 1, Q = K = V = 1 ([A] Theorem 2.1 setting): every pairwise distance is non-decreasing.
   // The check allows only integration noise (rtol 1e-12 of the distance) between samples.
   auto worst_decrease = [](const json& V) {
-    json j = {{"model", "sa-euclid"}, {"n", 5}, {"d", 1}, {"Q", 1}, {"K", 1}, {"V", V},
+    json j = {{"model", "sa-euclid"},
+              {"n", 5},
+              {"d", 1},
+              {"Q", 1},
+              {"K", 1},
+              {"V", V},
               {"init", {{"kind", "explicit"}, {"points", {{-1}, {"-0.3"}, {"0.2"}, {"0.25"}, {"0.9"}}}}},
-              {"time", {{"t_end", 3}, {"samples", 301}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}};
+              {"time", {{"t_end", 3}, {"samples", 301}}},
+              {"rtol", "1e-12"},
+              {"atol", "1e-14"}};
     const Trajectory<double> tr = run(j);
     double worst = -1e300;  // max over pairs and consecutive samples of (decrease / distance)
     for (std::size_t s = 1; s < tr.samples(); ++s)
@@ -325,8 +350,14 @@ BOOST_AUTO_TEST_CASE(one_dimensional_distances_never_decrease) {
 
 BOOST_AUTO_TEST_CASE(causal_first_token_never_moves) {
   // [C]: V = I, random Q, K: token 0 attends only to itself, Π_{x_0} x_0 = 0.
-  json j = random_qk({{"model", "causal"}, {"n", 6}, {"d", 3}, {"beta", 2}, {"V", "identity"},
-                      {"time", {{"t_end", 10}, {"samples", 101}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+  json j = random_qk({{"model", "causal"},
+                      {"n", 6},
+                      {"d", 3},
+                      {"beta", 2},
+                      {"V", "identity"},
+                      {"time", {{"t_end", 10}, {"samples", 101}}},
+                      {"rtol", "1e-12"},
+                      {"atol", "1e-14"}},
                      61);
   const Trajectory<double> tr = run(j);
   double first = 0, last = 0;
@@ -350,8 +381,12 @@ BOOST_AUTO_TEST_CASE(causal_first_token_never_moves) {
 BOOST_AUTO_TEST_CASE(discrete_models_keep_unit_norms) {
   // Each layer divides by the norm: ‖x_i‖ = 1 to a few ulps after every layer.
   for (const char* model : {"layer-normalized", "euler-renormalize"}) {
-    json j = random_qk({{"model", model}, {"n", 7}, {"d", 4}, {"beta", 2},
-                        {"V", {{"random", "gaussian"}, {"seed", 12}}}, {"eta", "0.3"},
+    json j = random_qk({{"model", model},
+                        {"n", 7},
+                        {"d", 4},
+                        {"beta", 2},
+                        {"V", {{"random", "gaussian"}, {"seed", 12}}},
+                        {"eta", "0.3"},
                         {"time", {{"layers", 200}}}},
                        71);
     const Trajectory<double> tr = run(j);
@@ -367,14 +402,27 @@ BOOST_AUTO_TEST_CASE(discrete_per_layer_weights_are_honoured) {
   // Per-layer Q_k, K_k, V_k: layer k of the scheduled run equals one layer of the model whose
   // weights are constant (Q_k, K_k, V_k), applied to the same state; layers with V_k = 0 leave
   // the tokens where they are.
-  const json Vs = {"identity", "zero", "zero", {{"random", "gaussian"}, {"seed", 4}}, {{"scaled-identity", "0.5"}}, "zero"};
-  const json Qs = {"identity", {{"random", "gaussian"}, {"seed", 5}}, "identity", {{"random", "gaussian"}, {"seed", 6}},
-                   {{"diag", {2, 1, "0.5"}}}, "identity"};
-  const json Ks = {{{"random", "uniform"}, {"seed", 7}}, "identity", "identity", "minus-identity", "identity", "identity"};
+  const json Vs = {"identity", "zero", "zero", {{"random", "gaussian"}, {"seed", 4}}, {{"scaled-identity", "0.5"}},
+                   "zero"};
+  const json Qs = {"identity",
+                   {{"random", "gaussian"}, {"seed", 5}},
+                   "identity",
+                   {{"random", "gaussian"}, {"seed", 6}},
+                   {{"diag", {2, 1, "0.5"}}},
+                   "identity"};
+  const json Ks = {
+      {{"random", "uniform"}, {"seed", 7}}, "identity", "identity", "minus-identity", "identity", "identity"};
   for (const char* model : {"layer-normalized", "euler-renormalize"}) {
-    json j = {{"model", model}, {"n", 5}, {"d", 3}, {"beta", "1.5"}, {"eta", "0.25"},
-              {"init", {{"kind", "uniform-sphere"}, {"seed", 13}}}, {"time", {{"layers", 6}}},
-              {"Q", {{"layers", Qs}}}, {"K", {{"layers", Ks}}}, {"V", {{"layers", Vs}}}};
+    json j = {{"model", model},
+              {"n", 5},
+              {"d", 3},
+              {"beta", "1.5"},
+              {"eta", "0.25"},
+              {"init", {{"kind", "uniform-sphere"}, {"seed", 13}}},
+              {"time", {{"layers", 6}}},
+              {"Q", {{"layers", Qs}}},
+              {"K", {{"layers", Ks}}},
+              {"V", {{"layers", Vs}}}};
     const Trajectory<double> tr = run(j);
     BOOST_REQUIRE(tr.samples() == 7u);
     for (int k = 0; k < 6; ++k) {
@@ -389,8 +437,10 @@ BOOST_AUTO_TEST_CASE(discrete_per_layer_weights_are_honoured) {
       const double step = max_abs(tr.x[k + 1] - tr.x[k]);
       BOOST_TEST_CONTEXT(model << " layer " << k << " (V = " << Vs[k].dump() << ", moved " << step << ")") {
         BOOST_TEST(max_abs(as_tokens(x, 5, 3) - tr.x[k + 1]) == 0.0);
-        if (Vs[k] == "zero") BOOST_TEST(step <= 2 * std::numeric_limits<double>::epsilon());
-        else BOOST_TEST(step > 1e-3);
+        if (Vs[k] == "zero")
+          BOOST_TEST(step <= 2 * std::numeric_limits<double>::epsilon());
+        else
+          BOOST_TEST(step > 1e-3);
       }
     }
   }
@@ -399,9 +449,14 @@ BOOST_AUTO_TEST_CASE(discrete_per_layer_weights_are_honoured) {
 BOOST_AUTO_TEST_CASE(continuous_time_dependent_weights_are_honoured) {
   // A per-layer list on a continuous model splits [0, t_end] into equal pieces: V = I then 0
   // on [0, 2] moves the tokens until t = 1 and not after.
-  json j = random_qk({{"model", "sa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 1},
+  json j = random_qk({{"model", "sa-sphere"},
+                      {"n", 5},
+                      {"d", 3},
+                      {"beta", 1},
                       {"V", {{"layers", {"identity", "zero"}}}},
-                      {"time", {{"t_end", 2}, {"samples", 21}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                      {"time", {{"t_end", 2}, {"samples", 21}}},
+                      {"rtol", "1e-12"},
+                      {"atol", "1e-14"}},
                      81);
   const Trajectory<double> tr = run(j);
   double before = 0, after = 0;
@@ -414,12 +469,18 @@ BOOST_AUTO_TEST_CASE(continuous_time_dependent_weights_are_honoured) {
   BOOST_TEST(after <= 1e-12);
 
   // A knot schedule that takes the same value at every knot is the constant weight.
-  json constant = random_qk({{"model", "sa-sphere"}, {"n", 5}, {"d", 3}, {"beta", 1},
+  json constant = random_qk({{"model", "sa-sphere"},
+                             {"n", 5},
+                             {"d", 3},
+                             {"beta", 1},
                              {"V", {{"random", "gaussian"}, {"seed", 3}}},
-                             {"time", {{"t_end", 2}, {"samples", 21}}}, {"rtol", "1e-12"}, {"atol", "1e-14"}},
+                             {"time", {{"t_end", 2}, {"samples", 21}}},
+                             {"rtol", "1e-12"},
+                             {"atol", "1e-14"}},
                             91);
   auto knots = [](const json& value, const json& last) {
-    return json{{"knots", {{{"t", 0}, {"value", value}}, {{"t", "0.7"}, {"value", value}}, {{"t", 2}, {"value", last}}}}};
+    return json{
+        {"knots", {{{"t", 0}, {"value", value}}, {{"t", "0.7"}, {"value", value}}, {{"t", 2}, {"value", last}}}}};
   };
   json scheduled = constant;
   scheduled["V"] = knots(constant["V"], constant["V"]);

@@ -85,7 +85,8 @@ BOOST_AUTO_TEST_CASE(draws_have_their_distributions) {
     std::vector<int> sorted = p;
     std::sort(sorted.begin(), sorted.end());
     BOOST_TEST((sorted == std::vector<int>{0, 1, 2, 3, 4}));
-    for (int i = 0; i < 5; ++i) ++seen[static_cast<std::size_t>(i)][static_cast<std::size_t>(p[static_cast<std::size_t>(i)])];
+    for (int i = 0; i < 5; ++i)
+      ++seen[static_cast<std::size_t>(i)][static_cast<std::size_t>(p[static_cast<std::size_t>(i)])];
   }
   for (const auto& row : seen)
     for (int k : row) BOOST_TEST(std::abs(k - 1000) <= 5 * std::sqrt(1000 * 0.8));

@@ -29,9 +29,7 @@ json read(const fs::path& p) {
   return json::parse(in);
 }
 
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 }  // namespace
 
@@ -44,8 +42,10 @@ BOOST_AUTO_TEST_CASE(tolerances_are_in_the_units_of_each_quantity) {
   BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 9, 16), true).drift);
   BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 16, 16), true).drift);
   BOOST_TEST(compare_observable("x", fraction_observable("f", 0, 16), fraction_observable("f", 16, 16), true).drift);
-  BOOST_TEST(compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 100, 100), true).drift);
-  BOOST_TEST(!compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 60, 100), true).drift);
+  BOOST_TEST(
+      compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 100, 100), true).drift);
+  BOOST_TEST(
+      !compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 60, 100), true).drift);
   const json zero = fraction_observable("f", 0, 16);
   BOOST_TEST(zero["se"].get<double>() > 0);
   BOOST_TEST(!compare_observable("x", zero, fraction_observable("f", 1, 16), true).drift);
@@ -58,9 +58,11 @@ BOOST_AUTO_TEST_CASE(tolerances_are_in_the_units_of_each_quantity) {
   BOOST_TEST(!compare_observable("x", d, deterministic_observable("d", 1.0 + 1e-7, 1e-6), true).drift);
   BOOST_TEST(compare_observable("x", d, deterministic_observable("d", 1.0 + 1e-5, 1e-6), true).drift);
   BOOST_TEST(!compare_observable("x", d, deterministic_observable("d", 7.0, 1e-6), false).drift);
-  BOOST_TEST(compare_observable("x", d, deterministic_observable("d", 7.0, 1e-6), false).status.find("not compared") == 0);
+  BOOST_TEST(compare_observable("x", d, deterministic_observable("d", 7.0, 1e-6), false).status.find("not compared") ==
+             0);
   // Categories must match exactly; NaN only matches NaN; a changed kind is drift.
-  BOOST_TEST(compare_observable("x", category_observable("c", "holds"), category_observable("c", "violated"), true).drift);
+  BOOST_TEST(
+      compare_observable("x", category_observable("c", "holds"), category_observable("c", "violated"), true).drift);
   json nan = d;
   nan["value"] = nullptr;
   BOOST_TEST(compare_observable("x", d, nan, true).drift);
@@ -72,8 +74,7 @@ BOOST_AUTO_TEST_CASE(quick_tier_matches_the_recorded_baselines) {
   // The whole regress suite against checks/baselines, with the baselines' own seeds: no drift.
   const fs::path out = fresh_dir("regress", "quick");
   int status = -1;
-  const std::string table =
-      run_command(attnflow_bin() + " regress --quiet --out " + out.string() + " 2>&1", &status);
+  const std::string table = run_command(attnflow_bin() + " regress --quiet --out " + out.string() + " 2>&1", &status);
   BOOST_TEST(status == 0, "regress drifted:\n" << table << read(out / "regress.json").dump(1));
   const json rows = read(out / "regress.json")["rows"];
   BOOST_TEST(rows.size() > 40u);
@@ -107,9 +108,9 @@ BOOST_AUTO_TEST_CASE(an_altered_baseline_fails_with_a_clear_row) {
   write(dir / "Blog-C2.json", b.dump(1));
   const fs::path out = fresh_dir("regress", "altered-out");
   int status = -1;
-  const std::string table = run_command(attnflow_bin() + " regress --only Blog-C2 --baseline " + dir.string() +
-                                            " --out " + out.string() + " 2>/dev/null",
-                                        &status);
+  const std::string table = run_command(
+      attnflow_bin() + " regress --only Blog-C2 --baseline " + dir.string() + " --out " + out.string() + " 2>/dev/null",
+      &status);
   BOOST_TEST(status == 1);
   bool found = false;
   const json rows = read(out / "regress.json")["rows"];
@@ -146,9 +147,9 @@ BOOST_AUTO_TEST_CASE(monte_carlo_tolerances_are_calibrated_on_other_seeds) {
   for (const char* seed : {"101", "202", "303"}) {
     const fs::path out = fresh_dir("regress", std::string("seed") + seed);
     int status = -1;
-    const std::string table = run_command(attnflow_bin() + " regress --only Blog-C2,multihead,causal --seed " + seed +
-                                              " --out " + out.string() + " 2>&1",
-                                          &status);
+    const std::string table = run_command(
+        attnflow_bin() + " regress --only Blog-C2,multihead,causal --seed " + seed + " --out " + out.string() + " 2>&1",
+        &status);
     BOOST_TEST(status == 0, "seed " << seed << ":\n" << table);
     long compared = 0;
     const json rows = read(out / "regress.json")["rows"];

@@ -35,17 +35,32 @@ const std::string kHostile = "odd_id%&#${}\\^~";
 
 json small_results() {
   json series = {{"x", {0, 1, 2, 3}}, {"y", {1, 0.1, 0.01, 0.001}}};
-  return {{"suite", "test"}, {"seed", 3}, {"attnflow_version", "0.1.0"},
+  return {{"suite", "test"},
+          {"seed", 3},
+          {"attnflow_version", "0.1.0"},
           {"checks",
-           {{{"id", "B-6.8"}, {"kind", "theorem"}, {"source", "[B] Thm 6.8"}, {"expected", "holds"},
-             {"verdict", "holds"}, {"instances", 2}, {"key_number", "max dev = 1e-12"},
+           {{{"id", "B-6.8"},
+             {"kind", "theorem"},
+             {"source", "[B] Thm 6.8"},
+             {"expected", "holds"},
+             {"verdict", "holds"},
+             {"instances", 2},
+             {"key_number", "max dev = 1e-12"},
              {"hypotheses", {{{"name", "Q = K = V = I"}, {"established", "certified"}, {"detail", "exact"}}}},
              {"evidence", {{"precision", "double"}, {"instances", {{{"beta", 1}, {"max_deviation", 1e-12}}}}}},
-             {"controls", {{{"description", "random start"}, {"expected", "violated"}, {"verdict", "violated"},
-                            {"evidence", {{"max_deviation", 0.7}}}}}},
+             {"controls",
+              {{{"description", "random start"},
+                {"expected", "violated"},
+                {"verdict", "violated"},
+                {"evidence", {{"max_deviation", 0.7}}}}}},
              {"figures", {{"decay", series}, {"pair", {{"a", series}, {"b", series}}}}}},
-            {{"id", kHostile}, {"kind", "conjecture"}, {"source", "src & co"}, {"expected", "reported"},
-             {"verdict", "inconclusive"}, {"instances", 1}, {"key_number", "50% of {runs} #1 $x$"},
+            {{"id", kHostile},
+             {"kind", "conjecture"},
+             {"source", "src & co"},
+             {"expected", "reported"},
+             {"verdict", "inconclusive"},
+             {"instances", 1},
+             {"key_number", "50% of {runs} #1 $x$"},
              {"evidence", {{"unicode", "δ = 1e-6, ⟨x_i,x_j⟩ ≤ √2 − ∞ ✓"}}},
              {"controls", {{{"description", "ctl_" + kHostile}, {"expected", "violated"}, {"verdict", "violated"}}}}}}},
           {"provenance", {{"git", "abc_def"}, {"written", "2026-11-29T00:00:00Z"}}}};
@@ -56,7 +71,8 @@ json small_results() {
 json rich_results(const fs::path& dir) {
   std::vector<double> k, diam;
   for (int i = 0; i <= 40; ++i) k.push_back(i), diam.push_back(2 * std::exp(-0.5 * i));
-  json lines = line_figure({"layer k of the labelled plot", "diameter QQlabel", false, true}, {{"instance 1", series(k, diam)}});
+  json lines =
+      line_figure({"layer k of the labelled plot", "diameter QQlabel", false, true}, {{"instance 1", series(k, diam)}});
   add_fit(lines, -0.5, std::log(2.0), 10, 40, "estimated rate 0.5", "instance 1");
   json paths = line_figure({"first coordinate", "second coordinate"});
   paths["paths"] = true;
@@ -79,10 +95,12 @@ json rich_results(const fs::path& dir) {
   // the report must not include.
   fs::copy_file(fs::path(attnflow::source_dir()) / "proofs/certificates/prove4/certificate.json", dir / "cert_4.json",
                 fs::copy_options::overwrite_existing);
-  std::ofstream(dir / "fake-proof.tex") << "\\documentclass{article}\\begin{document}\n"
-                                           "This appendix proves APPENDIXMARKER by interval arithmetic.\n\\end{document}\n";
+  std::ofstream(dir / "fake-proof.tex")
+      << "\\documentclass{article}\\begin{document}\n"
+         "This appendix proves APPENDIXMARKER by interval arithmetic.\n\\end{document}\n";
   json r = small_results();
-  r["checks"][0]["figures"] = {{"labelled", lines}, {"paths", paths}, {"heat", heat}, {"attention", matrix}, {"sphere", sphere}};
+  r["checks"][0]["figures"] = {
+      {"labelled", lines}, {"paths", paths}, {"heat", heat}, {"attention", matrix}, {"sphere", sphere}};
   r["checks"][0]["evidence"]["convergence"] = table.to_json("RK4 step halving");
   r["checks"][0]["evidence"]["certificates"] = {{{"path", "cert_4.json"}, {"tex", "fake-proof.tex"}},
                                                 {{"path", "lost.json"}, {"tex", "no-such-appendix.tex"}}};
@@ -118,8 +136,7 @@ BOOST_AUTO_TEST_SUITE(report)
 
 BOOST_AUTO_TEST_CASE(escape_covers_every_special_character) {
   const std::string e = latex_escape(kHostile);
-  for (char c : std::string("_%&#${}"))
-    BOOST_TEST(e.find(std::string("\\") + c) != std::string::npos);
+  for (char c : std::string("_%&#${}")) BOOST_TEST(e.find(std::string("\\") + c) != std::string::npos);
   BOOST_TEST(e.find("\\textbackslash{}") != std::string::npos);
   BOOST_TEST(e.find("\\textasciicircum{}") != std::string::npos);
   BOOST_TEST(e.find("\\textasciitilde{}") != std::string::npos);
@@ -168,7 +185,8 @@ BOOST_AUTO_TEST_CASE(malformed_results_are_input_errors) {
   BOOST_REQUIRE(bin);
   const fs::path dir = fresh_dir("cli");
   int status = 0;
-  std::string err = run(std::string(bin) + " report --results " + (dir / "missing.json").string() + " 2>&1 >/dev/null", &status);
+  std::string err =
+      run(std::string(bin) + " report --results " + (dir / "missing.json").string() + " 2>&1 >/dev/null", &status);
   BOOST_TEST(status == 2);
   BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1);
   std::ofstream(dir / "broken.json") << "{\"suite\": ";
@@ -183,7 +201,8 @@ BOOST_AUTO_TEST_CASE(labelled_figure_with_fit_shows_its_axis_labels) {
   BOOST_REQUIRE(r.outcome.compiled);
   BOOST_TEST(r.text.find("layer k of the labelled plot") != std::string::npos);
   BOOST_TEST(r.text.find("QQlabel") != std::string::npos);
-  BOOST_TEST(r.text.find("estimated rate 0.5") != std::string::npos);  // the fit's legend entry (no fi/fl: pdftotext drops ligatures)
+  BOOST_TEST(r.text.find("estimated rate 0.5") !=
+             std::string::npos);  // the fit's legend entry (no fi/fl: pdftotext drops ligatures)
   BOOST_TEST(r.tex.find("ymode=log") != std::string::npos);
   // The fit is drawn from its own data file: y = exp(ln 2 − 0.5 k) at k = 10 and 40.
   bool found = false;
@@ -207,7 +226,8 @@ BOOST_AUTO_TEST_CASE(heat_map_matrix_and_3d_figures_compile) {
   BOOST_REQUIRE(r.outcome.compiled);
   // Two heat maps (new and old form) and one matrix, each a matrix plot; one 3-D view.
   std::size_t plots = 0;
-  for (std::size_t at = r.tex.find("matrix plot*"); at != std::string::npos; at = r.tex.find("matrix plot*", at + 1)) ++plots;
+  for (std::size_t at = r.tex.find("matrix plot*"); at != std::string::npos; at = r.tex.find("matrix plot*", at + 1))
+    ++plots;
   BOOST_TEST(plots == 3u);
   BOOST_TEST(r.tex.find("addplot3") != std::string::npos);
   BOOST_TEST(r.text.find("predicted boundary") != std::string::npos);  // the curve over the heat map

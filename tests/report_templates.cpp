@@ -84,9 +84,9 @@ BOOST_AUTO_TEST_CASE(a_mistyped_certificate_field_is_named) {
 BOOST_AUTO_TEST_CASE(placeholders_escape_unless_raw_and_sections_follow_flags) {
   TemplateValues v;
   v.set("x", "a_b$").set("m", "\\alpha").flag("on", true).flag("off", false);
-  const std::string out =
-      render_template_text("%% a note for the editor\n<<x>> $<<&m>>$<<#on>> yes<</on>><<#off>> no<</off>><<^off>> not<</off>>\n", v,
-                           "inline");
+  const std::string out = render_template_text(
+      "%% a note for the editor\n<<x>> $<<&m>>$<<#on>> yes<</on>><<#off>> no<</off>><<^off>> not<</off>>\n", v,
+      "inline");
   BOOST_TEST(out == "a\\_b\\$ $\\alpha$ yes not\n");
 }
 

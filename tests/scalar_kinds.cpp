@@ -32,17 +32,24 @@ template <class T> struct KindScope {
   static double eps() { return to_double(epsilon<T>()); }
   /// The config's precision field for simulate<T>.
   static json precision() {
-    if constexpr (std::is_same_v<T, double>) return "double";
-    else if constexpr (std::is_same_v<T, long double>) return "long-double";
-    else if constexpr (std::is_same_v<T, float128>) return "float128";
-    else return json{{"digits", 50}};
+    if constexpr (std::is_same_v<T, double>)
+      return "double";
+    else if constexpr (std::is_same_v<T, long double>)
+      return "long-double";
+    else if constexpr (std::is_same_v<T, float128>)
+      return "float128";
+    else
+      return json{{"digits", 50}};
   }
   /// A tolerance well below double's that rkf78 reaches in a short run at this kind (float128
   /// is emulated in software: a tighter one costs minutes).
   static std::string rtol() {
-    if constexpr (std::is_same_v<T, double>) return "1e-12";
-    else if constexpr (std::is_same_v<T, long double>) return "1e-15";
-    else return "1e-20";
+    if constexpr (std::is_same_v<T, double>)
+      return "1e-12";
+    else if constexpr (std::is_same_v<T, long double>)
+      return "1e-15";
+    else
+      return "1e-20";
   }
 };
 
@@ -90,7 +97,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sphere_fields_are_tangent, T, ScalarKinds) {
     double worst = 0, scale = 0;
     for (int i = 0; i < n; ++i) {
       T dot = 0;
-      for (int k = 0; k < d; ++k) dot += x[static_cast<std::size_t>(i * d + k)] * v[static_cast<std::size_t>(i * d + k)];
+      for (int k = 0; k < d; ++k)
+        dot += x[static_cast<std::size_t>(i * d + k)] * v[static_cast<std::size_t>(i * d + k)];
       worst = std::max(worst, to_double(abs_of<T>(dot)));
       for (int k = 0; k < d; ++k) scale = std::max(scale, to_double(abs_of<T>(v[static_cast<std::size_t>(i * d + k)])));
     }
@@ -117,7 +125,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sphere_runs_keep_unit_norms, T, ScalarKinds) {
     BOOST_REQUIRE(tr.stats.stop_reason == "end");
     double worst = 0;
     for (const auto& x : tr.x)
-      for (Eigen::Index i = 0; i < x.rows(); ++i) worst = std::max(worst, to_double(abs_of<T>(T(x.row(i).norm()) - T(1))));
+      for (Eigen::Index i = 0; i < x.rows(); ++i)
+        worst = std::max(worst, to_double(abs_of<T>(T(x.row(i).norm()) - T(1))));
     return worst;
   };
   const double rtol = std::stod(kind.rtol());
@@ -134,7 +143,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(fast_kernel_equals_the_reference, T, ScalarKinds) 
   for (const char* model : {"sa-euclid", "sa-rescaled", "sa-sphere", "usa-sphere", "multihead", "ffn", "causal"})
     for (int n : {1, 3, 17, 70}) {
       const int d = 4;
-      const Model<T> m = build_model<T>(parse_sim_config(model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1)));
+      const Model<T> m =
+          build_model<T>(parse_sim_config(model_config(model, n, d, std::string(model) == "multihead" ? 2 : 1)));
       const double rel = relative_difference(m, some_state<T>(n, d), T(0.3));
       // Both sides round each of their O(n + d) operations per entry once.
       BOOST_TEST_INFO(model << " n = " << n << ": relative difference " << rel << ", eps " << kind.eps());

@@ -43,9 +43,7 @@ json base_discrete() {
 std::string error_of(const json& j) {
   try {
     (void)parse_sim_config(j);
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
+  } catch (const InputError& e) { return e.what(); } catch (const std::exception& e) {
     BOOST_ERROR("not an InputError but " << typeid(e).name() << ": " << e.what() << " for " << j.dump());
     return "";
   }
@@ -227,8 +225,9 @@ BOOST_AUTO_TEST_CASE(non_finite_numbers) {
       expect_field(with(b, "/Q"_json_pointer, {{1, 0, 0}, {0, bad, 0}, {0, 0, 1}}), "Q[1][1]");
       expect_field(with(b, "/K"_json_pointer, {{"diag", {1, 1, bad}}}), "K.diag[2]");
       expect_field(with(b, "/V"_json_pointer, {{"scaled-identity", bad}}), "V.scaled-identity");
-      expect_field(with(b, "/init"_json_pointer, {{"kind", "explicit"}, {"points", {{1, 0, 0}, {bad, 1, 0}, {0, 0, 1}}}}),
-                   "init.points[1][0]");
+      expect_field(
+          with(b, "/init"_json_pointer, {{"kind", "explicit"}, {"points", {{1, 0, 0}, {bad, 1, 0}, {0, 0, 1}}}}),
+          "init.points[1][0]");
     }
   }
   // A json value holding a non-finite double (built in code, or an overflowing literal such as
@@ -241,8 +240,18 @@ BOOST_AUTO_TEST_CASE(non_finite_numbers) {
   // The literal NaN is not JSON at all, and the parser refuses the literal 1e999 (as
   // out_of_range, not parse_error); both must still reach the user as bad input (see the
   // file-level test below).
-  BOOST_CHECK_THROW({ const json bad = json::parse(R"({"beta": NaN})"); (void)bad; }, json::parse_error);
-  BOOST_CHECK_THROW({ const json bad = json::parse(R"({"beta": 1e999})"); (void)bad; }, json::exception);
+  BOOST_CHECK_THROW(
+      {
+        const json bad = json::parse(R"({"beta": NaN})");
+        (void)bad;
+      },
+      json::parse_error);
+  BOOST_CHECK_THROW(
+      {
+        const json bad = json::parse(R"({"beta": 1e999})");
+        (void)bad;
+      },
+      json::exception);
 }
 
 BOOST_AUTO_TEST_CASE(matrices_of_the_wrong_shape) {
@@ -259,11 +268,10 @@ BOOST_AUTO_TEST_CASE(matrices_of_the_wrong_shape) {
   expect_field(with(b, "/V"_json_pointer, {{"layers", json::array()}}), "V.layers");
   expect_field(with(b, "/V"_json_pointer, {{"layers", {"identity", {{1, 0}, {0, 1}}}}}), "V.layers[1]");
   expect_field(with(b, "/V"_json_pointer, {{"knots", {{{"t", 0}, {"value", "identity"}}}}}), "V.knots");
-  expect_field(with(b, "/V"_json_pointer,
-                    {{"knots", {{{"t", 1}, {"value", "identity"}}, {{"t", 1}, {"value", "zero"}}}}}),
-               "V.knots[1].t");
-  expect_field(with(b, "/V"_json_pointer, {{"knots", {{{"t", 0}, {"value", "identity"}}, {{"t", 1}}}}}),
-               "V.knots[1]");
+  expect_field(
+      with(b, "/V"_json_pointer, {{"knots", {{{"t", 1}, {"value", "identity"}}, {{"t", 1}, {"value", "zero"}}}}}),
+      "V.knots[1].t");
+  expect_field(with(b, "/V"_json_pointer, {{"knots", {{{"t", 0}, {"value", "identity"}}, {{"t", 1}}}}}), "V.knots[1]");
   expect_field(with(b, "/W"_json_pointer, {{1, 0}, {0, 1}}), "W");
   // Multi-head lists must have one matrix per head.
   json mh = with(b, "/model"_json_pointer, "multihead");
@@ -370,9 +378,7 @@ void expect_file_error(const std::string& path, const std::string& field) {
       const std::string msg = e.what();
       BOOST_TEST(msg.rfind(field + ": ", 0) == 0, "message \"" << msg << "\" should start with \"" << field << ": \"");
       BOOST_TEST(msg.find('\n') == std::string::npos, "message \"" << msg << "\" is not one line");
-    } catch (const std::exception& e) {
-      BOOST_ERROR("not an InputError: " << e.what());
-    }
+    } catch (const std::exception& e) { BOOST_ERROR("not an InputError: " << e.what()); }
   }
 }
 
@@ -390,12 +396,14 @@ BOOST_AUTO_TEST_CASE(unreadable_file_and_invalid_json) {
   expect_file_error(write("truncated.json", R"({"model": "sa-sphere", "n": 3,)"), (dir / "truncated.json").string());
   expect_file_error(write("nan.json", "{\"model\": \"sa-sphere\",\n \"beta\": NaN}"), (dir / "nan.json").string());
   expect_file_error(write("inf.json", R"({"model": "sa-sphere", "beta": Infinity})"), (dir / "inf.json").string());
-  expect_file_error(write("overflow.json", R"({"model": "sa-sphere", "n": 3, "d": 3, "beta": 1e999, "time": {"t_end": 1}})"),
-                    (dir / "overflow.json").string());
+  expect_file_error(
+      write("overflow.json", R"({"model": "sa-sphere", "n": 3, "d": 3, "beta": 1e999, "time": {"t_end": 1}})"),
+      (dir / "overflow.json").string());
   expect_file_error(write("comment.json", "// a comment\n{\"model\": \"sa-sphere\"}"), (dir / "comment.json").string());
   // A valid file with a bad field names the field, not the file.
   expect_file_error(write("bad-n.json", R"({"model": "sa-sphere", "n": 0, "d": 3, "time": {"t_end": 1}})"), "n");
-  BOOST_TEST(load_sim_config(write("good.json", R"({"model": "sa-sphere", "n": 2, "d": 3, "time": {"t_end": 1}})")).n == 2);
+  BOOST_TEST(load_sim_config(write("good.json", R"({"model": "sa-sphere", "n": 2, "d": 3, "time": {"t_end": 1}})")).n ==
+             2);
   if (::geteuid() != 0) {  // root reads everything
     const std::string locked = write("locked.json", R"({"model": "sa-sphere", "n": 2, "d": 3, "time": {"t_end": 1}})");
     fs::permissions(locked, fs::perms::none);
@@ -412,9 +420,7 @@ BOOST_AUTO_TEST_CASE(explicit_start_off_the_sphere_is_bad_input) {
   try {
     (void)simulate<double>(c);
     BOOST_ERROR("a non-unit start was accepted by a sphere model");
-  } catch (const InputError& e) {
-    BOOST_TEST(std::string(e.what()).rfind("init.points[1]: ", 0) == 0, e.what());
-  }
+  } catch (const InputError& e) { BOOST_TEST(std::string(e.what()).rfind("init.points[1]: ", 0) == 0, e.what()); }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -32,7 +32,9 @@ const std::string kCapture = (fs::path(attnflow::source_dir()) / "proofs/instanc
 
 /// The 100-digit reference at 1e-25, eleven orders below the enclosure widths (1e-40 costs
 /// minutes here: the logits grow like e^{2t}).
-Trajectory<mpfr> reference(const json& j, const std::vector<double>& times) { return hundred_digit_solution(j, times, "1e-25"); }
+Trajectory<mpfr> reference(const json& j, const std::vector<double>& times) {
+  return hundred_digit_solution(j, times, "1e-25");
+}
 
 std::vector<double> grid(double step, int count) {
   std::vector<double> t;
@@ -49,11 +51,17 @@ json rows(const std::vector<std::vector<std::string>>& m) {
 
 /// A d = 2 sa-euclid config with general Q, K, V (no scalar or symmetric shortcut applies).
 json general_euclid_json() {
-  return {{"model", "sa-euclid"}, {"n", 4}, {"d", 2}, {"beta", "1"},
-          {"Q", rows({{"1", "0.2"}, {"0", "1"}})}, {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
-          {"V", rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
-          {"init", {{"kind", "explicit"}, {"points", rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}, {"-0.3", "-0.5"}})}}},
-          {"time", {{"t_end", 2}, {"samples", 5}}}};
+  return {
+      {"model", "sa-euclid"},
+      {"n", 4},
+      {"d", 2},
+      {"beta", "1"},
+      {"Q", rows({{"1", "0.2"}, {"0", "1"}})},
+      {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
+      {"V", rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
+      {"init",
+       {{"kind", "explicit"}, {"points", rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}, {"-0.3", "-0.5"}})}}},
+      {"time", {{"t_end", 2}, {"samples", 5}}}};
 }
 
 /// The proof fails, and its reason names `why`.
@@ -65,7 +73,8 @@ void expect_not_proved(const verify::ProveInstance& in, const verify::ProveOptio
 
 /// Encloses the flow of config j at `times` and checks every box against the 100-digit solution,
 /// with a guard against blow-up of the widths.
-verify::FlowResult enclosures_contain_the_reference(const json& j, const std::vector<double>& times, double width_guard) {
+verify::FlowResult enclosures_contain_the_reference(const json& j, const std::vector<double>& times,
+                                                    double width_guard) {
   const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
   verify::FlowResult f = verify::enclose_flow(in, times, verify::ProveOptions{});
   BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
@@ -95,13 +104,23 @@ BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_general_qkv_d2) {
 // The reach the co-moving coordinates bought (issue 8 asks for t = 10 at n ≤ 8, d ≤ 4): in plain
 // coordinates this start lost its steps to ~1e-3 by t = 6 and did not reach t = 8 in 150 s.
 BOOST_AUTO_TEST_CASE(enclosures_reach_t10_with_8_tokens_in_d2) {
-  const json j = {{"model", "sa-euclid"}, {"n", 8}, {"d", 2}, {"beta", "1"},
-                  {"Q", rows({{"1", "0"}, {"0", "1"}})}, {"K", rows({{"1", "0"}, {"0", "1"}})},
+  const json j = {{"model", "sa-euclid"},
+                  {"n", 8},
+                  {"d", 2},
+                  {"beta", "1"},
+                  {"Q", rows({{"1", "0"}, {"0", "1"}})},
+                  {"K", rows({{"1", "0"}, {"0", "1"}})},
                   {"V", rows({{"0.5", "0"}, {"0", "0.5"}})},
-                  {"init", {{"kind", "explicit"}, {"points", rows({{"-0.731", "0.695"}, {"0.528", "-0.490"},
-                                                                   {"-0.009", "-0.101"}, {"0.303", "0.577"},
-                                                                   {"-0.812", "-0.943"}, {"0.672", "-0.134"},
-                                                                   {"0.525", "-0.996"}, {"-0.109", "0.443"}})}}},
+                  {"init",
+                   {{"kind", "explicit"},
+                    {"points", rows({{"-0.731", "0.695"},
+                                     {"0.528", "-0.490"},
+                                     {"-0.009", "-0.101"},
+                                     {"0.303", "0.577"},
+                                     {"-0.812", "-0.943"},
+                                     {"0.672", "-0.134"},
+                                     {"0.525", "-0.996"},
+                                     {"-0.109", "0.443"}})}}},
                   {"time", {{"t_end", 10}, {"samples", 6}}}};
   // Widths measured 8.2e-13 at t = 10, where |x| ~ e^{vt} ~ 150.
   const verify::FlowResult f = enclosures_contain_the_reference(j, grid(2.0, 5), 1e-10);
@@ -123,8 +142,7 @@ BOOST_AUTO_TEST_CASE(forward_then_backward_encloses_the_start) {
 
 BOOST_AUTO_TEST_CASE(double_and_mpfi_enclosures_overlap) {
   // d = 1 (scalar M), and d = 2 with general Q, K, V (the 2×2 M = e^{tV} in both kinds).
-  for (const json& j : {bool5_json(), general_euclid_json()})
-    BOOST_TEST_CONTEXT("d = " << j["d"]) {
+  for (const json& j : {bool5_json(), general_euclid_json()}) BOOST_TEST_CONTEXT("d = " << j["d"]) {
       const auto [a, b] = enclose_in_both_kinds(verify::prove_instance_from_config(parse_sim_config(j)), 1.0);
       BOOST_REQUIRE_MESSAGE(a.ok, a.reason);
       BOOST_REQUIRE_MESSAGE(b.ok, b.reason);
@@ -197,7 +215,8 @@ BOOST_AUTO_TEST_CASE(vertex_capture_d2_is_proved_and_the_100_digit_solution_agre
   for (int a = 0; a < d; ++a)
     for (int b = 0; b < d; ++b)
       for (int l = 0; l < d; ++l)
-        A[static_cast<std::size_t>(a * d + b)] += mpfr(in.Q[static_cast<std::size_t>(l * d + a)]) * mpfr(in.K[static_cast<std::size_t>(l * d + b)]);
+        A[static_cast<std::size_t>(a * d + b)] +=
+            mpfr(in.Q[static_cast<std::size_t>(l * d + a)]) * mpfr(in.K[static_cast<std::size_t>(l * d + b)]);
   auto logit = [&](int i, int k) {
     mpfr s = 0;
     for (int a = 0; a < d; ++a)
@@ -224,7 +243,8 @@ BOOST_AUTO_TEST_CASE(vertex_capture_d2_is_proved_and_the_100_digit_solution_agre
 }
 
 BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
-  const verify::ProveInstance base = verify::prove_instance_from_config(parse_sim_config(json::parse(read_file(kCapture))));
+  const verify::ProveInstance base =
+      verify::prove_instance_from_config(parse_sim_config(json::parse(read_file(kCapture))));
   {
     verify::ProveInstance in = base;
     in.V = {"-1", "0", "0", "-1"};  // outside [A] Thm 3.1: the tokens contract
@@ -244,7 +264,12 @@ BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
     // A token at the origin between two symmetric leaders: its row stays uniform (0 is a limit
     // point the theorem allows, not a vertex), and the flow there is super-exponentially unstable
     // (logits ~e^{2t}), so the enclosure is lost (measured at t = 2.42): "not proved", no claim.
-    const json tie = {{"model", "sa-euclid"}, {"n", 3}, {"d", 2}, {"beta", "1"}, {"Q", "identity"}, {"K", "identity"},
+    const json tie = {{"model", "sa-euclid"},
+                      {"n", 3},
+                      {"d", 2},
+                      {"beta", "1"},
+                      {"Q", "identity"},
+                      {"K", "identity"},
                       {"V", "identity"},
                       {"init", {{"kind", "explicit"}, {"points", rows({{"1", "0"}, {"-1", "0"}, {"0", "0"}})}}},
                       {"time", {{"t_end", 10}, {"samples", 11}}}};
@@ -333,9 +358,9 @@ BOOST_AUTO_TEST_CASE(cli_certificate_tampering_and_bad_input) {
   d2["d"] = 2;
   d2["Q"] = "identity", d2["K"] = "identity", d2["V"] = "identity";
   { std::ofstream(tmp.path / "d2.json") << d2.dump(); }
-  for (const std::string& args : {"prove --config " + quoted((tmp.path / "d2.json").string()),
-                                  "prove --config " + quoted(kBool5) + " --epsilon 0.7",
-                                  "prove --config " + quoted(kBool5) + " --epsilon 0"}) {
+  for (const std::string& args :
+       {"prove --config " + quoted((tmp.path / "d2.json").string()),
+        "prove --config " + quoted(kBool5) + " --epsilon 0.7", "prove --config " + quoted(kBool5) + " --epsilon 0"}) {
     BOOST_TEST_CONTEXT(args) {
       const CliResult r = run_cli(args + " --out " + quoted(out + "3"), tmp);
       BOOST_TEST(r.code == 2);
@@ -349,7 +374,8 @@ BOOST_AUTO_TEST_CASE(cli_enclose_writes_boxes_that_contain_the_solution) {
   const json j = general_euclid_json();
   { std::ofstream(tmp.path / "e.json") << j.dump(); }
   const std::string out = (tmp.path / "e").string();
-  const CliResult r = run_cli("prove --config " + quoted((tmp.path / "e.json").string()) + " --enclose 0.5,1 --out " + quoted(out), tmp);
+  const CliResult r = run_cli(
+      "prove --config " + quoted((tmp.path / "e.json").string()) + " --enclose 0.5,1 --out " + quoted(out), tmp);
   BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
   const json e = json::parse(read_file(fs::path(out) / "enclosures.json"));
   BOOST_TEST(e["complete"].get<bool>());

@@ -26,9 +26,7 @@ Matrix<double> mat(std::initializer_list<std::initializer_list<double>> rows) {
 const Matrix<double> kI3 = Matrix<double>::Identity(3, 3);
 
 /// A permuted upper-triangular, non-normal V as the check draws them.
-Matrix<double> non_normal_v() {
-  return mat({{0.31, 0.0, -0.42}, {0.27, 1.187, 0.45}, {0.0, 0.0, -0.113}});
-}
+Matrix<double> non_normal_v() { return mat({{0.31, 0.0, -0.42}, {0.27, 1.187, 0.45}, {0.0, 0.0, -0.113}}); }
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(verify_good_triple)

@@ -17,8 +17,22 @@ namespace {
 /// Test points: decimals that are not doubles (so the decimal enclosure matters) over the
 /// range the flows use, plus extremes.
 std::vector<std::string> points() {
-  std::vector<std::string> p = {"0", "1", "-1", "0.1", "-0.1", "1e-300", "-700", "700", "1e-17", "-1e-17",
-                                "0.6931471805599453094", "2.5", "-2.5", "10.3", "-30.7", "0.333333333333333333333"};
+  std::vector<std::string> p = {"0",
+                                "1",
+                                "-1",
+                                "0.1",
+                                "-0.1",
+                                "1e-300",
+                                "-700",
+                                "700",
+                                "1e-17",
+                                "-1e-17",
+                                "0.6931471805599453094",
+                                "2.5",
+                                "-2.5",
+                                "10.3",
+                                "-30.7",
+                                "0.333333333333333333333"};
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(-40, 40);
   for (int k = 0; k < 300; ++k) {
@@ -76,8 +90,11 @@ BOOST_AUTO_TEST_CASE(products_enclose_the_exact_product) {
   std::vector<double> alo, ahi, blo, bhi;
   for (int k = 0; k < 20000; ++k) {
     double a = u(rng), b = u(rng), c = u(rng), d = u(rng);
-    if (k % 2 == 0) b = a;          // thin
-    if (k % 4 == 0) { c = a; d = a; }  // a thin square
+    if (k % 2 == 0) b = a;  // thin
+    if (k % 4 == 0) {
+      c = a;
+      d = a;
+    }  // a thin square
     if (k % 7 == 0) d = c;
     if (k % 11 == 0) a = b = 0;
     if (a > b) std::swap(a, b);

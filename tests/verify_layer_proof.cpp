@@ -86,7 +86,8 @@ BOOST_AUTO_TEST_CASE(certificates_are_checked_and_tampering_rejected) {
   const auto dir = attnflow::testing::fresh_dir("verify_layer_proof", "cert");
   const std::string bin = attnflow::testing::attnflow_bin();
   int rc = -1;
-  attnflow::testing::run_command(bin + " prove --config " + (fs::path(source_dir()) / "proofs/instances/layer4.json").string() +
+  attnflow::testing::run_command(bin + " prove --config " +
+                                     (fs::path(source_dir()) / "proofs/instances/layer4.json").string() +
                                      " --max-time 200 --out " + dir.string() + " 2>&1",
                                  &rc);
   BOOST_TEST_REQUIRE(rc == 0);
@@ -100,10 +101,8 @@ BOOST_AUTO_TEST_CASE(certificates_are_checked_and_tampering_rejected) {
   std::ifstream in(dir / "certificate.json");
   const json cert = json::parse(in);
   for (const auto& edit : std::vector<std::function<void(json&)>>{
-           [](json& x) { x["predicate"]["margin"] = "0.5"; },
-           [](json& x) { x["T"] = "3"; },
-           [](json& x) { x["instance"]["step"] = "0.25"; },
-           [](json& x) { x["enclosure_at_T"]["hi"][0] = "0.1"; }}) {
+           [](json& x) { x["predicate"]["margin"] = "0.5"; }, [](json& x) { x["T"] = "3"; },
+           [](json& x) { x["instance"]["step"] = "0.25"; }, [](json& x) { x["enclosure_at_T"]["hi"][0] = "0.1"; }}) {
     json bad = cert;
     edit(bad);
     const verify::CheckResult r = verify::check_certificate(bad);
@@ -117,8 +116,10 @@ BOOST_AUTO_TEST_CASE(a_layer_factor_above_one_is_bad_input) {
   j["V"] = 1.5;
   std::ofstream(dir / "bad.json") << j.dump();
   int rc = -1;
-  const std::string out = attnflow::testing::run_command(
-      attnflow::testing::attnflow_bin() + " prove --config " + (dir / "bad.json").string() + " --out " + dir.string() + " 2>&1", &rc);
+  const std::string out =
+      attnflow::testing::run_command(attnflow::testing::attnflow_bin() + " prove --config " +
+                                         (dir / "bad.json").string() + " --out " + dir.string() + " 2>&1",
+                                     &rc);
   BOOST_TEST(rc == 2);
   BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
   BOOST_TEST(out.find("[0, 1]") != std::string::npos, out);

@@ -24,8 +24,12 @@ json rows(const std::vector<std::vector<std::string>>& m) {
 
 /// sa-euclid, d = 2, general Q, K, V: the co-moving state (z, M) with a 2×2 M.
 json euclid_config() {
-  return {{"model", "sa-euclid"}, {"n", 3}, {"d", 2}, {"beta", "1"},
-          {"Q", rows({{"1", "0.2"}, {"0", "1"}})}, {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
+  return {{"model", "sa-euclid"},
+          {"n", 3},
+          {"d", 2},
+          {"beta", "1"},
+          {"Q", rows({{"1", "0.2"}, {"0", "1"}})},
+          {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
           {"V", rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
           {"init", {{"kind", "explicit"}, {"points", rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}})}}},
           {"time", {{"t_end", 1}, {"samples", 2}}}};
@@ -33,8 +37,13 @@ json euclid_config() {
 
 /// sa-sphere, d = 2, general Q, K, with unit start points that are exact decimals (p/‖p‖ = p).
 json sphere_config() {
-  return {{"model", "sa-sphere"}, {"n", 3}, {"d", 2}, {"beta", "1"},
-          {"Q", rows({{"1", "0.5"}, {"0", "1"}})}, {"K", rows({{"0.8", "0"}, {"0.3", "1"}})}, {"V", "identity"},
+  return {{"model", "sa-sphere"},
+          {"n", 3},
+          {"d", 2},
+          {"beta", "1"},
+          {"Q", rows({{"1", "0.5"}, {"0", "1"}})},
+          {"K", rows({{"0.8", "0"}, {"0.3", "1"}})},
+          {"V", "identity"},
           {"init", {{"kind", "explicit"}, {"points", rows({{"0.6", "0.8"}, {"0.8", "-0.6"}, {"-0.28", "0.96"}})}}},
           {"time", {{"t_end", 1}, {"samples", 2}}}};
 }
@@ -48,8 +57,10 @@ verify::Box low_order_box(const json& j, int p, const std::string& interval) {
   o.interval = interval;
   o.digits = 30;
   // Order 2 validates its a-priori boxes at 1/64 here (sa-sphere fails at 1/32).
-  if (p == 2) o.steps.assign(64, 0.015625);
-  else o.steps.assign(32, 0.03125);
+  if (p == 2)
+    o.steps.assign(64, 0.015625);
+  else
+    o.steps.assign(32, 0.03125);
   const verify::FlowResult f = verify::enclose_flow(in, {1.0}, o);
   BOOST_REQUIRE_MESSAGE(f.ok, f.reason);
   BOOST_REQUIRE_EQUAL(f.boxes.size(), 1u);
@@ -61,7 +72,8 @@ verify::Box low_order_box(const json& j, int p, const std::string& interval) {
 BOOST_AUTO_TEST_SUITE(verify_low_order)
 
 BOOST_AUTO_TEST_CASE(low_order_long_steps_enclose_the_100_digit_solution) {
-  for (const auto& [name, j] : {std::pair<std::string, json>{"sa-euclid", euclid_config()}, {"sa-sphere", sphere_config()}}) {
+  for (const auto& [name, j] :
+       {std::pair<std::string, json>{"sa-euclid", euclid_config()}, {"sa-sphere", sphere_config()}}) {
     const Trajectory<mpfr> ref = attnflow::testing::hundred_digit_solution(j, {0.0, 1.0}, "1e-40");
     BOOST_REQUIRE_EQUAL(ref.samples(), 2u);
     // The same flow at the default order: the width a low-order box must exceed by far, so that

@@ -34,7 +34,6 @@ fs::path source(const std::string& rel) { return fs::path(attnflow::source_dir()
 
 SimConfig prove4_config() { return load_sim_config(source("proofs/instances/prove4.json").string()); }
 
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(verify_prove)
@@ -60,7 +59,8 @@ BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution) {
       mpfr norm = 0;
       for (int c = 0; c < in.d; ++c) norm += sqr(mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]));
       json row = json::array();
-      for (int c = 0; c < in.d; ++c) row.push_back(to_decimal(mpfr(mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) / sqrt(norm))));
+      for (int c = 0; c < in.d; ++c)
+        row.push_back(to_decimal(mpfr(mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) / sqrt(norm))));
       pts.push_back(row);
     }
     j["init"] = {{"kind", "explicit"}, {"points", pts}};
@@ -89,7 +89,9 @@ BOOST_AUTO_TEST_CASE(forward_then_backward_encloses_the_start) {
   Tokens<mpfr> x0(in.n, in.d);
   for (int i = 0; i < in.n; ++i) {
     mpfr norm = 0;
-    for (int c = 0; c < in.d; ++c) norm += mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) * mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]);
+    for (int c = 0; c < in.d; ++c)
+      norm += mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) *
+              mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]);
     for (int c = 0; c < in.d; ++c) x0(i, c) = mpfr(in.points[static_cast<std::size_t>(i * in.d + c)]) / sqrt(norm);
   }
   BOOST_TEST(attnflow::testing::box_contains(back.boxes.back(), x0));
@@ -102,7 +104,8 @@ BOOST_AUTO_TEST_CASE(double_and_mpfi_enclosures_overlap) {
   BOOST_REQUIRE_MESSAGE(b.ok, b.reason);
   BOOST_TEST(boxes_overlap(a.boxes.back(), b.boxes.back()));
   BOOST_TEST(b.boxes.back().max_width() < a.boxes.back().max_width());  // the narrower kind is narrower
-  BOOST_TEST_MESSAGE("widths at t=1: double " << a.boxes.back().max_width() << ", mpfi(30) " << b.boxes.back().max_width());
+  BOOST_TEST_MESSAGE("widths at t=1: double " << a.boxes.back().max_width() << ", mpfi(30) "
+                                              << b.boxes.back().max_width());
 }
 
 BOOST_AUTO_TEST_CASE(prove4_is_proved_and_tampering_is_rejected) {
@@ -175,17 +178,17 @@ BOOST_AUTO_TEST_CASE(cli_outcomes_and_bad_input) {
   BOOST_TEST(rejected.code == 1);
   BOOST_TEST(count_lines(rejected.err) == 1u, rejected.err);
   // Not proved within the limit: exit 1, the time reached named.
-  const CliResult short_run = run_cli("prove --config " + quoted(cfg) + " --max-time 0.25 --out " + quoted(out + "2"), tmp);
+  const CliResult short_run =
+      run_cli("prove --config " + quoted(cfg) + " --max-time 0.25 --out " + quoted(out + "2"), tmp);
   BOOST_TEST(short_run.code == 1);
   BOOST_TEST(short_run.err.find("not proved") != std::string::npos, short_run.err);
   // Bad input: exit 2, one line.
   json bad = json::parse(read_file(cfg));
   bad["V"] = "minus-identity";
   { std::ofstream(tmp.path / "v.json") << bad.dump(); }
-  for (const std::string& args : {"prove --config " + quoted((tmp.path / "v.json").string()),
-                                  "prove --config " + quoted(cfg) + " --order 0",
-                                  "prove --config " + quoted(cfg) + " --interval quad",
-                                  "prove --check " + quoted(cfg)}) {
+  for (const std::string& args :
+       {"prove --config " + quoted((tmp.path / "v.json").string()), "prove --config " + quoted(cfg) + " --order 0",
+        "prove --config " + quoted(cfg) + " --interval quad", "prove --check " + quoted(cfg)}) {
     BOOST_TEST_CONTEXT(args) {
       const CliResult r = run_cli(args + " --out " + quoted(out + "3"), tmp);
       BOOST_TEST(r.code == 2);

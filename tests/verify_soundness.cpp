@@ -124,12 +124,13 @@ BOOST_AUTO_TEST_CASE(one_low_order_step_contains_the_closed_form_flow) {
         const std::vector<mpfr> taylor = taylor_polynomial(in, p, h);
         mpfr remainder = 0;
         for (std::size_t l = 0; l < 4; ++l) {
-          BOOST_TEST(contains(hull[l], exact[l]), "component " << l << ": [" << hull[l].lower() << ", " << hull[l].upper()
-                                                                 << "] vs exact " << static_cast<double>(exact[l]));
+          BOOST_TEST(contains(hull[l], exact[l]), "component " << l << ": [" << hull[l].lower() << ", "
+                                                               << hull[l].upper() << "] vs exact "
+                                                               << static_cast<double>(exact[l]));
           remainder = std::max(remainder, mpfr(abs(exact[l] - taylor[l])));
         }
         BOOST_TEST(remainder > mpfr(1e-8), "the exact remainder " << static_cast<double>(remainder)
-                                                                 << " is too small to tell a step without it");
+                                                                  << " is too small to tell a step without it");
       }
     }
 }
@@ -154,11 +155,11 @@ BOOST_AUTO_TEST_CASE(the_remainder_term_contains_the_exact_remainder) {
         }
         const std::array<mpfr, 4> exact = exact_flow(th[0], th[1], mpfr(h));
         const std::vector<mpfr> taylor = taylor_polynomial(in, p, h);
-        for (std::size_t l = 0; l < 4; ++l)
-          BOOST_TEST(contains(R[l], exact[l] - taylor[l]), "component " << l);
+        for (std::size_t l = 0; l < 4; ++l) BOOST_TEST(contains(R[l], exact[l] - taylor[l]), "component " << l);
         for (int k = 0; k <= 10; ++k) {
           const std::array<mpfr, 4> xs = exact_flow(th[0], th[1], mpfr(h) * k / 10);
-          for (std::size_t l = 0; l < 4; ++l) BOOST_TEST(contains(Y[l], xs[l]), "s = " << h * k / 10 << ", component " << l);
+          for (std::size_t l = 0; l < 4; ++l)
+            BOOST_TEST(contains(Y[l], xs[l]), "s = " << h * k / 10 << ", component " << l);
         }
       }
     }
@@ -218,15 +219,18 @@ BOOST_AUTO_TEST_CASE(the_jacobian_enclosure_contains_the_exact_derivative) {
           J = integrator.jacobian_enclosure(pb.start, Y, h, q);
           for (int i = 0; i < 2; ++i) {
             v[static_cast<std::size_t>(i)].fill(DInterval(0));
-            v[static_cast<std::size_t>(i)][static_cast<std::size_t>(2 * i)] = enclose(-sin(th[static_cast<std::size_t>(i)]));
-            v[static_cast<std::size_t>(i)][static_cast<std::size_t>(2 * i + 1)] = enclose(cos(th[static_cast<std::size_t>(i)]));
+            v[static_cast<std::size_t>(i)][static_cast<std::size_t>(2 * i)] =
+                enclose(-sin(th[static_cast<std::size_t>(i)]));
+            v[static_cast<std::size_t>(i)][static_cast<std::size_t>(2 * i + 1)] =
+                enclose(cos(th[static_cast<std::size_t>(i)]));
           }
         }
         for (int i = 0; i < 2; ++i) {
           std::array<mpfr, 2> plus = th, minus = th;
           plus[static_cast<std::size_t>(i)] += delta;
           minus[static_cast<std::size_t>(i)] -= delta;
-          const std::array<mpfr, 4> a = exact_flow(plus[0], plus[1], mpfr(h)), b = exact_flow(minus[0], minus[1], mpfr(h));
+          const std::array<mpfr, 4> a = exact_flow(plus[0], plus[1], mpfr(h)),
+                                    b = exact_flow(minus[0], minus[1], mpfr(h));
           for (std::size_t l = 0; l < 4; ++l) {
             DInterval Jv(0);
             {
@@ -234,8 +238,9 @@ BOOST_AUTO_TEST_CASE(the_jacobian_enclosure_contains_the_exact_derivative) {
               for (std::size_t c = 0; c < 4; ++c) Jv += J[l * 4 + c] * v[static_cast<std::size_t>(i)][c];
             }
             const mpfr derivative = (a[l] - b[l]) / (2 * delta);
-            BOOST_TEST(contains(Jv, derivative), "token " << i << " rotated, component " << l << ": [" << Jv.lower() << ", "
-                                                            << Jv.upper() << "] vs " << static_cast<double>(derivative));
+            BOOST_TEST(contains(Jv, derivative), "token " << i << " rotated, component " << l << ": [" << Jv.lower()
+                                                          << ", " << Jv.upper() << "] vs "
+                                                          << static_cast<double>(derivative));
           }
         }
       }
@@ -293,7 +298,8 @@ BOOST_AUTO_TEST_CASE(the_jacobian_enclosure_of_a_linear_flow_contains_its_expone
           for (int b = 0; b < N; ++b)
             BOOST_TEST(contains(J[static_cast<std::size_t>(a * N + b)], E(a, b)),
                        "entry (" << a << ", " << b << "): [" << J[static_cast<std::size_t>(a * N + b)].lower() << ", "
-                                 << J[static_cast<std::size_t>(a * N + b)].upper() << "] vs " << static_cast<double>(E(a, b)));
+                                 << J[static_cast<std::size_t>(a * N + b)].upper() << "] vs "
+                                 << static_cast<double>(E(a, b)));
       }
     }
 }
@@ -406,15 +412,16 @@ BOOST_AUTO_TEST_CASE(vertex_capture_on_straddling_boxes_is_not_proved) {
   BooleanCapture c;
   // P_11 straddles 1 − ε (tokens near (±1, 0), A = I).
   const SphereField<DInterval> f = euclid_field(2, 2);
-  const std::vector<DInterval> x = {DInterval(1, 1.01), DInterval(-0.005, 0.005), DInterval(-1.01, -1), DInterval(-0.005, 0.005)};
+  const std::vector<DInterval> x = {DInterval(1, 1.01), DInterval(-0.005, 0.005), DInterval(-1.01, -1),
+                                    DInterval(-0.005, 0.005)};
   const double centre = 1 / (1 + std::exp(-1.005 * 2.01));
   BOOST_TEST(!vertex_capture(x, f, 1 - centre, c));
   BOOST_TEST(vertex_capture(x, f, 2 * (1 - centre), c));  // control
   // Every row captured (P ≥ 1 − 1e-9) by the next token round a triangle, under a rotation
   // form A = 3·[[0, 1], [−1, 0]]: no leader captures itself, so no leader is a vertex certificate.
   const SphereField<DInterval> rot = euclid_field(3, 2, {0, 3, -3, 0});
-  const std::vector<DInterval> tri = {DInterval(3), DInterval(0), DInterval(-1.5), DInterval(2.598),
-                                      DInterval(-1.5), DInterval(-2.598)};
+  const std::vector<DInterval> tri = {DInterval(3),     DInterval(0),    DInterval(-1.5),
+                                      DInterval(2.598), DInterval(-1.5), DInterval(-2.598)};
   for (std::size_t i = 0; i < 3; ++i)
     BOOST_TEST(iv::lower_double(attention_entry(tri, rot, i, (i + 1) % 3)) > 1 - 1e-9);
   BOOST_TEST(!vertex_capture(tri, rot, 1e-6, c));

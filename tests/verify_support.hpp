@@ -47,7 +47,8 @@ inline bool boxes_overlap(const verify::Box& a, const verify::Box& b) {
 }
 
 /// The flow at time t enclosed twice: double intervals (Taylor order 12) and MPFI at 30 digits.
-inline std::pair<verify::FlowResult, verify::FlowResult> enclose_in_both_kinds(const verify::ProveInstance& in, double t) {
+inline std::pair<verify::FlowResult, verify::FlowResult> enclose_in_both_kinds(const verify::ProveInstance& in,
+                                                                               double t) {
   verify::ProveOptions o;
   o.order = 12;
   o.jet_order = 6;

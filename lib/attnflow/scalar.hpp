@@ -22,8 +22,10 @@ template <class T> struct is_mpfr : std::is_same<T, mpfr> {};
 
 /// Decimal digits of precision carried by T right now (MPFR: the current default precision).
 template <class T> int decimal_digits() {
-  if constexpr (is_mpfr<T>::value) return static_cast<int>(mpfr::default_precision());
-  else return std::numeric_limits<T>::digits10;
+  if constexpr (is_mpfr<T>::value)
+    return static_cast<int>(mpfr::default_precision());
+  else
+    return std::numeric_limits<T>::digits10;
 }
 
 /// Machine epsilon of T right now (MPFR: of the current default precision).
@@ -39,9 +41,12 @@ template <class T> T epsilon() {
 /// Parse an exact decimal string ("0.1", "1e-30", "-2.5") into T, correctly rounded for MPFR
 /// and float128 (never routed through double).
 template <class T> T from_decimal(const std::string& s) {
-  if constexpr (std::is_same_v<T, double>) return std::stod(s);
-  else if constexpr (std::is_same_v<T, long double>) return std::stold(s);
-  else return T(s);
+  if constexpr (std::is_same_v<T, double>)
+    return std::stod(s);
+  else if constexpr (std::is_same_v<T, long double>)
+    return std::stold(s);
+  else
+    return T(s);
 }
 
 /// Every digit needed to read the same value back (max_digits10 of the current precision).
@@ -59,8 +64,8 @@ template <class T> std::string to_decimal(const T& x) {
 template <class T> double to_double(const T& x) { return static_cast<double>(x); }
 
 template <class T> bool is_finite(const T& x) {
-  using std::isfinite;
   using boost::multiprecision::isfinite;
+  using std::isfinite;
   return isfinite(x);
 }
 

@@ -19,17 +19,19 @@ template <class T> Eigen::Map<Tokens<T>> as_tokens(State<T>& s, int n, int d) {
 template <class T> Eigen::Map<const Tokens<T>> as_tokens(const State<T>& s, int n, int d) {
   return Eigen::Map<const Tokens<T>>(s.data(), n, d);
 }
-template <class T> State<T> as_state(const Tokens<T>& x) {
-  return State<T>(x.data(), x.data() + x.size());
-}
+template <class T> State<T> as_state(const Tokens<T>& x) { return State<T>(x.data(), x.data() + x.size()); }
 
 /// Converts between scalar types (double → MPFR is exact; MPFR → double rounds once;
 /// float128 ↔ MPFR goes through a max_digits10 decimal string, within one float128 ulp).
 template <class To, class From> To convert_scalar(const From& x) {
-  if constexpr (std::is_same_v<To, From>) return x;
-  else if constexpr (std::is_arithmetic_v<From>) return To(x);
-  else if constexpr (std::is_arithmetic_v<To>) return static_cast<To>(x);
-  else return from_decimal<To>(to_decimal(x));  // float128 ↔ MPFR: no direct conversion in Boost 1.74
+  if constexpr (std::is_same_v<To, From>)
+    return x;
+  else if constexpr (std::is_arithmetic_v<From>)
+    return To(x);
+  else if constexpr (std::is_arithmetic_v<To>)
+    return static_cast<To>(x);
+  else
+    return from_decimal<To>(to_decimal(x));  // float128 ↔ MPFR: no direct conversion in Boost 1.74
 }
 template <class To, class From> Tokens<To> convert_tokens(const Tokens<From>& x) {
   Tokens<To> y(x.rows(), x.cols());

@@ -21,9 +21,9 @@ template <class T> struct Trajectory {
   std::string model;
   int n = 0, d = 0;
   Precision precision;
-  std::string method;       // stepper, or "layer-map" for discrete models
+  std::string method;  // stepper, or "layer-map" for discrete models
   double rtol = 0, atol = 0, dt = 0;
-  bool discrete = false;    // t holds layer indices
+  bool discrete = false;  // t holds layer indices
   std::vector<T> t;
   std::vector<Tokens<T>> x;  // one n×d configuration per sample
   IntegrationStats stats;
@@ -31,7 +31,7 @@ template <class T> struct Trajectory {
   // tolerance and higher precision; NaN when no such re-run was made.
   double error_estimate = std::numeric_limits<double>::quiet_NaN();
   std::string error_estimate_method;  // how the reference run was made
-  nlohmann::json config;               // the (normalised) config that produced it
+  nlohmann::json config;              // the (normalised) config that produced it
 
   std::size_t samples() const { return t.size(); }
 };

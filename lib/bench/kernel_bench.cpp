@@ -13,11 +13,15 @@ namespace {
 using namespace attnflow;
 
 SimConfig config(const char* model, int n, int d) {
-  return parse_sim_config({{"model", model}, {"n", n}, {"d", d}, {"beta", 1},
+  return parse_sim_config({{"model", model},
+                           {"n", n},
+                           {"d", d},
+                           {"beta", 1},
                            {"Q", {{"random", "gaussian"}, {"seed", 1}, {"scale", 1.0 / std::sqrt(d)}}},
                            {"K", {{"random", "gaussian"}, {"seed", 2}, {"scale", 1.0 / std::sqrt(d)}}},
                            {"V", {{"random", "gaussian"}, {"seed", 3}, {"scale", 1.0 / std::sqrt(d)}}},
-                           {"init", {{"kind", "uniform-sphere"}, {"seed", 4}}}, {"time", {{"t_end", 1}, {"samples", 2}}}});
+                           {"init", {{"kind", "uniform-sphere"}, {"seed", 4}}},
+                           {"time", {{"t_end", 1}, {"samples", 2}}}});
 }
 
 /// Fast kernel through Model::rhs; counters: flops as in `attnflow bench` (4n²d + 6nd²).
@@ -28,20 +32,25 @@ template <class T> void rhs(benchmark::State& st, const char* model, bool refere
   const State<T> x = as_state<T>(initial_tokens<T>(c));
   State<T> dx;
   for (auto _ : st) {
-    if (reference) m.reference_rhs(x, dx, T(0));
-    else m.rhs(x, dx, T(0));
+    if (reference)
+      m.reference_rhs(x, dx, T(0));
+    else
+      m.rhs(x, dx, T(0));
     benchmark::DoNotOptimize(dx.data());
   }
   const double nn = n, dd = d;
-  st.counters["flops"] = benchmark::Counter((4 * nn * nn * dd + 6 * nn * dd * dd) * double(st.iterations()),
-                                            benchmark::Counter::kIsRate);
+  st.counters["flops"] =
+      benchmark::Counter((4 * nn * nn * dd + 6 * nn * dd * dd) * double(st.iterations()), benchmark::Counter::kIsRate);
 }
 
 void BM_rhs_double(benchmark::State& st) { rhs<double>(st, "sa-sphere", false); }
 /// Q = K = V = I, β = 5: the [B] Fig. 3 phase diagram's right-hand side (symmetric logits).
 void BM_rhs_double_identity(benchmark::State& st) {
   const int n = static_cast<int>(st.range(0)), d = static_cast<int>(st.range(1));
-  const SimConfig c = parse_sim_config({{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", 5},
+  const SimConfig c = parse_sim_config({{"model", "sa-sphere"},
+                                        {"n", n},
+                                        {"d", d},
+                                        {"beta", 5},
                                         {"init", {{"kind", "uniform-sphere"}, {"seed", 4}}},
                                         {"time", {{"t_end", 1}, {"samples", 2}}}});
   const Model<double> m = build_model<double>(c);

@@ -31,12 +31,16 @@ int run_bench(bool json, bool quick, const std::vector<std::string>& only) {
     if (!only.empty() && std::find(only.begin(), only.end(), b.key) == only.end()) continue;
     const bench::BenchResult r = b.run(bench::BenchOptions{quick});
     out[b.key] = std::isfinite(r.value) ? nlohmann::json(r.value) : nlohmann::json();
-    details[b.key] = {{"definition", r.definition}, {"goal", r.goal}, {"unit", r.unit},
+    details[b.key] = {{"definition", r.definition},
+                      {"goal", r.goal},
+                      {"unit", r.unit},
                       {"goal_met", r.goal_met < 0 ? nlohmann::json() : nlohmann::json(r.goal_met == 1)},
                       {"measurements", r.details}};
     if (!json) {
       std::cout << fmt::format("{:<22} {:>12}  {:<10} {}\n", b.key, shown(r.value, r.unit), r.goal,
-                               r.goal_met < 0 ? "" : r.goal_met ? "yes" : "NO");
+                               r.goal_met < 0 ? ""
+                               : r.goal_met   ? "yes"
+                                              : "NO");
       std::cout << "    " << r.definition << "\n";
       if (!r.details.is_null()) std::cout << "    " << r.details.dump() << "\n";
       std::cout.flush();
@@ -56,7 +60,8 @@ void register_bench(CLI::App& app) {
     std::vector<std::string> only;
   };
   auto o = std::make_shared<Options>();
-  auto* sub = app.add_subcommand("bench", "performance: RHS vs GEMM, 50-digit RHS vs its op count, memory, [A], [B] Fig. 3");
+  auto* sub =
+      app.add_subcommand("bench", "performance: RHS vs GEMM, 50-digit RHS vs its op count, memory, [A], [B] Fig. 3");
   sub->add_flag("--json", o->json, "print one JSON object (keys, then details)");
   sub->add_flag("--quick", o->quick, "smaller sizes and fewer runs (the definitions say which)");
   sub->add_option("--only", o->only, "comma-separated keys to run")->delimiter(',');

@@ -60,8 +60,8 @@ class CheckProgress : public CheckEvents {
     double seen = inner_.load();
     while (inner > seen && !inner_.compare_exchange_weak(seen, inner)) {}
     inner = std::max(inner, seen);
-    const double fraction = (static_cast<double>(done_ - already_) + std::min(inner, 0.99)) /
-                            static_cast<double>(total_ - already_);
+    const double fraction =
+        (static_cast<double>(done_ - already_) + std::min(inner, 0.99)) / static_cast<double>(total_ - already_);
     line_.draw(fmt::format("check {}/{}", std::min(done_ + 1, total_), total_), fraction,
                planned > 0 ? fmt::format("{}: {}/{} instances", current_, finished, planned) : current_);
   }
@@ -123,9 +123,7 @@ void register_check(CLI::App& app) {
     if (!*no_pdf) {
       try {
         print_report_outcome(write_report(r.results, o->out));
-      } catch (const std::exception& e) {
-        std::cout << "attnflow: no report (" << e.what() << ")\n";
-      }
+      } catch (const std::exception& e) { std::cout << "attnflow: no report (" << e.what() << ")\n"; }
     }
     return r.all_as_expected ? 0 : 1;
   });

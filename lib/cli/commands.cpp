@@ -36,8 +36,10 @@ std::function<void(double)> progress_printer(const std::string& label) {
   auto line = std::make_shared<ProgressLine>(true);
   if (!line->drawing()) return {};
   return [label, line](double f) {
-    if (f >= 1) line->clear();
-    else line->draw(label, f);
+    if (f >= 1)
+      line->clear();
+    else
+      line->draw(label, f);
   };
 }
 

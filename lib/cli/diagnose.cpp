@@ -17,7 +17,8 @@ void register_diagnose(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("diagnose", "diagnostics of a trajectory.json → DIR/diagnostics.json");
   sub->add_option("--trajectory", o->trajectory, "trajectory.json written by simulate")->required();
-  sub->add_option("--what", o->what, "clusters, pairwise, energy, attention, hull, hemisphere, hyperplanes (default: all); lyapunov")
+  sub->add_option("--what", o->what,
+                  "clusters, pairwise, energy, attention, hull, hemisphere, hyperplanes (default: all); lyapunov")
       ->delimiter(',');
   sub->add_option("--delta", o->delta, "cluster threshold")->capture_default_str();
   sub->add_option("--compare", o->compare, "a second trajectory.json (same start, perturbed weights): perturbation");

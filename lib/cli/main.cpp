@@ -14,9 +14,12 @@ namespace {
 std::string one_line(const std::string& message) {
   std::string out;
   for (const char ch : message) {
-    if (ch == '\n') out += "\\n";
-    else if (ch == '\r') out += "\\r";
-    else if (ch == '\t') out += "\\t";
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\r')
+      out += "\\r";
+    else if (ch == '\t')
+      out += "\\t";
     else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
@@ -36,13 +39,9 @@ int main(int argc, char** argv) {
   attnflow::cli::register_commands(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForVersion& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
     std::cerr << "attnflow: error: " << one_line(e.what()) << " (see attnflow --help)\n";
     return 2;
   }

@@ -24,8 +24,8 @@ namespace {
 /// `prove --enclose t1,t2,…`: rigorous enclosures of the flow at the given times, no predicate.
 /// Exit 0 when every time was reached, 1 when a step could not be validated (the boxes reached are
 /// still written, with the reason).
-int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::ProveOptions& o, std::vector<double> times,
-            const std::string& out) {
+int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::ProveOptions& o,
+            std::vector<double> times, const std::string& out) {
   for (double& t : times) {
     if (!std::isfinite(t) || std::abs(t) > 1e6) throw InputError("enclose: times must be finite, |t| <= 1e6");
     t = verify::nearest_quantum_time(t);
@@ -41,8 +41,9 @@ int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::P
   for (const verify::Box& b : f.boxes)
     boxes.push_back({{"t", b.t}, {"lo", b.lo}, {"hi", b.hi}, {"max_width", b.max_width()}});
   nlohmann::json j = {{"kind", "attnflow-enclosures"},
-                      {"statement", "every solution from the instance's start lies in [lo, hi] (token i, coordinate c at "
-                                    "i d + c) at time t: a rigorous enclosure (outward rounding), not an estimate"},
+                      {"statement",
+                       "every solution from the instance's start lies in [lo, hi] (token i, coordinate c at "
+                       "i d + c) at time t: a rigorous enclosure (outward rounding), not an estimate"},
                       {"instance", in.to_json()},
                       {"method", o.to_json()},
                       {"complete", f.ok},
@@ -72,30 +73,40 @@ void register_prove(CLI::App& app) {
     verify::ProveOptions prove;
   };
   auto o = std::make_shared<Options>();
-  auto* sub = app.add_subcommand("prove", "computer-assisted proof for one start (cone collapse; sa-euclid: Boolean attention in d = 1, vertex capture in d >= 2) → DIR/certificate.json, proof.tex");
-  auto* config = sub->add_option("--config", o->config, "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or euler-renormalize with V = identity; sa-euclid: Boolean attention for d = 1, vertex capture for d >= 2)");
+  auto* sub = app.add_subcommand("prove",
+                                 "computer-assisted proof for one start (cone collapse; sa-euclid: Boolean attention "
+                                 "in d = 1, vertex capture in d >= 2) → DIR/certificate.json, proof.tex");
+  auto* config = sub->add_option(
+      "--config", o->config,
+      "instance: a simulate config (sa-sphere or usa-sphere with V = identity; layer-normalized with V = alpha I, or "
+      "euler-renormalize with V = identity; sa-euclid: Boolean attention for d = 1, vertex capture for d >= 2)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);
   sub->add_option("--out", o->out, "output directory")->capture_default_str();
-  sub->add_option("--max-time", o->prove.max_time, "give up at this time (layer models: this many layers)")->capture_default_str();
+  sub->add_option("--max-time", o->prove.max_time, "give up at this time (layer models: this many layers)")
+      ->capture_default_str();
   sub->add_option("--order", o->prove.order, "Taylor order")->capture_default_str();
-  sub->add_option("--jet-order", o->prove.jet_order, "Taylor order of the Jacobian (mean-value form)")->capture_default_str();
+  sub->add_option("--jet-order", o->prove.jet_order, "Taylor order of the Jacobian (mean-value form)")
+      ->capture_default_str();
   sub->add_option("--tol", o->prove.tol, "target remainder per step")->capture_default_str();
   sub->add_option("--max-step", o->prove.max_step, "longest step")->capture_default_str();
   sub->add_option("--rem-tol", o->prove.rem_tol, "largest Taylor remainder accepted per step")->capture_default_str();
   sub->add_option("--interval", o->prove.interval, "double | mpfi")->capture_default_str();
   sub->add_option("--digits", o->prove.digits, "mpfi digits")->capture_default_str();
   sub->add_option("--report-until", o->prove.report_until, "after the proof, keep enclosing to this time (widths)");
-  sub->add_option("--enclose", o->enclose,
-                  "only enclose the flow at these times (sa-sphere, usa-sphere, sa-euclid; each rounded to a multiple of "
-                  "2^-24) → DIR/enclosures.json")
+  sub->add_option(
+         "--enclose", o->enclose,
+         "only enclose the flow at these times (sa-sphere, usa-sphere, sa-euclid; each rounded to a multiple of "
+         "2^-24) → DIR/enclosures.json")
       ->delimiter(',');
-  sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")->capture_default_str();
+  sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")
+      ->capture_default_str();
   add_command(sub, [o] {
     if (!o->check.empty()) {
       const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
-      (r.accepted ? std::cout : std::cerr) << "attnflow: " << r.message
-                                            << (r.accepted ? fmt::format(" (recomputed in {:.2f} s)", r.seconds) : "") << "\n";
+      (r.accepted ? std::cout : std::cerr)
+          << "attnflow: " << r.message << (r.accepted ? fmt::format(" (recomputed in {:.2f} s)", r.seconds) : "")
+          << "\n";
       return r.accepted ? 0 : 1;
     }
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
@@ -110,8 +121,8 @@ void register_prove(CLI::App& app) {
     const double end = std::max(options.max_time, options.report_until);
     options.progress = [&line, end, layers](double t, long steps, double width) {
       line.draw(layers ? "prove (layers)" : "prove", end > 0 ? t / end : 0,
-                fmt::format("{} {:.4g} of at most {:.4g}, {} steps, width {:.2g}", layers ? "layer" : "t", t, end, steps,
-                            width));
+                fmt::format("{} {:.4g} of at most {:.4g}, {} steps, width {:.2g}", layers ? "layer" : "t", t, end,
+                            steps, width));
     };
     const verify::ProofResult r = verify::prove(in, options);
     line.clear();
@@ -123,22 +134,24 @@ void register_prove(CLI::App& app) {
     if (r.proved && r.predicate == verify::kVertexCapturePredicate) {
       std::string leaders;
       for (int l : r.capture.leaders) leaders += (leaders.empty() ? "" : ", ") + std::to_string(l + 1);
-      std::printf("attnflow: proved: vertex capture (epsilon %.3g) certified at T = %.6g after %ld steps: leaders %s "
-                  "(each a vertex of the hull), min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
-                  r.capture.epsilon, r.T, r.steps_to_T, leaders.c_str(), r.capture.min_capture, r.at_T.max_width(),
-                  r.seconds);
+      std::printf(
+          "attnflow: proved: vertex capture (epsilon %.3g) certified at T = %.6g after %ld steps: leaders %s "
+          "(each a vertex of the hull), min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
+          r.capture.epsilon, r.T, r.steps_to_T, leaders.c_str(), r.capture.min_capture, r.at_T.max_width(), r.seconds);
     } else if (r.proved && r.boolean()) {
-      std::printf("attnflow: proved: Boolean attention (epsilon %.3g) certified at T = %.6g after %ld steps: leaders "
-                  "%d (left) and %d (right), %s, min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
-                  r.capture.epsilon, r.T, r.steps_to_T, r.capture.left + 1, r.capture.right + 1,
-                  r.capture.exceptional >= 0 ? ("row " + std::to_string(r.capture.exceptional + 1) + " exceptional").c_str()
-                                             : "no exceptional row",
-                  r.capture.min_capture, r.at_T.max_width(), r.seconds);
+      std::printf(
+          "attnflow: proved: Boolean attention (epsilon %.3g) certified at T = %.6g after %ld steps: leaders "
+          "%d (left) and %d (right), %s, min P_i,leader >= %.17g, widths %.3g, %.3f s\n",
+          r.capture.epsilon, r.T, r.steps_to_T, r.capture.left + 1, r.capture.right + 1,
+          r.capture.exceptional >= 0 ? ("row " + std::to_string(r.capture.exceptional + 1) + " exceptional").c_str()
+                                     : "no exceptional row",
+          r.capture.min_capture, r.at_T.max_width(), r.seconds);
     } else if (r.proved) {
-      std::printf("attnflow: proved: hemisphere certified at T = %.6g after %ld steps (margin %.3g, widths %.3g, "
-                  "%.3f s)%s\n",
-                  r.T, r.steps_to_T, r.margin, r.at_T.max_width(), r.seconds,
-                  r.start_hemisphere_certified && !r.start_in_hemisphere ? "; the start is in no hemisphere" : "");
+      std::printf(
+          "attnflow: proved: hemisphere certified at T = %.6g after %ld steps (margin %.3g, widths %.3g, "
+          "%.3f s)%s\n",
+          r.T, r.steps_to_T, r.margin, r.at_T.max_width(), r.seconds,
+          r.start_hemisphere_certified && !r.start_in_hemisphere ? "; the start is in no hemisphere" : "");
     } else {
       std::fprintf(stderr, "attnflow: not proved: %s\n", r.reason.c_str());
     }

@@ -18,7 +18,8 @@ class RegressProgress : public CheckEvents {
   void check_started(const std::string& id, std::size_t index) override {
     if (quiet_) return;
     if (line_.drawing())
-      line_.draw(fmt::format("regress {}/{}", index + 1, total_), static_cast<double>(index) / static_cast<double>(total_), id);
+      line_.draw(fmt::format("regress {}/{}", index + 1, total_),
+                 static_cast<double>(index) / static_cast<double>(total_), id);
     else
       std::cerr << "attnflow: [" << index + 1 << "/" << total_ << "] " << id << "\n";
   }
@@ -34,11 +35,12 @@ void print_table(const std::vector<RegressRow>& rows) {
   std::size_t w[5] = {2, 8, 8, 3, 7};
   for (const auto& r : rows) {
     w[0] = std::max(w[0], r.id.size()), w[1] = std::max(w[1], r.quantity.size());
-    w[2] = std::max(w[2], r.baseline.size()), w[3] = std::max(w[3], r.now.size()), w[4] = std::max(w[4], r.allowed.size());
+    w[2] = std::max(w[2], r.baseline.size()), w[3] = std::max(w[3], r.now.size()),
+    w[4] = std::max(w[4], r.allowed.size());
   }
   w[1] = std::min<std::size_t>(w[1], 72);
-  std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", "id", w[0], "quantity", w[1], "baseline", w[2],
-                           "now", w[3], "allowed", w[4], "status");
+  std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", "id", w[0], "quantity", w[1], "baseline",
+                           w[2], "now", w[3], "allowed", w[4], "status");
   for (const auto& r : rows)
     std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", r.id, w[0], r.quantity, w[1], r.baseline,
                              w[2], r.now, w[3], r.allowed, w[4], r.status);
@@ -68,8 +70,10 @@ void register_regress(CLI::App& app) {
     progress.finish();
     if (!*quiet) {
       print_table(r.rows);
-      if (o->update) std::cout << fmt::format("baselines written to {}\n", r.baseline_dir);
-      else std::cout << fmt::format("{} quantities compared, {} drifted beyond tolerance\n", r.rows.size(), r.drifts);
+      if (o->update)
+        std::cout << fmt::format("baselines written to {}\n", r.baseline_dir);
+      else
+        std::cout << fmt::format("{} quantities compared, {} drifted beyond tolerance\n", r.rows.size(), r.drifts);
     }
     return r.drifts > 0 ? 1 : 0;
   });

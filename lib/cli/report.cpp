@@ -13,8 +13,10 @@
 namespace attnflow::cli {
 
 int print_report_outcome(const ReportOutcome& r) {
-  if (r.compiled) std::cout << "attnflow: report " << r.pdf_path << "\n";
-  else std::cout << "attnflow: wrote " << r.tex_path << " (" << r.message << ")\n";
+  if (r.compiled)
+    std::cout << "attnflow: report " << r.pdf_path << "\n";
+  else
+    std::cout << "attnflow: wrote " << r.tex_path << " (" << r.message << ")\n";
   return 0;
 }
 
@@ -40,8 +42,7 @@ void register_report(CLI::App& app) {
       std::cout << "attnflow: wrote " << path << "\n";
       return 0;
     }
-    const std::string out =
-        o->out.empty() ? std::filesystem::path(o->results).parent_path().string() : o->out;
+    const std::string out = o->out.empty() ? std::filesystem::path(o->results).parent_path().string() : o->out;
     const std::string results_dir = std::filesystem::path(o->results).parent_path().string();
     return print_report_outcome(write_report(read_json_file(o->results), out.empty() ? "." : out, !o->no_pdf,
                                              results_dir.empty() ? "." : results_dir));

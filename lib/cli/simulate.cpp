@@ -21,15 +21,13 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
   SimulationOutput result;
   try {
     result = run_simulation(c, quiet ? std::function<void(double)>{} : progress_printer("simulate"));
-  } catch (const DegenerateStateError& e) {
-    input_error("simulate", e.what());
-  }
+  } catch (const DegenerateStateError& e) { input_error("simulate", e.what()); }
   write_file_atomically(out + "/trajectory.json", result.trajectory.dump(1) + "\n");
   write_file_atomically(out + "/trajectory.csv", result.csv);
   if (!quiet) {
     const auto& j = result.trajectory;
-    std::cout << "attnflow: " << c.model->id << " n=" << c.n << " d=" << c.d << " at " << c.precision.name()
-              << ", " << j["t"].size() << " samples, " << j["stats"]["steps"] << " steps ("
+    std::cout << "attnflow: " << c.model->id << " n=" << c.n << " d=" << c.d << " at " << c.precision.name() << ", "
+              << j["t"].size() << " samples, " << j["stats"]["steps"] << " steps ("
               << j["stats"]["stop_reason"].get<std::string>() << ")";
     if (j["error_estimate"].is_number()) std::cout << ", error estimate " << j["error_estimate"].get<double>();
     std::cout << "\nattnflow: wrote " << out << "/trajectory.json and " << out << "/trajectory.csv\n";

@@ -62,11 +62,15 @@ class ThreadsScope {
 
 /// SA on the sphere with Gaussian Q, K, V (seeded) and uniform starts: the general dense case.
 SimConfig sphere_config(int n, int d, double beta = 1) {
-  return parse_sim_config({{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta},
+  return parse_sim_config({{"model", "sa-sphere"},
+                           {"n", n},
+                           {"d", d},
+                           {"beta", beta},
                            {"Q", {{"random", "gaussian"}, {"seed", 11}, {"scale", 1.0 / std::sqrt(d)}}},
                            {"K", {{"random", "gaussian"}, {"seed", 12}, {"scale", 1.0 / std::sqrt(d)}}},
                            {"V", {{"random", "gaussian"}, {"seed", 13}, {"scale", 1.0 / std::sqrt(d)}}},
-                           {"init", {{"kind", "uniform-sphere"}, {"seed", 1}}}, {"time", {{"t_end", 1}, {"samples", 2}}}});
+                           {"init", {{"kind", "uniform-sphere"}, {"seed", 1}}},
+                           {"time", {{"t_end", 1}, {"samples", 2}}}});
 }
 
 BenchResult with_goal(double value, const std::string& unit, const std::string& goal, bool met) {
@@ -111,14 +115,18 @@ BenchResult peak_rss_n16384(const BenchOptions&) {
   waitpid(pid, &status, 0);
   rusage children{};
   getrusage(RUSAGE_CHILDREN, &children);
-  if (!read_ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return not_available("the measuring child failed", "<= 1024");
+  if (!read_ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return not_available("the measuring child failed", "<= 1024");
   const double peak = static_cast<double>(children.ru_maxrss) / 1024.0;
   BenchResult r = with_goal(peak, "MB", "<= 1024", peak <= 1024);
-  r.definition = "peak resident memory (getrusage(RUSAGE_CHILDREN).ru_maxrss) of a forked child that builds "
-                 "sa-sphere n = 16384, d = 64 and evaluates one right-hand side; includes the child's "
-                 "inherited baseline";
+  r.definition =
+      "peak resident memory (getrusage(RUSAGE_CHILDREN).ru_maxrss) of a forked child that builds "
+      "sa-sphere n = 16384, d = 64 and evaluates one right-hand side; includes the child's "
+      "inherited baseline";
   const double state_mb = 2.0 * n * d * 8 / 1048576.0, dense_mb = double(n) * n * 8 / 1048576.0;
-  r.details = {{"child_baseline_mb", got[0]}, {"rhs_seconds", got[1]}, {"state_and_derivative_mb", state_mb},
+  r.details = {{"child_baseline_mb", got[0]},
+               {"rhs_seconds", got[1]},
+               {"state_and_derivative_mb", state_mb},
                {"dense_attention_matrix_would_be_mb", dense_mb}};
   return r;
 }
@@ -151,15 +159,21 @@ BenchResult rhs_gemm_ratio(const BenchOptions& o) {
       const double nn = n, dd = d;
       const double rhs_flops = 4 * nn * nn * dd + 6 * nn * dd * dd, gemm_flops = 2 * nn * nn * dd;
       const double rhs_gf = rhs_flops / t1 / 1e9, gemm_gf = gemm_flops / tg / 1e9;
-      rows.push_back({{"n", n}, {"d", d}, {"rhs_seconds_1_thread", t1}, {"rhs_gflops_1_thread", rhs_gf},
-                      {"gemm_gflops_1_thread", gemm_gf}, {"ratio", rhs_gf / gemm_gf},
-                      {"rhs_seconds_all_threads", t2}, {"speedup_all_threads", t1 / t2}});
+      rows.push_back({{"n", n},
+                      {"d", d},
+                      {"rhs_seconds_1_thread", t1},
+                      {"rhs_gflops_1_thread", rhs_gf},
+                      {"gemm_gflops_1_thread", gemm_gf},
+                      {"ratio", rhs_gf / gemm_gf},
+                      {"rhs_seconds_all_threads", t2},
+                      {"speedup_all_threads", t1 / t2}});
       if (n == 1024 && d == 64) headline = rhs_gf / gemm_gf;
     }
   BenchResult r = with_goal(headline, "", ">= 0.5", headline >= 0.5);
-  r.definition = "sa-sphere RHS GFLOP/s over Eigen GEMM GFLOP/s, both on 1 thread, at n = 1024, d = 64; RHS flops "
-                 "counted as 4 n^2 d (logits and P.VX) + 6 n d^2 (QX, KX, VX); the n^2 exponentials, the softmax "
-                 "and the projection are not counted; GEMM = (n x n)(n x d), 2 n^2 d flops";
+  r.definition =
+      "sa-sphere RHS GFLOP/s over Eigen GEMM GFLOP/s, both on 1 thread, at n = 1024, d = 64; RHS flops "
+      "counted as 4 n^2 d (logits and P.VX) + 6 n d^2 (QX, KX, VX); the n^2 exponentials, the softmax "
+      "and the projection are not counted; GEMM = (n x n)(n x d), 2 n^2 d flops";
   r.details = {{"sizes", rows}, {"threads_available", omp_get_max_threads()}};
   return r;
 }
@@ -182,9 +196,17 @@ BenchResult mp50_bound_ratio(const BenchOptions& o) {
   const int N = 4096;
   std::vector<mpfr> a(N), b(N), r(N), e(N);
   SeededDraws draws(9);
-  for (int i = 0; i < N; ++i) a[i] = draws.uniform(-1, 1), b[i] = draws.uniform(-1, 1), e[i] = -4 * std::abs(draws.uniform(-1, 1));
+  for (int i = 0; i < N; ++i)
+    a[i] = draws.uniform(-1, 1), b[i] = draws.uniform(-1, 1), e[i] = -4 * std::abs(draws.uniform(-1, 1));
   using inplace::raw;
-  auto per_op = [&](auto&& op) { return seconds_per_call([&] { for (int i = 0; i < N; ++i) op(i); }, budget / 4) / N; };
+  auto per_op = [&](auto&& op) {
+    return seconds_per_call(
+               [&] {
+                 for (int i = 0; i < N; ++i) op(i);
+               },
+               budget / 4) /
+           N;
+  };
   const double c_mul = per_op([&](int i) { mpfr_mul(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });
   const double c_add = per_op([&](int i) { mpfr_add(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });
   const double c_div = per_op([&](int i) { mpfr_div(raw(r[i]), raw(a[i]), raw(b[i]), MPFR_RNDN); });
@@ -206,10 +228,17 @@ BenchResult mp50_bound_ratio(const BenchOptions& o) {
   res.definition = "50-digit sa-sphere RHS time (1 thread, n = " + std::to_string(n) + ", d = " + std::to_string(d) +
                    ") over the sum of its MPFR operations (mul, add/sub, exp, div, compare) each times MPFR's cost "
                    "per operation measured in this run";
-  res.details = {{"n", n}, {"d", d}, {"rhs_seconds", t_rhs}, {"bound_seconds", bound},
+  res.details = {{"n", n},
+                 {"d", d},
+                 {"rhs_seconds", t_rhs},
+                 {"bound_seconds", bound},
                  {"ops", {{"mul", muls}, {"add", adds}, {"exp", exps}, {"div", divs}, {"compare", cmps}}},
-                 {"ns_per_op", {{"mul", c_mul * 1e9}, {"add", c_add * 1e9}, {"exp", c_exp * 1e9}, {"div", c_div * 1e9},
-                                {"compare", c_cmp * 1e9}}},
+                 {"ns_per_op",
+                  {{"mul", c_mul * 1e9},
+                   {"add", c_add * 1e9},
+                   {"exp", c_exp * 1e9},
+                   {"div", c_div * 1e9},
+                   {"compare", c_cmp * 1e9}}},
                  {"exp_share_of_bound", exps * c_exp / bound}};
   return res;
 }
@@ -218,10 +247,15 @@ BenchResult mp50_bound_ratio(const BenchOptions& o) {
 BenchResult a128_seconds(const BenchOptions& o) {
   (void)o;
   // [A] rescaled (THEORY.md: sa-rescaled), in the setting of: Q = K = V = I, β = 1.
-  const SimConfig c = parse_sim_config({{"model", "sa-rescaled"}, {"n", 128}, {"d", 128}, {"beta", 1},
+  const SimConfig c = parse_sim_config({{"model", "sa-rescaled"},
+                                        {"n", 128},
+                                        {"d", 128},
+                                        {"beta", 1},
                                         {"init", {{"kind", "uniform-sphere"}, {"seed", 1}}},
                                         {"time", {{"t_end", 15}, {"samples", 16}}},
-                                        {"method", "dopri5"}, {"rtol", 1e-8}, {"atol", 1e-10}});
+                                        {"method", "dopri5"},
+                                        {"rtol", 1e-8},
+                                        {"atol", 1e-10}});
   Trajectory<double> tr;
   const double cpu0 = cpu_seconds();
   const auto start = Clock::now();
@@ -235,9 +269,12 @@ BenchResult a128_seconds(const BenchOptions& o) {
     one_thread = seconds_since(s1);
   }
   BenchResult r = with_goal(seconds, "s", "< 1", seconds < 1);
-  r.definition = "simulate sa-rescaled, n = d = 128, Q = K = V = I, beta = 1, uniform-sphere start, T = 15, "
-                 "dopri5 rtol 1e-8 atol 1e-10, double, all threads";
-  r.details = {{"steps", tr.stats.steps}, {"rhs_evaluations", tr.stats.rhs_evaluations}, {"cpu_seconds", cpu},
+  r.definition =
+      "simulate sa-rescaled, n = d = 128, Q = K = V = I, beta = 1, uniform-sphere start, T = 15, "
+      "dopri5 rtol 1e-8 atol 1e-10, double, all threads";
+  r.details = {{"steps", tr.stats.steps},
+               {"rhs_evaluations", tr.stats.rhs_evaluations},
+               {"cpu_seconds", cpu},
                {"seconds_1_thread", one_thread},
                {"seconds_per_rhs", seconds / double(std::max(1L, tr.stats.rhs_evaluations))}};
   return r;
@@ -259,13 +296,20 @@ BenchResult phase_seconds(const BenchOptions& o) {
                  "by time t (a run stops once clustered); all threads";
   nlohmann::json sample = nlohmann::json::array();
   for (std::size_t b = 0; b < p.betas.size(); b += 10)
-    sample.push_back({{"beta", p.betas[b]}, {"F_at_t_end", p.fraction[b].back()}, {"se", p.standard_error[b].back()},
+    sample.push_back({{"beta", p.betas[b]},
+                      {"F_at_t_end", p.fraction[b].back()},
+                      {"se", p.standard_error[b].back()},
                       {"F_at_t_10", p.fraction[b][p.t.size() / 3]}});
-  r.details = {{"measured_seconds", seconds}, {"cpu_seconds", cpu}, {"runs_per_beta", s.runs}, {"betas", p.betas.size()},
-               {"cpu_microseconds_per_rhs", cpu * 1e6 / double(std::max(1L, p.rhs_evaluations))},
-               {"rhs_evaluations", p.rhs_evaluations}, {"steps", p.steps},
-               {"microseconds_per_rhs", seconds * 1e6 * omp_get_max_threads() / double(std::max(1L, p.rhs_evaluations))},
-               {"fraction_sample", sample}};
+  r.details = {
+      {"measured_seconds", seconds},
+      {"cpu_seconds", cpu},
+      {"runs_per_beta", s.runs},
+      {"betas", p.betas.size()},
+      {"cpu_microseconds_per_rhs", cpu * 1e6 / double(std::max(1L, p.rhs_evaluations))},
+      {"rhs_evaluations", p.rhs_evaluations},
+      {"steps", p.steps},
+      {"microseconds_per_rhs", seconds * 1e6 * omp_get_max_threads() / double(std::max(1L, p.rhs_evaluations))},
+      {"fraction_sample", sample}};
   return r;
 }
 

@@ -70,7 +70,8 @@ const std::vector<Benchmark>& benchmarks() {
       {"a128_seconds", a128_seconds},
       {"phase_seconds", phase_seconds},
       {"prove4_seconds", [](const BenchOptions&) { return prove_seconds("prove4", 3.5, 4.5); }},
-      {"prove8_seconds", [](const BenchOptions& o) {
+      {"prove8_seconds",
+       [](const BenchOptions& o) {
          if (o.quick) return not_available("not measured with --quick (about a minute of CPU)", "< 9.5");
          return prove_seconds("prove8", 19, 25);
        }},

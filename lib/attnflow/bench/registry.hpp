@@ -15,12 +15,12 @@ struct BenchOptions {
 };
 
 struct BenchResult {
-  double value = 0;              // NaN when not measured
-  std::string unit;              // "", "s", "MB"
-  std::string goal;              // e.g. ">= 0.5"; empty: no goal
-  int goal_met = -1;             // 1 yes, 0 no, −1 not applicable / not measured
-  std::string definition;        // what exactly was measured
-  nlohmann::json details;        // the measurements behind the value
+  double value = 0;        // NaN when not measured
+  std::string unit;        // "", "s", "MB"
+  std::string goal;        // e.g. ">= 0.5"; empty: no goal
+  int goal_met = -1;       // 1 yes, 0 no, −1 not applicable / not measured
+  std::string definition;  // what exactly was measured
+  nlohmann::json details;  // the measurements behind the value
 };
 
 struct Benchmark {

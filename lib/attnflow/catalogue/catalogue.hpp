@@ -28,9 +28,9 @@ struct CheckContext {
 
 struct CatalogueEntry {
   std::string id;
-  std::string kind;    // theorem | lemma | conjecture | numerical observation | probability
-  std::string source;  // e.g. "[B] Thm 6.8"
-  std::string summary; // one line
+  std::string kind;     // theorem | lemma | conjecture | numerical observation | probability
+  std::string source;   // e.g. "[B] Thm 6.8"
+  std::string summary;  // one line
   Verdict expected = Verdict::Holds;
   std::function<CheckResult(const CheckContext&)> run;
 };

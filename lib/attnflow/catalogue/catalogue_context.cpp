@@ -35,6 +35,8 @@ std::string CheckContext::text(const std::string& key, const std::string& fallba
   return params.at(key).get<std::string>();
 }
 
-std::string statement_path(const std::string& id) { return std::string(attnflow::source_dir()) + "/proofs/" + id + ".tex"; }
+std::string statement_path(const std::string& id) {
+  return std::string(attnflow::source_dir()) + "/proofs/" + id + ".tex";
+}
 
 }  // namespace attnflow

@@ -27,8 +27,13 @@ struct Axes {
 };
 
 inline nlohmann::json line_figure(const Axes& a, nlohmann::json named_series = nlohmann::json::object()) {
-  return {{"kind", "lines"}, {"x_label", a.x_label}, {"y_label", a.y_label}, {"log_x", a.log_x}, {"log_y", a.log_y},
-          {"series", std::move(named_series)}, {"fit", nlohmann::json::array()}};
+  return {{"kind", "lines"},
+          {"x_label", a.x_label},
+          {"y_label", a.y_label},
+          {"log_x", a.log_x},
+          {"log_y", a.log_y},
+          {"series", std::move(named_series)},
+          {"fit", nlohmann::json::array()}};
 }
 
 /// Adds the fitted line Y = intercept + slope·X (see the header note) to a line figure; a fit
@@ -37,16 +42,24 @@ inline void add_fit(nlohmann::json& figure, double slope, double intercept, doub
                     const std::string& label, const std::string& of = "") {
   for (double v : {slope, intercept, x_min, x_max})
     if (!(v == v) || v == 1.0 / 0.0 || v == -1.0 / 0.0) return;
-  figure["fit"].push_back({{"slope", slope}, {"intercept", intercept}, {"x_min", x_min}, {"x_max", x_max},
-                           {"label", label}, {"of", of}});
+  figure["fit"].push_back(
+      {{"slope", slope}, {"intercept", intercept}, {"x_min", x_min}, {"x_max", x_max}, {"label", label}, {"of", of}});
 }
 
 /// z[k][m] is the value at (x[m], y[k]); `curves` (name → {x, y}) are drawn over the map.
 inline nlohmann::json heatmap_figure(const Axes& a, const std::string& z_label, const std::vector<double>& x,
                                      const std::vector<double>& y, const std::vector<std::vector<double>>& z,
                                      nlohmann::json curves = nlohmann::json::object()) {
-  return {{"kind", "heatmap"}, {"x_label", a.x_label}, {"y_label", a.y_label}, {"z_label", z_label},
-          {"log_x", a.log_x}, {"log_y", a.log_y}, {"x", x}, {"y", y}, {"z", z}, {"series", std::move(curves)}};
+  return {{"kind", "heatmap"},
+          {"x_label", a.x_label},
+          {"y_label", a.y_label},
+          {"z_label", z_label},
+          {"log_x", a.log_x},
+          {"log_y", a.log_y},
+          {"x", x},
+          {"y", y},
+          {"z", z},
+          {"series", std::move(curves)}};
 }
 
 /// An n×m matrix drawn cell by cell (row i down, column j across), e.g. the attention matrix.
@@ -58,8 +71,8 @@ inline nlohmann::json matrix_figure(const std::string& x_label, const std::strin
 /// Token paths in three coordinates; `unit_sphere` draws S² behind them.
 inline nlohmann::json paths3d_figure(const std::string& x_label, const std::string& y_label, const std::string& z_label,
                                      bool unit_sphere) {
-  return {{"kind", "paths3d"}, {"x_label", x_label}, {"y_label", y_label}, {"z_label", z_label},
-          {"unit_sphere", unit_sphere}, {"series", nlohmann::json::object()}};
+  return {{"kind", "paths3d"},  {"x_label", x_label},         {"y_label", y_label},
+          {"z_label", z_label}, {"unit_sphere", unit_sphere}, {"series", nlohmann::json::object()}};
 }
 
 /// A series for a figure: {"x": [...], "y": [...]}, downsampled to at most `max_points`.
@@ -83,7 +96,8 @@ inline nlohmann::json series3(const std::vector<double>& x, const std::vector<do
   nlohmann::json sx = nlohmann::json::array(), sy = sx, sz = sx;
   const std::size_t stride = x.size() > max_points ? (x.size() + max_points - 1) / max_points : 1;
   for (std::size_t i = 0; i < x.size(); i += stride) sx.push_back(x[i]), sy.push_back(y[i]), sz.push_back(z[i]);
-  if (!x.empty() && (x.size() - 1) % stride != 0) sx.push_back(x.back()), sy.push_back(y.back()), sz.push_back(z.back());
+  if (!x.empty() && (x.size() - 1) % stride != 0)
+    sx.push_back(x.back()), sy.push_back(y.back()), sz.push_back(z.back());
   return {{"x", sx}, {"y", sy}, {"z", sz}};
 }
 

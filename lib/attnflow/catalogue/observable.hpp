@@ -16,8 +16,11 @@ namespace attnflow {
 inline nlohmann::json fraction_observable(const std::string& name, long hits, long trials) {
   const double n = static_cast<double>(trials);
   const double p_tilde = (static_cast<double>(hits) + 2.0) / (n + 4.0);
-  return {{"quantity", name}, {"kind", "fraction"}, {"value", trials > 0 ? double(hits) / n : 0.0},
-          {"count", trials}, {"se", std::sqrt(p_tilde * (1 - p_tilde) / (n + 4.0))}};
+  return {{"quantity", name},
+          {"kind", "fraction"},
+          {"value", trials > 0 ? double(hits) / n : 0.0},
+          {"count", trials},
+          {"se", std::sqrt(p_tilde * (1 - p_tilde) / (n + 4.0))}};
 }
 
 /// A mean over N ≥ 2 instances. Non-finite values are not averaged: they are counted, and a change
@@ -29,7 +32,10 @@ inline nlohmann::json mean_observable(const std::string& name, const std::vector
     if (std::isfinite(v)) sum += v, sq += v * v, ++n;
   const double mean = n > 0 ? sum / double(n) : 0.0;
   const double var = n > 1 ? std::max(0.0, (sq - double(n) * mean * mean) / double(n - 1)) : 0.0;
-  nlohmann::json j = {{"quantity", name}, {"kind", "mean"}, {"value", mean}, {"count", n},
+  nlohmann::json j = {{"quantity", name},
+                      {"kind", "mean"},
+                      {"value", mean},
+                      {"count", n},
                       {"se", n > 1 ? std::sqrt(var / double(n)) : 0.0}};
   if (n < 2) j["note"] = "fewer than 2 finite values: no standard error; compared as a deterministic number";
   return j;
@@ -39,8 +45,8 @@ inline nlohmann::json mean_observable(const std::string& name, const std::vector
 /// compared even when regress runs with another seed.
 inline nlohmann::json deterministic_observable(const std::string& name, double value, double rel_tol,
                                                double abs_tol = 0, bool seed_independent = false) {
-  return {{"quantity", name}, {"kind", "deterministic"}, {"value", value}, {"rel_tol", rel_tol},
-          {"abs_tol", abs_tol}, {"seed_independent", seed_independent}};
+  return {{"quantity", name},   {"kind", "deterministic"}, {"value", value},
+          {"rel_tol", rel_tol}, {"abs_tol", abs_tol},      {"seed_independent", seed_independent}};
 }
 
 inline nlohmann::json category_observable(const std::string& name, const std::string& value) {

@@ -37,15 +37,21 @@ PhaseDiagram phase_diagram(const PhaseSettings& s) {
   out.runs = s.runs;
   out.method = "dopri5 (dense output), rtol " + std::to_string(s.rtol) + ", atol " + std::to_string(s.atol) +
                ", double; a run stops once clustered";
-  for (long k = 0; k < s.samples; ++k) out.t.push_back(s.t_end * static_cast<double>(k) / static_cast<double>(s.samples - 1));
+  for (long k = 0; k < s.samples; ++k)
+    out.t.push_back(s.t_end * static_cast<double>(k) / static_cast<double>(s.samples - 1));
   // One parsed config and model per β; every system copies its model (its own workspace).
   std::vector<SimConfig> configs;
   std::vector<Model<double>> models;
   for (double beta : out.betas) {
-    const nlohmann::json j = {{"model", "sa-sphere"}, {"n", s.n}, {"d", s.d}, {"beta", beta},
+    const nlohmann::json j = {{"model", "sa-sphere"},
+                              {"n", s.n},
+                              {"d", s.d},
+                              {"beta", beta},
                               {"init", {{"kind", "uniform-sphere"}, {"seed", s.seed}}},
                               {"time", {{"t_end", s.t_end}, {"samples", s.samples}}},
-                              {"method", "dopri5"}, {"rtol", s.rtol}, {"atol", s.atol}};
+                              {"method", "dopri5"},
+                              {"rtol", s.rtol},
+                              {"atol", s.atol}};
     configs.push_back(parse_sim_config(j));
     models.push_back(build_model<double>(configs.back()));
   }

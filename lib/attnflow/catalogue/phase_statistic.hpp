@@ -14,7 +14,7 @@ struct PhaseSettings {
   std::vector<double> betas;  // default: 0.1, 0.2, …, 9.0 (90 values)
   long runs = 2048;           // per β; run r starts from seed + r for every β (common random numbers)
   double t_end = 30;
-  long samples = 61;          // t_k = t_end·k/(samples − 1)
+  long samples = 61;  // t_k = t_end·k/(samples − 1)
   double rtol = 1e-6, atol = 1e-8;
   double delta = 1e-3;
   std::uint64_t seed = 1;

@@ -68,8 +68,9 @@ CheckResult CheckResult::from_json(const nlohmann::json& j) {
   r.violations = j.value("violations", nlohmann::json::array());
   r.observables = j.value("observables", nlohmann::json::array());
   for (const auto& c : j.value("controls", nlohmann::json::array()))
-    r.controls.push_back({c.at("description").get<std::string>(), verdict_from_string(c.at("expected").get<std::string>()),
-                          verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object())});
+    r.controls.push_back(
+        {c.at("description").get<std::string>(), verdict_from_string(c.at("expected").get<std::string>()),
+         verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object())});
   return r;
 }
 

@@ -29,8 +29,8 @@ struct CheckResult {
   nlohmann::json hypotheses = nlohmann::json::array();  // [{name, established: certified|numerical|assumed, detail}]
   nlohmann::json evidence = nlohmann::json::object();
   std::vector<ControlResult> controls;
-  nlohmann::json figures = nlohmann::json::object();  // name → data series
-  nlohmann::json violations = nlohmann::json::array();  // offending instances as simulate configs
+  nlohmann::json figures = nlohmann::json::object();     // name → data series
+  nlohmann::json violations = nlohmann::json::array();   // offending instances as simulate configs
   nlohmann::json observables = nlohmann::json::array();  // for regression baselines (observable.hpp)
 
   /// The statement's verdict and every control's verdict equal their expectations

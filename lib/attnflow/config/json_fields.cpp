@@ -8,9 +8,7 @@ namespace attnflow {
 
 namespace {
 std::string kind_of(const nlohmann::json& j) { return j.type_name(); }
-std::string sub(const std::string& field, const std::string& key) {
-  return field.empty() ? key : field + "." + key;
-}
+std::string sub(const std::string& field, const std::string& key) { return field.empty() ? key : field + "." + key; }
 }  // namespace
 
 bool is_decimal_literal(const std::string& s) {
@@ -28,8 +26,7 @@ std::string read_decimal(const nlohmann::json& j, const std::string& field) {
   }
   if (j.is_string()) {
     const std::string s = j.get<std::string>();
-    if (!is_decimal_literal(s))
-      input_error(field, "\"" + s + "\" is not a finite decimal number");
+    if (!is_decimal_literal(s)) input_error(field, "\"" + s + "\" is not a finite decimal number");
     if (!std::isfinite(decimal_as_double(s))) input_error(field, "\"" + s + "\" is out of range");
     return s;
   }
@@ -95,8 +92,7 @@ std::uint64_t read_seed(const nlohmann::json& obj, const std::string& key, const
   input_error(sub(field, key), "must be a non-negative integer");
 }
 
-void reject_unknown_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed,
-                         const std::string& where) {
+void reject_unknown_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& where) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
       input_error(sub(where, it.key()), "unknown field");

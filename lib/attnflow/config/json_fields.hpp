@@ -31,7 +31,6 @@ std::uint64_t read_seed(const nlohmann::json& obj, const std::string& key, const
 double decimal_as_double(const std::string& s);
 
 /// Fails unless every key of obj is in `allowed` (catches misspelt fields such as "rtoll").
-void reject_unknown_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed,
-                         const std::string& where);
+void reject_unknown_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& where);
 
 }  // namespace attnflow

@@ -19,8 +19,8 @@ const std::vector<ModelInfo>& model_catalogue() {
        false},
       {ModelKind::Causal, "causal", "dx_i/dt = Pi_{x_i}(sum_{j<=i} P_ij V x_j)", false, true, Normalization::Softmax,
        true},
-      {ModelKind::LayerNormalized, "layer-normalized",
-       "x_i^{k+1} = y_i/|y_i|, y_i = x_i + sum_j P_ij(Q_k,K_k) V_k x_j", true, true, Normalization::Softmax, false},
+      {ModelKind::LayerNormalized, "layer-normalized", "x_i^{k+1} = y_i/|y_i|, y_i = x_i + sum_j P_ij(Q_k,K_k) V_k x_j",
+       true, true, Normalization::Softmax, false},
       {ModelKind::EulerRenormalize, "euler-renormalize", "x_i^{k+1} = normalize(x_i + eta sum_j P_ij V x_j)", true,
        true, Normalization::Softmax, false},
   };

@@ -7,7 +7,17 @@
 
 namespace attnflow {
 
-enum class ModelKind { SaEuclid, SaRescaled, SaSphere, UsaSphere, Multihead, Ffn, Causal, LayerNormalized, EulerRenormalize };
+enum class ModelKind {
+  SaEuclid,
+  SaRescaled,
+  SaSphere,
+  UsaSphere,
+  Multihead,
+  Ffn,
+  Causal,
+  LayerNormalized,
+  EulerRenormalize
+};
 
 struct ModelInfo {
   ModelKind kind;

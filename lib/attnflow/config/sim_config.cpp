@@ -20,11 +20,16 @@ MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field
   MatrixSpec m;
   if (j.is_string()) {
     const auto s = j.get<std::string>();
-    if (s == "identity") m.kind = MatrixSpec::Kind::Identity;
-    else if (s == "minus-identity") m.kind = MatrixSpec::Kind::MinusIdentity;
-    else if (s == "zero") m.kind = MatrixSpec::Kind::Zero;
-    else input_error(field, "unknown matrix \"" + s + "\" (identity, minus-identity, zero, a d×d array, "
-                            "{\"random\": ...}, {\"diag\": [...]}, {\"scaled-identity\": a})");
+    if (s == "identity")
+      m.kind = MatrixSpec::Kind::Identity;
+    else if (s == "minus-identity")
+      m.kind = MatrixSpec::Kind::MinusIdentity;
+    else if (s == "zero")
+      m.kind = MatrixSpec::Kind::Zero;
+    else
+      input_error(field, "unknown matrix \"" + s +
+                             "\" (identity, minus-identity, zero, a d×d array, "
+                             "{\"random\": ...}, {\"diag\": [...]}, {\"scaled-identity\": a})");
     return m;
   }
   if (j.is_number()) {  // a number a means a·I
@@ -73,9 +78,10 @@ MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field
       return m;
     }
   }
-  input_error(field, "must be a matrix: \"identity\", \"minus-identity\", \"zero\", a number a (a·I), a d×d array, "
-                     "{\"random\": \"gaussian\"|\"uniform\", \"seed\": s}, {\"diag\": [...]} or "
-                     "{\"scaled-identity\": a}");
+  input_error(field,
+              "must be a matrix: \"identity\", \"minus-identity\", \"zero\", a number a (a·I), a d×d array, "
+              "{\"random\": \"gaussian\"|\"uniform\", \"seed\": s}, {\"diag\": [...]} or "
+              "{\"scaled-identity\": a}");
 }
 
 WeightSpec parse_weight(const nlohmann::json& j, int d, const std::string& field) {
@@ -140,12 +146,12 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
   static const std::vector<std::string> kinds = {"uniform-sphere", "uniform-cube", "orthogonal", "hemisphere",
                                                  "explicit"};
   if (std::find(kinds.begin(), kinds.end(), init.kind) == kinds.end())
-    input_error("init.kind", "unknown start \"" + init.kind +
-                                 "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, explicit)");
+    input_error("init.kind",
+                "unknown start \"" + init.kind + "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, explicit)");
   if (init.kind == "explicit" && init.points.empty()) input_error("init.points", "missing");
   if (init.kind == "orthogonal" && d < n)
-    input_error("init", "an orthogonal start needs d >= n (got n = " + std::to_string(n) + ", d = " +
-                            std::to_string(d) + ")");
+    input_error("init",
+                "an orthogonal start needs d >= n (got n = " + std::to_string(n) + ", d = " + std::to_string(d) + ")");
   if (decimal_as_double(init.scale) <= 0) input_error("init.scale", "must be positive");
   return init;
 }
@@ -154,10 +160,11 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
 
 SimConfig parse_sim_config(const nlohmann::json& j) {
   if (!j.is_object()) input_error("config", "must be a JSON object");
-  reject_unknown_keys(j, {"model", "n", "d", "beta", "Q", "K", "V", "W", "heads", "activation", "causal", "eta", "init",
-                          "time", "layers", "method", "rtol", "atol", "dt", "fixed_step", "max_steps", "stop", "precision", "verify",
-                          "comment"},
-                      "");
+  reject_unknown_keys(
+      j, {"model",      "n",          "d",         "beta", "Q",         "K",      "V",      "W",    "heads",
+          "activation", "causal",     "eta",       "init", "time",      "layers", "method", "rtol", "atol",
+          "dt",         "fixed_step", "max_steps", "stop", "precision", "verify", "comment"},
+      "");
   SimConfig c;
   c.source = j;
   c.model = &model_info(read_string(j, "model", ""));
@@ -212,9 +219,12 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   if (!time.is_object()) input_error("time", "must be an object {\"t_end\": T, \"samples\": m} or {\"layers\": L}");
   reject_unknown_keys(time, {"t_end", "samples", "times", "layers", "every"}, "time");
   if (c.model->discrete) {
-    if (time.contains("layers")) c.layers = read_integer(time, "layers", "time", 1, 100000000);
-    else if (j.contains("layers")) c.layers = read_integer(j, "layers", "", 1, 100000000);
-    else input_error("time.layers", "missing (discrete models run a number of layers)");
+    if (time.contains("layers"))
+      c.layers = read_integer(time, "layers", "time", 1, 100000000);
+    else if (j.contains("layers"))
+      c.layers = read_integer(j, "layers", "", 1, 100000000);
+    else
+      input_error("time.layers", "missing (discrete models run a number of layers)");
     c.sample_every = read_integer(time, "every", "time", 1, 100000000, 1);
   } else {
     if (time.contains("times")) {
@@ -241,8 +251,9 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   for (const auto& head : c.heads)
     for (const auto& [name, w] : {std::pair{"Q", &head.Q}, std::pair{"K", &head.K}, std::pair{"V", &head.V}})
       if (c.model->discrete && w->kind == WeightSpec::Kind::PerLayer && static_cast<long>(w->values.size()) < c.layers)
-        input_error(std::string(name) + ".layers", "lists " + std::to_string(w->values.size()) + " matrices but the run has " +
-                                        std::to_string(c.layers) + " layers");
+        input_error(std::string(name) + ".layers", "lists " + std::to_string(w->values.size()) +
+                                                       " matrices but the run has " + std::to_string(c.layers) +
+                                                       " layers");
 
   c.method = read_string(j, "method", "", "dopri5");
   if (!c.model->discrete && std::find(kMethods.begin(), kMethods.end(), c.method) == kMethods.end())

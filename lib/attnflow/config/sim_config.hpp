@@ -26,7 +26,7 @@ struct MatrixSpec {
 struct WeightSpec {
   enum class Kind { Constant, PerLayer, Knots };
   Kind kind = Kind::Constant;
-  std::vector<MatrixSpec> values;      // Constant: 1; PerLayer: one per layer; Knots: one per knot
+  std::vector<MatrixSpec> values;       // Constant: 1; PerLayer: one per layer; Knots: one per knot
   std::vector<std::string> knot_times;  // Knots: increasing times, piecewise-linear in between
 };
 
@@ -37,9 +37,9 @@ struct HeadSpec {
 struct InitSpec {
   std::string kind = "uniform-sphere";  // uniform-sphere | uniform-cube | orthogonal | hemisphere | explicit
   std::uint64_t seed = 0;
-  bool standard_basis = false;          // orthogonal: e_1..e_n instead of a random frame
-  std::string scale = "1";              // uniform-cube: half-width
-  std::vector<std::string> points;      // explicit: n*d row-major
+  bool standard_basis = false;      // orthogonal: e_1..e_n instead of a random frame
+  std::string scale = "1";          // uniform-cube: half-width
+  std::vector<std::string> points;  // explicit: n*d row-major
 };
 
 struct SimConfig {
@@ -47,15 +47,15 @@ struct SimConfig {
   int n = 0, d = 0;
   std::string beta = "1";
   std::vector<HeadSpec> heads;  // size = number of heads
-  WeightSpec W;                  // ffn only
+  WeightSpec W;                 // ffn only
   std::string activation = "relu";
   bool causal = false;
-  std::string eta = "0.1";       // euler-renormalize step
+  std::string eta = "0.1";  // euler-renormalize step
   InitSpec init;
   // time: continuous models sample at `times`; discrete models run `layers` layers and keep
   // every `sample_every`-th one (and the last).
   std::vector<std::string> times;  // explicit sample times, or {0, t_end} with a grid
-  long grid_samples = 0;            // > 0: sample k is t_end·k/(grid_samples−1), formed exactly in T
+  long grid_samples = 0;           // > 0: sample k is t_end·k/(grid_samples−1), formed exactly in T
   long layers = 0;
   long sample_every = 1;
   std::string method = "dopri5";

@@ -12,8 +12,10 @@
 namespace attnflow {
 
 template <class T> nlohmann::json scalar_to_json(const T& v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else return to_decimal(v);
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return to_decimal(v);
 }
 
 inline nlohmann::json double_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -28,7 +30,8 @@ template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
   if (!tr.discrete) {
     j["rtol"] = tr.rtol;
     j["atol"] = tr.atol;
-    if (tr.method == "euler" || tr.method == "rk4" || tr.method.find("fixed step") != std::string::npos) j["dt"] = tr.dt;
+    if (tr.method == "euler" || tr.method == "rk4" || tr.method.find("fixed step") != std::string::npos)
+      j["dt"] = tr.dt;
   }
   j["time_is_layer"] = tr.discrete;
   nlohmann::json t = nlohmann::json::array(), x = nlohmann::json::array();
@@ -45,12 +48,13 @@ template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
   j["t"] = std::move(t);
   j["x"] = std::move(x);
   j["error_estimate"] = double_or_null(tr.error_estimate);
-  j["error_estimate_method"] = tr.error_estimate_method.empty() ? "none (run with \"verify\": true)"
-                                                                : tr.error_estimate_method;
-  j["stats"] = {{"steps", tr.stats.steps},
-                {"rhs_evaluations", tr.stats.rhs_evaluations},
-                {"rejected_steps", tr.stats.rejected_steps < 0 ? nlohmann::json() : nlohmann::json(tr.stats.rejected_steps)},
-                {"stop_reason", tr.stats.stop_reason}};
+  j["error_estimate_method"] =
+      tr.error_estimate_method.empty() ? "none (run with \"verify\": true)" : tr.error_estimate_method;
+  j["stats"] = {
+      {"steps", tr.stats.steps},
+      {"rhs_evaluations", tr.stats.rhs_evaluations},
+      {"rejected_steps", tr.stats.rejected_steps < 0 ? nlohmann::json() : nlohmann::json(tr.stats.rejected_steps)},
+      {"stop_reason", tr.stats.stop_reason}};
   j["provenance"] = {{"version", kVersion}, {"git", attnflow::git_commit()}, {"config", tr.config}};
   return j;
 }
@@ -83,9 +87,7 @@ template <class T> T scalar_from_json(const nlohmann::json& v, const std::string
     T x;
     try {
       x = from_decimal<T>(s);
-    } catch (const std::exception&) {
-      input_error(field, "\"" + s + "\" is not a number");
-    }
+    } catch (const std::exception&) { input_error(field, "\"" + s + "\" is not a number"); }
     if (!is_finite(x)) input_error(field, "\"" + s + "\" is not finite");
     return x;
   }
@@ -101,11 +103,14 @@ template <class T> Trajectory<T> trajectory_from_json(const nlohmann::json& j) {
   Trajectory<T> tr;
   if (!j.at("model").is_string()) input_error("trajectory.model", "must be a string");
   tr.model = j.at("model").get<std::string>();
-  if (!j.at("n").is_number_integer() || j.at("n").get<long>() < 1) input_error("trajectory.n", "must be a positive integer");
-  if (!j.at("d").is_number_integer() || j.at("d").get<long>() < 1) input_error("trajectory.d", "must be a positive integer");
+  if (!j.at("n").is_number_integer() || j.at("n").get<long>() < 1)
+    input_error("trajectory.n", "must be a positive integer");
+  if (!j.at("d").is_number_integer() || j.at("d").get<long>() < 1)
+    input_error("trajectory.d", "must be a positive integer");
   tr.n = j.at("n").get<int>();
   tr.d = j.at("d").get<int>();
-  tr.precision = j.contains("precision") ? parse_precision(j.at("precision"), "trajectory.precision") : Precision::double_();
+  tr.precision =
+      j.contains("precision") ? parse_precision(j.at("precision"), "trajectory.precision") : Precision::double_();
   tr.method = j.value("method", std::string("unknown"));
   tr.discrete = j.value("time_is_layer", false);
   if (j.contains("rtol") && j.at("rtol").is_number()) tr.rtol = j.at("rtol").get<double>();

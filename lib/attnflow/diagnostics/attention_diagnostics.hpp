@@ -84,7 +84,7 @@ template <class T> struct BooleanDistance {
   std::vector<int> ambiguous_rows;  // rows whose nearest e_j is decided by rounding
   T max_row_distance = 0;           // max_i ‖P_i − e_{j(i)}‖₂
   int worst_row = -1;
-  T frobenius_distance = 0;         // ‖P − B‖_F
+  T frobenius_distance = 0;  // ‖P − B‖_F
 
   nlohmann::json to_json() const {
     return {{"nearest_column", nearest_column},
@@ -135,7 +135,8 @@ struct Leaders {
   }
   nlohmann::json to_json() const {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& l : leaders) a.push_back({{"column", l.column}, {"rows_captured", l.rows_captured()}, {"rows", l.rows}});
+    for (const auto& l : leaders)
+      a.push_back({{"column", l.column}, {"rows_captured", l.rows_captured()}, {"rows", l.rows}});
     return {{"leaders", a}, {"count", leaders.size()}, {"ambiguous_rows", ambiguous_rows}};
   }
 };
@@ -145,8 +146,10 @@ template <class T> Leaders attention_leaders(const Matrix<T>& P) {
   std::vector<std::vector<int>> captured(static_cast<std::size_t>(P.cols()));
   Leaders l;
   for (std::size_t i = 0; i < a.column.size(); ++i) {
-    if (a.ambiguous[i]) l.ambiguous_rows.push_back(int(i));
-    else captured[a.column[i]].push_back(int(i));
+    if (a.ambiguous[i])
+      l.ambiguous_rows.push_back(int(i));
+    else
+      captured[a.column[i]].push_back(int(i));
   }
   for (std::size_t j = 0; j < captured.size(); ++j)
     if (!captured[j].empty()) l.leaders.push_back({int(j), captured[j]});
@@ -198,10 +201,14 @@ template <class T> ExtremeCapture<T> extreme_token_capture(const Matrix<T>& P, c
   for (Eigen::Index i = 0; i < P.rows(); ++i) {
     e.distance_to_leftmost.push_back(dist_to_unit(i, lo));
     e.distance_to_rightmost.push_back(dist_to_unit(i, hi));
-    if (a.ambiguous[i]) e.exceptional.push_back(int(i));
-    else if (a.column[i] == lo) e.to_leftmost.push_back(int(i));
-    else if (a.column[i] == hi) e.to_rightmost.push_back(int(i));
-    else e.exceptional.push_back(int(i));
+    if (a.ambiguous[i])
+      e.exceptional.push_back(int(i));
+    else if (a.column[i] == lo)
+      e.to_leftmost.push_back(int(i));
+    else if (a.column[i] == hi)
+      e.to_rightmost.push_back(int(i));
+    else
+      e.exceptional.push_back(int(i));
   }
   return e;
 }
@@ -214,26 +221,27 @@ template <class T> struct AttentionDiagnostics {
   std::optional<ExtremeCapture<T>> extremes;  // d = 1 only
 
   std::string summary() const {
-    std::string s = fmt::format("rank {} (tol {:g}; {} at sqrt(eps)); distance to Boolean {} (max row), {} (Frobenius); {} leader{}",
-                                rank.rank, rank.tolerance, rank.rank_at_sqrt_eps, short_number(boolean.max_row_distance),
-                                short_number(boolean.frobenius_distance), leaders.leaders.size(),
-                                leaders.leaders.size() == 1 ? "" : "s");
+    std::string s = fmt::format(
+        "rank {} (tol {:g}; {} at sqrt(eps)); distance to Boolean {} (max row), {} (Frobenius); {} leader{}", rank.rank,
+        rank.tolerance, rank.rank_at_sqrt_eps, short_number(boolean.max_row_distance),
+        short_number(boolean.frobenius_distance), leaders.leaders.size(), leaders.leaders.size() == 1 ? "" : "s");
     if (extremes)
       s += fmt::format("; {} rows to leftmost, {} to rightmost, {} exceptional", extremes->to_leftmost.size(),
                        extremes->to_rightmost.size(), extremes->exceptional.size());
     return s;
   }
   nlohmann::json to_json() const {
-    nlohmann::json j = {{"rank", rank.to_json()}, {"boolean", boolean.to_json()}, {"leaders", leaders.to_json()},
+    nlohmann::json j = {{"rank", rank.to_json()},
+                        {"boolean", boolean.to_json()},
+                        {"leaders", leaders.to_json()},
                         {"summary", summary()}};
     j["extremes"] = extremes ? extremes->to_json() : nlohmann::json(nullptr);
     return j;
   }
 };
 
-template <class T>
-AttentionDiagnostics<T> diagnose_attention(const Matrix<T>& P, const Tokens<T>* x = nullptr,
-                                           double rank_tol = kDefaultRankTolerance) {
+template <class T> AttentionDiagnostics<T> diagnose_attention(const Matrix<T>& P, const Tokens<T>* x = nullptr,
+                                                              double rank_tol = kDefaultRankTolerance) {
   AttentionDiagnostics<T> a;
   a.rank = numerical_rank(P, rank_tol);
   a.boolean = distance_to_boolean(P);

@@ -50,18 +50,20 @@ inline std::string plural(long k, const char* one, const char* many) {
 template <class T> struct MergedPair {
   int i = 0, j = 0;  // i < j
   T distance = 0;
-  double gap_over_floor = 0;  // distance / floor: how many floors apart the two tokens are
+  double gap_over_floor = 0;     // distance / floor: how many floors apart the two tokens are
   bool below_precision = false;  // distance ≤ floor: the working precision cannot separate them
 
   nlohmann::json to_json() const {
-    return {{"pair", {i, j}}, {"distance", json_number(distance)}, {"gap_over_floor", gap_over_floor},
+    return {{"pair", {i, j}},
+            {"distance", json_number(distance)},
+            {"gap_over_floor", gap_over_floor},
             {"status", below_precision ? "merged-below-precision" : "separated-at-precision"}};
   }
 };
 
 struct ClusterOptions {
   DistanceMetric metric = DistanceMetric::Euclidean;
-  double floor_factor = kDefaultFloorFactor;                              // c in c·eps·scale
+  double floor_factor = kDefaultFloorFactor;                         // c in c·eps·scale
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per-coordinate, if known
 };
 
@@ -69,12 +71,12 @@ template <class T> struct Clustering {
   T delta = 0;
   ResolutionFloor<T> floor;
   int count = 0;
-  std::vector<int> labels;                 // labels[i]: cluster of token i; clusters numbered by smallest member
-  std::vector<std::vector<int>> members;   // members[c], increasing
-  std::vector<MergedPair<T>> merges;       // the n − count single-linkage edges, by increasing distance
+  std::vector<int> labels;                // labels[i]: cluster of token i; clusters numbered by smallest member
+  std::vector<std::vector<int>> members;  // members[c], increasing
+  std::vector<MergedPair<T>> merges;      // the n − count single-linkage edges, by increasing distance
   int merges_below_precision = 0;
   int merges_separated = 0;
-  long intra_pairs = 0;                    // all pairs inside one cluster
+  long intra_pairs = 0;  // all pairs inside one cluster
   long intra_pairs_below_precision = 0;
   // Groups the working precision can tell apart (single linkage at the floor itself): an upper
   // limit on how many distinct points the data resolves.
@@ -185,10 +187,9 @@ template <class T> Clustering<T> cluster_tokens(const Tokens<T>& x, const T& del
 }
 
 /// Clusters of sample k of a trajectory, judged with the trajectory's error estimate.
-template <class T>
-Clustering<T> cluster_sample(const Trajectory<T>& traj, std::size_t k, const T& delta,
-                             DistanceMetric metric = DistanceMetric::Euclidean,
-                             double floor_factor = kDefaultFloorFactor) {
+template <class T> Clustering<T> cluster_sample(const Trajectory<T>& traj, std::size_t k, const T& delta,
+                                                DistanceMetric metric = DistanceMetric::Euclidean,
+                                                double floor_factor = kDefaultFloorFactor) {
   return cluster_tokens(traj.x.at(k), delta, ClusterOptions{metric, floor_factor, traj.error_estimate});
 }
 
@@ -215,10 +216,9 @@ template <class T> struct ClusterCountSeries {
   }
 };
 
-template <class T>
-ClusterCountSeries<T> cluster_counts(const Trajectory<T>& traj, const T& delta,
-                                     DistanceMetric metric = DistanceMetric::Euclidean,
-                                     double floor_factor = kDefaultFloorFactor) {
+template <class T> ClusterCountSeries<T> cluster_counts(const Trajectory<T>& traj, const T& delta,
+                                                        DistanceMetric metric = DistanceMetric::Euclidean,
+                                                        double floor_factor = kDefaultFloorFactor) {
   ClusterCountSeries<T> s;
   s.delta = delta;
   s.metric = metric;

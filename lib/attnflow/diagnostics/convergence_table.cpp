@@ -58,14 +58,17 @@ ConvergenceTable ConvergenceTable::from_json(const nlohmann::json& j) {
     throw std::invalid_argument("a convergence table needs a non-empty \"columns\" list");
   ConvergenceTable t;
   for (const auto& c : j["columns"]) {
-    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("values") || !c["values"].is_array())
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("values") ||
+        !c["values"].is_array())
       throw std::invalid_argument("a convergence column needs \"name\" and \"values\"");
     const std::string name = c["name"].get<std::string>();
     if (t.columns_.count(name)) throw std::invalid_argument("convergence column " + name + " appears twice");
     t.order_.push_back(name);
     auto& col = t.columns_[name];
-    for (const auto& v : c["values"]) col.push_back(v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN());
-    if (c.contains("digits") && c["digits"].is_number_integer()) t.digits_[name] = std::clamp(c["digits"].get<int>(), 0, 12);
+    for (const auto& v : c["values"])
+      col.push_back(v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN());
+    if (c.contains("digits") && c["digits"].is_number_integer())
+      t.digits_[name] = std::clamp(c["digits"].get<int>(), 0, 12);
   }
   return t;
 }

@@ -26,16 +26,28 @@ template <class T> class Dual {
   Dual() = default;
   Dual(const T& value) : v(value), d(0) {}  // NOLINT: implicit, a constant
   Dual(const T& value, const T& derivative) : v(value), d(derivative) {}
-  template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0>
-  Dual(U value) : v(value), d(0) {}  // NOLINT: implicit, a constant
+  template <class U, std::enable_if_t<std::is_arithmetic_v<U> && !std::is_same_v<U, T>, int> = 0> Dual(U value)
+      : v(value), d(0) {}  // NOLINT: implicit, a constant
 
   template <class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0> explicit operator U() const {
     return static_cast<U>(v);
   }
 
-  Dual& operator+=(const Dual& o) { v += o.v; d += o.d; return *this; }
-  Dual& operator-=(const Dual& o) { v -= o.v; d -= o.d; return *this; }
-  Dual& operator*=(const Dual& o) { d = d * o.v + v * o.d; v *= o.v; return *this; }
+  Dual& operator+=(const Dual& o) {
+    v += o.v;
+    d += o.d;
+    return *this;
+  }
+  Dual& operator-=(const Dual& o) {
+    v -= o.v;
+    d -= o.d;
+    return *this;
+  }
+  Dual& operator*=(const Dual& o) {
+    d = d * o.v + v * o.d;
+    v *= o.v;
+    return *this;
+  }
   Dual& operator/=(const Dual& o) {
     const T q = v / o.v;
     d = (d - q * o.d) / o.v;

@@ -70,9 +70,8 @@ template <class T> T energy_rate(const Tokens<T>& x, const Tokens<T>& xdot, cons
 
 /// The closed form of the identity (valid for the sphere model with Q = K = I, V = value_sign·I,
 /// unit tokens): SA s·(1/n²)Σ Z_i‖ẋ_i‖², USA s·(1/n)Σ‖ẋ_i‖².
-template <class T>
-T energy_rate_identity(const Tokens<T>& x, const Tokens<T>& xdot, const T& beta, Normalization norm,
-                       int value_sign = +1) {
+template <class T> T energy_rate_identity(const Tokens<T>& x, const Tokens<T>& xdot, const T& beta, Normalization norm,
+                                          int value_sign = +1) {
   const T n = T(x.rows());
   const Vector<T> sq = xdot.rowwise().squaredNorm();
   T rate;
@@ -113,19 +112,20 @@ template <class T> struct EnergyIdentityResidual {
   T beta = 0;
   std::vector<T> t, predicted, finite_difference, residual;  // interior samples
   T max_abs_residual = 0;
-  std::size_t worst = 0;  // index into t
-  T max_abs_rate = 0;     // max |predicted|
+  std::size_t worst = 0;    // index into t
+  T max_abs_rate = 0;       // max |predicted|
   T relative_residual = 0;  // max_abs_residual / max_abs_rate
   T max_step = 0;           // largest sample spacing h
   T max_norm_defect = 0;    // max |‖x_i‖ − 1|: the closed form assumes unit tokens
   std::string method = "3-point centred difference, second order (non-uniform spacing allowed)";
 
   std::string summary() const {
-    return fmt::format("{} energy identity (V = {}I, beta = {}): max |FD - predicted| = {} at t = {} "
-                       "(relative {}; h = {}; norm defect {})",
-                       normalization_name(normalization), value_sign < 0 ? "-" : "", short_number(beta),
-                       short_number(max_abs_residual), t.empty() ? std::string("-") : short_number(t[worst]),
-                       short_number(relative_residual), short_number(max_step), short_number(max_norm_defect));
+    return fmt::format(
+        "{} energy identity (V = {}I, beta = {}): max |FD - predicted| = {} at t = {} "
+        "(relative {}; h = {}; norm defect {})",
+        normalization_name(normalization), value_sign < 0 ? "-" : "", short_number(beta),
+        short_number(max_abs_residual), t.empty() ? std::string("-") : short_number(t[worst]),
+        short_number(relative_residual), short_number(max_step), short_number(max_norm_defect));
   }
   nlohmann::json to_json() const {
     return {{"normalization", normalization_name(normalization)},
@@ -146,9 +146,8 @@ template <class T> struct EnergyIdentityResidual {
   }
 };
 
-template <class T>
-EnergyIdentityResidual<T> energy_identity_residual(const Trajectory<T>& traj, const T& beta, Normalization norm,
-                                                   int value_sign = +1) {
+template <class T> EnergyIdentityResidual<T> energy_identity_residual(const Trajectory<T>& traj, const T& beta,
+                                                                      Normalization norm, int value_sign = +1) {
   using std::abs;
   if (traj.x.size() != traj.t.size() || traj.t.size() < 3)
     throw std::invalid_argument("energy_identity_residual: needs at least 3 samples with times");
@@ -182,7 +181,8 @@ EnergyIdentityResidual<T> energy_identity_residual(const Trajectory<T>& traj, co
 
 /// E along a trajectory checked monotone: non-decreasing for V = I, non-increasing for V = −I.
 /// The sensitivity is the largest energy_sensitivity over the samples.
-template <class T> MonotoneCheck<T> check_energy_monotone(const Trajectory<T>& traj, const T& beta, Direction direction) {
+template <class T>
+MonotoneCheck<T> check_energy_monotone(const Trajectory<T>& traj, const T& beta, Direction direction) {
   T sens = 0;
   for (const auto& x : traj.x) {
     const T s = energy_sensitivity(x, beta);

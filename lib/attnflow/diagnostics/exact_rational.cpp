@@ -29,8 +29,7 @@ Rational exact_dot(const Vector<double>& a, const Vector<double>& b) {
   return s;
 }
 
-std::optional<std::vector<Rational>> solve_exactly(std::vector<std::vector<Rational>> A,
-                                                   std::vector<Rational> b) {
+std::optional<std::vector<Rational>> solve_exactly(std::vector<std::vector<Rational>> A, std::vector<Rational> b) {
   const std::size_t rows = A.size();
   const std::size_t cols = rows == 0 ? 0 : A[0].size();
   std::vector<std::size_t> pivot_col;  // pivot column of each reduced row

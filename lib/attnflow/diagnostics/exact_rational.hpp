@@ -26,7 +26,6 @@ Rational exact_dot(const Vector<double>& a, const Vector<double>& b);
 /// One exact solution of A y = b (A given row by row, all rows of equal length), found by
 /// Gaussian elimination over the rationals; free unknowns are set to 0. nullopt when the system
 /// is inconsistent.
-std::optional<std::vector<Rational>> solve_exactly(std::vector<std::vector<Rational>> A,
-                                                   std::vector<Rational> b);
+std::optional<std::vector<Rational>> solve_exactly(std::vector<std::vector<Rational>> A, std::vector<Rational> b);
 
 }  // namespace attnflow

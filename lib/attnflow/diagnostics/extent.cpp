@@ -100,9 +100,9 @@ template <class T> Width<T> width(const Tokens<T>& points, int random_directions
   return r;
 }
 
-#define ATTNFLOW_INSTANTIATE(T)                                              \
-  template T support_function<T>(const Tokens<T>&, const Vector<T>&);        \
-  template Diameter<T> diameter<T>(const Tokens<T>&);                        \
+#define ATTNFLOW_INSTANTIATE(T)                                       \
+  template T support_function<T>(const Tokens<T>&, const Vector<T>&); \
+  template Diameter<T> diameter<T>(const Tokens<T>&);                 \
   template Width<T> width<T>(const Tokens<T>&, int, std::uint64_t);
 ATTNFLOW_INSTANTIATE(double)
 ATTNFLOW_INSTANTIATE(long double)

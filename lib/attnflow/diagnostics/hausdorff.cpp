@@ -155,14 +155,15 @@ template <class T> HausdorffDistance<T> hausdorff_distance(const Tokens<T>& a, c
   directed(a, b);
   directed(b, a);
   r.converged = r.value - r.lower_bound <= tolerance;
-  r.method = "max over points of the distance to the other hull (Wolfe's nearest-point algorithm), "
-             "bracketed by a feasible point and a supporting hyperplane";
+  r.method =
+      "max over points of the distance to the other hull (Wolfe's nearest-point algorithm), "
+      "bracketed by a feasible point and a supporting hyperplane";
   return r;
 }
 
-#define ATTNFLOW_INSTANTIATE(T)                                                                  \
-  template T default_hull_tolerance<T>(const T&);                                                 \
-  template HullProjection<T> project_onto_hull<T>(const Tokens<T>&, const Vector<T>&, T);         \
+#define ATTNFLOW_INSTANTIATE(T)                                                           \
+  template T default_hull_tolerance<T>(const T&);                                         \
+  template HullProjection<T> project_onto_hull<T>(const Tokens<T>&, const Vector<T>&, T); \
   template HausdorffDistance<T> hausdorff_distance<T>(const Tokens<T>&, const Tokens<T>&, T);
 ATTNFLOW_INSTANTIATE(double)
 ATTNFLOW_INSTANTIATE(long double)

@@ -14,7 +14,7 @@
 namespace attnflow {
 
 template <class T> struct HullProjection {
-  Vector<T> point;  // nearest point of conv(points) to q (up to the bounds below)
+  Vector<T> point;    // nearest point of conv(points) to q (up to the bounds below)
   T distance = 0;     // upper bound ‖q − point‖
   T lower_bound = 0;  // hyperplane lower bound (≥ 0)
   int iterations = 0;
@@ -29,9 +29,9 @@ template <class T> T default_hull_tolerance(const T& scale);
 template <class T> HullProjection<T> project_onto_hull(const Tokens<T>& points, const Vector<T>& q, T tolerance = T(0));
 
 template <class T> struct HausdorffDistance {
-  T value = 0;        // upper bound (max of the per-point upper bounds)
-  T lower_bound = 0;  // lower bound (max of the per-point lower bounds)
-  T tolerance = 0;    // requested bound on value − lower_bound
+  T value = 0;             // upper bound (max of the per-point upper bounds)
+  T lower_bound = 0;       // lower bound (max of the per-point lower bounds)
+  T tolerance = 0;         // requested bound on value − lower_bound
   bool converged = false;  // value − lower_bound ≤ tolerance
   std::string method;
 };

@@ -86,8 +86,7 @@ template <class T> HemisphereResult find_hemisphere(const Tokens<T>& points) {
       r.certified = true;
       r.weights = cert.weights;
       break;
-    case SeparationCertificate::Kind::Uncertified:
-      break;
+    case SeparationCertificate::Kind::Uncertified: break;
   }
   if constexpr (!std::is_same_v<T, double>) {
     if (r.certified && r.exists) recheck_margin_in_T(points, r.w, r);
@@ -114,8 +113,8 @@ template <class T> bool verify_hemisphere_certificate(const Tokens<T>& points, c
   return verify_separation_certificate(x, Vector<double>::Zero(x.cols()), cert);
 }
 
-#define ATTNFLOW_INSTANTIATE(T)                                           \
-  template HemisphereResult find_hemisphere<T>(const Tokens<T>&);         \
+#define ATTNFLOW_INSTANTIATE(T)                                   \
+  template HemisphereResult find_hemisphere<T>(const Tokens<T>&); \
   template bool verify_hemisphere_certificate<T>(const Tokens<T>&, const HemisphereResult&);
 ATTNFLOW_INSTANTIATE(double)
 ATTNFLOW_INSTANTIATE(long double)

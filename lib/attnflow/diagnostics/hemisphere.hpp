@@ -14,13 +14,13 @@
 namespace attnflow {
 
 struct HemisphereResult {
-  bool exists = false;     // meaningful only when certified
-  bool certified = false;  // an exact certificate (w or λ) verified
-  Vector<double> w;        // exists: normal of the hemisphere
-  double margin = 0;       // exists: min_i ⟨x_i, w⟩ / ‖w‖_2, rounded to double. The LP maximises
-                           // min_i ⟨x_i, w⟩ over the box ‖w‖_∞ ≤ 1, so this is a lower bound on
-                           // the best angular margin max_{‖w‖_2=1} min_i ⟨x_i, w⟩, not that maximum
-  Rational min_dot = 0;    // exists: exact min_i ⟨x_i, w⟩ over the double-rounded points
+  bool exists = false;            // meaningful only when certified
+  bool certified = false;         // an exact certificate (w or λ) verified
+  Vector<double> w;               // exists: normal of the hemisphere
+  double margin = 0;              // exists: min_i ⟨x_i, w⟩ / ‖w‖_2, rounded to double. The LP maximises
+                                  // min_i ⟨x_i, w⟩ over the box ‖w‖_∞ ≤ 1, so this is a lower bound on
+                                  // the best angular margin max_{‖w‖_2=1} min_i ⟨x_i, w⟩, not that maximum
+  Rational min_dot = 0;           // exists: exact min_i ⟨x_i, w⟩ over the double-rounded points
   std::vector<Rational> weights;  // not exists: exact λ, one per point
   std::string method;
 

@@ -84,7 +84,10 @@ std::string first_lines(const std::string& s, int count) {
   std::istringstream in(s);
   std::string line, r;
   for (int i = 0; i < count && std::getline(in, line); ++i) {
-    if (line.empty()) { --i; continue; }
+    if (line.empty()) {
+      --i;
+      continue;
+    }
     if (!r.empty()) r += " | ";
     r += line;
   }
@@ -166,14 +169,13 @@ template <class T> HullResult convex_hull(const Tokens<T>& points, double rank_t
     r.message = "ok";
   } else {
     r.message = "degenerate: affine dimension " + std::to_string(k) + " < " + std::to_string(d) +
-                "; volume 0; vertices and facets of the " + std::to_string(k) +
-                "-dimensional hull in the affine hull";
+                "; volume 0; vertices and facets of the " + std::to_string(k) + "-dimensional hull in the affine hull";
   }
   return r;
 }
 
-#define ATTNFLOW_INSTANTIATE(T)                                          \
-  template HullResult convex_hull<T>(const Tokens<T>&, double);          \
+#define ATTNFLOW_INSTANTIATE(T)                                 \
+  template HullResult convex_hull<T>(const Tokens<T>&, double); \
   template int affine_dimension<T>(const Tokens<T>&, double);
 ATTNFLOW_INSTANTIATE(double)
 ATTNFLOW_INSTANTIATE(long double)

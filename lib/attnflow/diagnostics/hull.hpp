@@ -34,9 +34,9 @@ struct HullResult {
   int dimension = 0;         // ambient d
   int affine_dimension = 0;  // numerical rank of the centred points (SVD in T)
   double rank_tolerance = kHullRankTolerance;
-  double volume = 0;       // d-dimensional volume; 0 unless Ok
-  double face_volume = 0;  // k-dimensional volume inside the affine hull (= volume when Ok;
-                           // the length for k = 1; 0 for k = 0)
+  double volume = 0;          // d-dimensional volume; 0 unless Ok
+  double face_volume = 0;     // k-dimensional volume inside the affine hull (= volume when Ok;
+                              // the length for k = 1; 0 for k = 0)
   std::vector<int> vertices;  // sorted point indices (one per distinct vertex)
   int facet_count = 0;        // facets after Qhull merges coplanar pieces (a cube has 2d)
 };

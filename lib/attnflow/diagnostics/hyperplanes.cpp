@@ -3,13 +3,12 @@
 
 namespace attnflow {
 
-template GoodTripleCheck<double> check_good_triple(const Matrix<double>&, const Matrix<double>&,
-                                                   const Matrix<double>&, double);
+template GoodTripleCheck<double> check_good_triple(const Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
+                                                   double);
 template GoodTripleCheck<long double> check_good_triple(const Matrix<long double>&, const Matrix<long double>&,
                                                         const Matrix<long double>&, double);
 template GoodTripleCheck<float128> check_good_triple(const Matrix<float128>&, const Matrix<float128>&,
                                                      const Matrix<float128>&, double);
-template GoodTripleCheck<mpfr> check_good_triple(const Matrix<mpfr>&, const Matrix<mpfr>&, const Matrix<mpfr>&,
-                                                 double);
+template GoodTripleCheck<mpfr> check_good_triple(const Matrix<mpfr>&, const Matrix<mpfr>&, const Matrix<mpfr>&, double);
 
 }  // namespace attnflow

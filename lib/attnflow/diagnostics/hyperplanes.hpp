@@ -35,18 +35,18 @@ template <class T> T abs_value(const T& x) { return x < 0 ? T(-x) : x; }
 template <class T> struct GoodTripleCheck {
   std::vector<T> eigen_real, eigen_imag;  // all eigenvalues, by decreasing modulus (ties: larger real part first)
   T lambda1 = 0, lambda1_imag = 0;
-  T lambda2_modulus = 0;     // |λ_2| (0 when d = 1)
-  T gap = 0;                 // λ_1 − |λ_2|
-  T separation = 0;          // |λ_1 − λ_2| as complex numbers (simplicity)
-  T condition = 0;           // κ = 1/|ℓᵀr|
-  T tolerance = 0;           // c·eps·‖V‖_F·κ: decides simple and dominant
-  T value_error = 0;         // min(tolerance, √(c·eps·‖V‖_F)·√‖V‖_F): decides real and positive
+  T lambda2_modulus = 0;  // |λ_2| (0 when d = 1)
+  T gap = 0;              // λ_1 − |λ_2|
+  T separation = 0;       // |λ_1 − λ_2| as complex numbers (simplicity)
+  T condition = 0;        // κ = 1/|ℓᵀr|
+  T tolerance = 0;        // c·eps·‖V‖_F·κ: decides simple and dominant
+  T value_error = 0;      // min(tolerance, √(c·eps·‖V‖_F)·√‖V‖_F): decides real and positive
   double factor = 16;
   bool real = false, positive = false, simple = false, dominant = false;
-  Vector<T> right;           // φ_1, unit norm, largest-magnitude component positive
-  Vector<T> left;            // φ_1^*, with φ_1^*(φ_1) = 1
-  T sign_value = 0;          // ⟨Qφ_1, Kφ_1⟩ (right eigenvector)
-  T sign_value_left = 0;     // ⟨Qφ_1^*, Kφ_1^*⟩ for comparison (equal up to scale if V is normal)
+  Vector<T> right;        // φ_1, unit norm, largest-magnitude component positive
+  Vector<T> left;         // φ_1^*, with φ_1^*(φ_1) = 1
+  T sign_value = 0;       // ⟨Qφ_1, Kφ_1⟩ (right eigenvector)
+  T sign_value_left = 0;  // ⟨Qφ_1^*, Kφ_1^*⟩ for comparison (equal up to scale if V is normal)
   bool sign_condition = false;
 
   bool good() const { return real && positive && simple && dominant && sign_condition; }
@@ -60,11 +60,10 @@ template <class T> struct GoodTripleCheck {
     return f;
   }
   std::string summary() const {
-    std::string s = fmt::format("{} triple: λ1 = {}{}, |λ2| = {}, gap {}, ⟨Qφ1,Kφ1⟩ = {} (tol {})",
-                                good() ? "good" : "not a good", short_number(lambda1),
-                                lambda1_imag != 0 ? " ± " + short_number(lambda1_imag) + "i" : std::string(),
-                                short_number(lambda2_modulus), short_number(gap), short_number(sign_value),
-                                short_number(tolerance));
+    std::string s = fmt::format(
+        "{} triple: λ1 = {}{}, |λ2| = {}, gap {}, ⟨Qφ1,Kφ1⟩ = {} (tol {})", good() ? "good" : "not a good",
+        short_number(lambda1), lambda1_imag != 0 ? " ± " + short_number(lambda1_imag) + "i" : std::string(),
+        short_number(lambda2_modulus), short_number(gap), short_number(sign_value), short_number(tolerance));
     for (const auto& f : failures()) s += "; " + f;
     return s;
   }
@@ -119,8 +118,7 @@ template <class T> void real_eigenvalues(const Matrix<T>& V, std::vector<T>& re,
 }
 
 template <class T>
-GoodTripleCheck<T> check_good_triple(const Matrix<T>& Q, const Matrix<T>& K, const Matrix<T>& V,
-                                     double factor = 16) {
+GoodTripleCheck<T> check_good_triple(const Matrix<T>& Q, const Matrix<T>& K, const Matrix<T>& V, double factor = 16) {
   using std::abs;
   using std::sqrt;
   GoodTripleCheck<T> g;
@@ -237,7 +235,9 @@ template <class T> struct HyperplaneLevels {
   nlohmann::json to_json() const {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& l : levels)
-      a.push_back({{"low", json_number(l.low)}, {"high", json_number(l.high)}, {"mean", json_number(l.mean)},
+      a.push_back({{"low", json_number(l.low)},
+                   {"high", json_number(l.high)},
+                   {"mean", json_number(l.mean)},
                    {"members", l.members}});
     return {{"tolerance", json_number(tolerance)},
             {"levels", a},
@@ -274,12 +274,11 @@ template <class T> HyperplaneLevels<T> group_levels(const std::vector<T>& values
 // The Schur form and SVD are the expensive part to compile: instantiated in hyperplanes.cpp.
 extern template GoodTripleCheck<double> check_good_triple(const Matrix<double>&, const Matrix<double>&,
                                                           const Matrix<double>&, double);
-extern template GoodTripleCheck<long double> check_good_triple(const Matrix<long double>&,
-                                                               const Matrix<long double>&,
+extern template GoodTripleCheck<long double> check_good_triple(const Matrix<long double>&, const Matrix<long double>&,
                                                                const Matrix<long double>&, double);
 extern template GoodTripleCheck<float128> check_good_triple(const Matrix<float128>&, const Matrix<float128>&,
                                                             const Matrix<float128>&, double);
-extern template GoodTripleCheck<mpfr> check_good_triple(const Matrix<mpfr>&, const Matrix<mpfr>&,
-                                                        const Matrix<mpfr>&, double);
+extern template GoodTripleCheck<mpfr> check_good_triple(const Matrix<mpfr>&, const Matrix<mpfr>&, const Matrix<mpfr>&,
+                                                        double);
 
 }  // namespace attnflow

@@ -12,10 +12,11 @@ namespace attnflow {
 // ------------------------------------------------------------------------------------------------
 // Jacobian by forward-mode AD.
 
-template <class T>
-ModelJacobian<T>::ModelJacobian(const Model<T>& model)
+template <class T> ModelJacobian<T>::ModelJacobian(const Model<T>& model)
     : model_(&model), dual_(convert_model<Dual<T>>(model, [](const T& v) { return Dual<T>(v); })) {
-  if (model.discrete()) throw std::invalid_argument("ModelJacobian: " + std::string(model.info->id) + " is a layer map, not a vector field");
+  if (model.discrete())
+    throw std::invalid_argument("ModelJacobian: " + std::string(model.info->id) +
+                                " is a layer map, not a vector field");
 }
 
 template <class T> void ModelJacobian<T>::operator()(const State<T>& x, const T& t, State<T>& f, Matrix<T>& J) const {
@@ -62,7 +63,8 @@ Matrix<T> finite_difference_jacobian(const Model<T>& model, const Tokens<T>& x, 
     xs[static_cast<std::size_t>(c)] = keep - h;
     model.rhs(xs, fm, t);
     xs[static_cast<std::size_t>(c)] = keep;
-    for (int r = 0; r < N; ++r) J(r, c) = (fp[static_cast<std::size_t>(r)] - fm[static_cast<std::size_t>(r)]) / (T(2) * h);
+    for (int r = 0; r < N; ++r)
+      J(r, c) = (fp[static_cast<std::size_t>(r)] - fm[static_cast<std::size_t>(r)]) / (T(2) * h);
   }
   return J;
 }
@@ -119,7 +121,8 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
   const int N = static_cast<int>(x0.size());
   const int k = s.exponents == 0 ? N : s.exponents;
   if (k < 1 || k > N) throw std::invalid_argument("benettin: exponents must be in 1..N (or 0 for all)");
-  if (!(s.t_end > s.t_start) || !(s.interval > T(0))) throw std::invalid_argument("benettin: need t_end > t_start and interval > 0");
+  if (!(s.t_end > s.t_start) || !(s.interval > T(0)))
+    throw std::invalid_argument("benettin: need t_end > t_start and interval > 0");
 
   LyapunovResult<T> res;
   res.dimension = N;
@@ -157,7 +160,8 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
       } else {
         ++res.rejected_steps;
         dt = step;
-        if (!(dt > T(0)) || t_before != t) throw std::runtime_error("benettin: the controlled stepper failed to advance");
+        if (!(dt > T(0)) || t_before != t)
+          throw std::runtime_error("benettin: the controlled stepper failed to advance");
       }
       if (res.steps + res.rejected_steps > s.max_steps)
         throw std::runtime_error("benettin: more than max_steps steps before t = " + to_decimal(target));
@@ -247,11 +251,11 @@ template <class T> nlohmann::json LyapunovResult<T>::to_json() const {
   return j;
 }
 
-#define ATTNFLOW_LYAPUNOV_INSTANTIATE(T)                                                                  \
-  template class ModelJacobian<T>;                                                                        \
-  template struct LyapunovResult<T>;                                                                      \
-  template Matrix<T> model_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&);                      \
-  template Matrix<T> finite_difference_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&, const T&); \
+#define ATTNFLOW_LYAPUNOV_INSTANTIATE(T)                                                                        \
+  template class ModelJacobian<T>;                                                                              \
+  template struct LyapunovResult<T>;                                                                            \
+  template Matrix<T> model_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&);                            \
+  template Matrix<T> finite_difference_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&, const T&);      \
   template LyapunovResult<T> benettin<T>(const JacobianField<T>&, const State<T>&, const LyapunovSettings<T>&); \
   template LyapunovResult<T> lyapunov_spectrum<T>(const Model<T>&, const Tokens<T>&, const LyapunovSettings<T>&);
 ATTNFLOW_LYAPUNOV_INSTANTIATE(double)

@@ -63,31 +63,32 @@ template <class T> class ModelJacobian {
 template <class T> Matrix<T> model_jacobian(const Model<T>& model, const Tokens<T>& x, const T& t);
 
 /// Central differences (f(x + h e_c) − f(x − h e_c)) / (2h), column by column: error O(h²) + O(ε/h).
-template <class T> Matrix<T> finite_difference_jacobian(const Model<T>& model, const Tokens<T>& x, const T& t, const T& h);
+template <class T>
+Matrix<T> finite_difference_jacobian(const Model<T>& model, const Tokens<T>& x, const T& t, const T& h);
 
 /// A vector field with its Jacobian, for the Benettin core: (x, t) ↦ f(x, t), J(x, t).
 template <class T> using JacobianField = std::function<void(const State<T>&, const T&, State<T>&, Matrix<T>&)>;
 
 template <class T> struct LyapunovSettings {
-  int exponents = 0;              // k, the number of exponents; 0 = the full spectrum (k = N)
+  int exponents = 0;  // k, the number of exponents; 0 = the full spectrum (k = N)
   T t_start = T(0), t_end = T(10);
-  T interval = T(1) / 2;          // Δt between re-orthonormalisations (the last one lands on t_end)
+  T interval = T(1) / 2;  // Δt between re-orthonormalisations (the last one lands on t_end)
   T rtol = T(1) / T(10000000000LL), atol = T(1) / T(1000000000000LL);  // dopri5, augmented state
-  T dt = T(1) / 100;              // first step proposal
-  std::uint64_t seed = 1;         // random orthonormal initial frame from this seed; 0: e_1..e_k
-  long max_steps = 10000000;      // accepted + rejected steps; exceeded → std::runtime_error
+  T dt = T(1) / 100;                                                   // first step proposal
+  std::uint64_t seed = 1;     // random orthonormal initial frame from this seed; 0: e_1..e_k
+  long max_steps = 10000000;  // accepted + rejected steps; exceeded → std::runtime_error
 };
 
 template <class T> struct LyapunovResult {
-  int dimension = 0;              // N
-  int k = 0;                      // number of exponents
+  int dimension = 0;  // N
+  int k = 0;          // number of exponents
   T t_start = T(0), t_end = T(0);
-  std::vector<T> exponents;       // λ_1..λ_k over [t_start, t_end], in QR column order (≈ decreasing)
-  std::vector<T> times;           // re-orthonormalisation times t_1 < ... < t_M = t_end
+  std::vector<T> exponents;                // λ_1..λ_k over [t_start, t_end], in QR column order (≈ decreasing)
+  std::vector<T> times;                    // re-orthonormalisation times t_1 < ... < t_M = t_end
   std::vector<std::vector<T>> log_growth;  // [m][i] = Σ log R_ii up to times[m]
-  std::vector<T> trace_integral;  // [m] = ∫_{t_start}^{times[m]} tr J dt
-  T trace_average = T(0);         // trace_integral.back() / (t_end − t_start)
-  T exponent_sum = T(0);          // Σ λ_i
+  std::vector<T> trace_integral;           // [m] = ∫_{t_start}^{times[m]} tr J dt
+  T trace_average = T(0);                  // trace_integral.back() / (t_end − t_start)
+  T exponent_sum = T(0);                   // Σ λ_i
   /// |Σ λ_i − trace_average| for the full spectrum (k = N); NaN when k < N (not comparable).
   T trace_residual = std::numeric_limits<T>::quiet_NaN();
   State<T> final_state;
@@ -113,11 +114,11 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
 template <class T>
 LyapunovResult<T> lyapunov_spectrum(const Model<T>& model, const Tokens<T>& x0, const LyapunovSettings<T>& s);
 
-#define ATTNFLOW_LYAPUNOV_EXTERN(T)                                                                              \
-  extern template class ModelJacobian<T>;                                                                       \
-  extern template struct LyapunovResult<T>;                                                                     \
-  extern template Matrix<T> model_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&);                     \
-  extern template Matrix<T> finite_difference_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&, const T&); \
+#define ATTNFLOW_LYAPUNOV_EXTERN(T)                                                                                    \
+  extern template class ModelJacobian<T>;                                                                              \
+  extern template struct LyapunovResult<T>;                                                                            \
+  extern template Matrix<T> model_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&);                            \
+  extern template Matrix<T> finite_difference_jacobian<T>(const Model<T>&, const Tokens<T>&, const T&, const T&);      \
   extern template LyapunovResult<T> benettin<T>(const JacobianField<T>&, const State<T>&, const LyapunovSettings<T>&); \
   extern template LyapunovResult<T> lyapunov_spectrum<T>(const Model<T>&, const Tokens<T>&, const LyapunovSettings<T>&);
 ATTNFLOW_LYAPUNOV_EXTERN(double)

@@ -31,7 +31,7 @@ inline std::string direction_name(Direction d) {
 
 struct MonotoneTolerance {
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per-coordinate token error
-  double sensitivity = 1;      // |Δ observable| per unit of token error (Lipschitz bound)
+  double sensitivity = 1;       // |Δ observable| per unit of token error (Lipschitz bound)
   double rounding_factor = 16;  // c in c·eps·|value|
 };
 
@@ -40,11 +40,11 @@ template <class T> struct MonotoneCheck {
   Direction direction = Direction::NonDecreasing;
   std::size_t samples = 0;
   bool holds = true;
-  int violations = 0;         // samples whose move against the direction exceeds their tolerance
-  T worst_violation = 0;      // move against the direction at worst_index (≥ 0)
+  int violations = 0;           // samples whose move against the direction exceeds their tolerance
+  T worst_violation = 0;        // move against the direction at worst_index (≥ 0)
   std::size_t worst_index = 0;  // the sample with the largest violation − tolerance
-  T tolerance = 0;            // tolerance at worst_index
-  T worst_excess = 0;         // worst_violation − tolerance: > 0 iff violated
+  T tolerance = 0;              // tolerance at worst_index
+  T worst_excess = 0;           // worst_violation − tolerance: > 0 iff violated
   std::string tolerance_derivation;
 
   std::string verdict() const { return holds ? "holds" : "violated"; }
@@ -68,9 +68,9 @@ template <class T> struct MonotoneCheck {
   }
 };
 
-template <class T>
-MonotoneCheck<T> check_monotone(const std::vector<T>& values, Direction direction, const MonotoneTolerance& tol = {},
-                                const std::string& observable = "observable") {
+template <class T> MonotoneCheck<T> check_monotone(const std::vector<T>& values, Direction direction,
+                                                   const MonotoneTolerance& tol = {},
+                                                   const std::string& observable = "observable") {
   using std::abs;
   MonotoneCheck<T> c;
   c.observable = observable;
@@ -80,14 +80,16 @@ MonotoneCheck<T> check_monotone(const std::vector<T>& values, Direction directio
   const bool known = std::isfinite(tol.error_estimate);
   const T integration = known ? T(2 * tol.sensitivity * tol.error_estimate) : T(0);
   c.tolerance_derivation =
-      known ? fmt::format("tol = 2·sensitivity·error_estimate + c·eps·max(|ref|,|v_k|) = 2·{:.3g}·{:.3g} + {:g}·{}·|v| "
-                          "(ref = running {} of earlier samples)",
-                          tol.sensitivity, tol.error_estimate, tol.rounding_factor, short_number(eps),
-                          direction == Direction::NonIncreasing ? "minimum" : "maximum")
-            : fmt::format("error_estimate unknown: tol = c·eps·max(|ref|,|v_k|) = {:g}·{}·|v| (rounding only; "
-                          "integration error not accounted for; ref = running {} of earlier samples)",
-                          tol.rounding_factor, short_number(eps),
-                          direction == Direction::NonIncreasing ? "minimum" : "maximum");
+      known
+          ? fmt::format(
+                "tol = 2·sensitivity·error_estimate + c·eps·max(|ref|,|v_k|) = 2·{:.3g}·{:.3g} + {:g}·{}·|v| "
+                "(ref = running {} of earlier samples)",
+                tol.sensitivity, tol.error_estimate, tol.rounding_factor, short_number(eps),
+                direction == Direction::NonIncreasing ? "minimum" : "maximum")
+          : fmt::format(
+                "error_estimate unknown: tol = c·eps·max(|ref|,|v_k|) = {:g}·{}·|v| (rounding only; "
+                "integration error not accounted for; ref = running {} of earlier samples)",
+                tol.rounding_factor, short_number(eps), direction == Direction::NonIncreasing ? "minimum" : "maximum");
   if (values.size() < 2) return c;
   T ref = values[0];
   bool first = true;
@@ -110,9 +112,9 @@ MonotoneCheck<T> check_monotone(const std::vector<T>& values, Direction directio
 }
 
 /// Convenience: the trajectory's own error estimate, with the observable's sensitivity.
-template <class T>
-MonotoneCheck<T> check_monotone(const Trajectory<T>& traj, const std::vector<T>& values, Direction direction,
-                                double sensitivity, const std::string& observable, double rounding_factor = 16) {
+template <class T> MonotoneCheck<T> check_monotone(const Trajectory<T>& traj, const std::vector<T>& values,
+                                                   Direction direction, double sensitivity,
+                                                   const std::string& observable, double rounding_factor = 16) {
   return check_monotone(values, direction, MonotoneTolerance{traj.error_estimate, sensitivity, rounding_factor},
                         observable);
 }
@@ -135,8 +137,10 @@ template <class T> std::vector<T> min_inner_product_series(const Trajectory<T>& 
 
 /// B-6.4: min_i⟨x_i(t), w⟩ non-decreasing. Sensitivity ‖w‖·√d: a token error of e per
 /// coordinate moves ⟨x_i, w⟩ by at most ‖w‖·√d·e.
-template <class T> MonotoneCheck<T> check_min_inner_product_nondecreasing(const Trajectory<T>& traj, const Vector<T>& w) {
-  const double sens = to_double(T(w.norm())) * std::sqrt(double(traj.d > 0 ? traj.d : (traj.x.empty() ? 1 : traj.x[0].cols())));
+template <class T>
+MonotoneCheck<T> check_min_inner_product_nondecreasing(const Trajectory<T>& traj, const Vector<T>& w) {
+  const double sens =
+      to_double(T(w.norm())) * std::sqrt(double(traj.d > 0 ? traj.d : (traj.x.empty() ? 1 : traj.x[0].cols())));
   return check_monotone(traj, min_inner_product_series(traj, w), Direction::NonDecreasing, sens, "min_i <x_i, w>");
 }
 
@@ -155,7 +159,7 @@ template <class T> struct PairwiseMonotoneCheck {
                        verdict(), violating_pairs, pairs, i, j, worst.summary());
   }
   nlohmann::json to_json() const {
-    return {{"verdict", verdict()}, {"pairs", pairs}, {"violating_pairs", violating_pairs},
+    return {{"verdict", verdict()}, {"pairs", pairs},           {"violating_pairs", violating_pairs},
             {"worst_pair", {i, j}}, {"worst", worst.to_json()}, {"summary", summary()}};
   }
 };

@@ -19,8 +19,10 @@ namespace attnflow {
 /// A number when T is no wider than double; otherwise a decimal string with every digit, so
 /// nothing the computation resolved is lost in the file.
 template <class T> nlohmann::json json_number(const T& x) {
-  if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double)) return static_cast<double>(x);
-  else return to_decimal(x);
+  if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double))
+    return static_cast<double>(x);
+  else
+    return to_decimal(x);
 }
 
 template <class T> nlohmann::json json_numbers(const std::vector<T>& v) {
@@ -37,8 +39,10 @@ template <class T> nlohmann::json json_numbers(const Vector<T>& v) {
 
 /// Decimal digits carried by this value.
 template <class T> int carried_digits(const T& x) {
-  if constexpr (is_mpfr<T>::value) return static_cast<int>(x.precision());
-  else return decimal_digits<T>();
+  if constexpr (is_mpfr<T>::value)
+    return static_cast<int>(x.precision());
+  else
+    return decimal_digits<T>();
 }
 
 /// Machine epsilon at the precision this value carries.
@@ -54,10 +58,14 @@ template <class T> T epsilon_of(const T& x) {
 
 /// The Precision a value of type T carries (MPFR: its own digits).
 template <class T> Precision precision_of(const T& x) {
-  if constexpr (std::is_same_v<T, double>) return Precision::double_();
-  else if constexpr (std::is_same_v<T, long double>) return Precision::long_double();
-  else if constexpr (std::is_same_v<T, float128>) return Precision::quad();
-  else return Precision::mpfr_digits(carried_digits(x));
+  if constexpr (std::is_same_v<T, double>)
+    return Precision::double_();
+  else if constexpr (std::is_same_v<T, long double>)
+    return Precision::long_double();
+  else if constexpr (std::is_same_v<T, float128>)
+    return Precision::quad();
+  else
+    return Precision::mpfr_digits(carried_digits(x));
 }
 
 /// Precision of a configuration; an empty one falls back to T's current default.

@@ -15,8 +15,7 @@ inline std::string metric_name(DistanceMetric m) { return m == DistanceMetric::E
 /// Distance between tokens i and j. The angle is 2·atan2(‖u−v‖, ‖u+v‖) for the unit directions
 /// u, v, which stays accurate for tiny angles (acos(⟨u,v⟩) loses half the digits there).
 /// A zero token has no direction: its angle to anything is NaN.
-template <class T>
-T token_distance(const Tokens<T>& x, Eigen::Index i, Eigen::Index j, DistanceMetric metric) {
+template <class T> T token_distance(const Tokens<T>& x, Eigen::Index i, Eigen::Index j, DistanceMetric metric) {
   using std::atan2;
   using std::sqrt;
   if (metric == DistanceMetric::Euclidean) return T((x.row(i) - x.row(j)).norm());
@@ -42,8 +41,10 @@ template <class T> struct PairwiseExtremes {
   int min_i = -1, min_j = -1, max_i = -1, max_j = -1;
 
   nlohmann::json to_json() const {
-    return {{"min", json_number(min)}, {"min_pair", {min_i, min_j}},
-            {"max", json_number(max)}, {"max_pair", {max_i, max_j}}};
+    return {{"min", json_number(min)},
+            {"min_pair", {min_i, min_j}},
+            {"max", json_number(max)},
+            {"max_pair", {max_i, max_j}}};
   }
 };
 
@@ -51,8 +52,16 @@ template <class T> PairwiseExtremes<T> pairwise_extremes(const Matrix<T>& D) {
   PairwiseExtremes<T> r;
   for (Eigen::Index i = 0; i < D.rows(); ++i)
     for (Eigen::Index j = i + 1; j < D.cols(); ++j) {
-      if (r.min_i < 0 || D(i, j) < r.min) { r.min = D(i, j); r.min_i = int(i); r.min_j = int(j); }
-      if (r.max_i < 0 || D(i, j) > r.max) { r.max = D(i, j); r.max_i = int(i); r.max_j = int(j); }
+      if (r.min_i < 0 || D(i, j) < r.min) {
+        r.min = D(i, j);
+        r.min_i = int(i);
+        r.min_j = int(j);
+      }
+      if (r.max_i < 0 || D(i, j) > r.max) {
+        r.max = D(i, j);
+        r.max_i = int(i);
+        r.max_j = int(j);
+      }
     }
   return r;
 }

@@ -31,7 +31,8 @@ template <class T> std::vector<T> trajectory_deviation(const Trajectory<T>& a, c
   const std::size_t m = std::min(a.samples(), b.samples());
   for (std::size_t s = 0; s < m; ++s) {
     T worst = 0;
-    for (Eigen::Index i = 0; i < a.x[s].rows(); ++i) worst = std::max<T>(worst, (a.x[s].row(i) - b.x[s].row(i)).squaredNorm());
+    for (Eigen::Index i = 0; i < a.x[s].rows(); ++i)
+      worst = std::max<T>(worst, (a.x[s].row(i) - b.x[s].row(i)).squaredNorm());
     out.push_back(sqrt(worst));
   }
   return out;
@@ -44,26 +45,26 @@ struct PerturbationOptions {
 };
 
 struct PerturbationFit {
-  std::vector<double> eps, layers;            // ε ascending; layer indices used (k ≥ 1 with data)
+  std::vector<double> eps, layers;             // ε ascending; layer indices used (k ≥ 1 with data)
   std::vector<std::vector<double>> log_delta;  // [ε][k]
   std::vector<std::vector<bool>> usable;       // [ε][k]
   bool has_regime = false;
   std::size_t regime_first = 0, regime_last = 0;  // indices into eps (inclusive)
   double eps_linear_min = std::numeric_limits<double>::quiet_NaN(), eps_linear_max = eps_linear_min;
-  double decades = 0;                          // log10(eps_linear_max / eps_linear_min)
-  double worst_local_slope_deviation = 0;      // inside the regime
+  double decades = 0;                      // log10(eps_linear_max / eps_linear_min)
+  double worst_local_slope_deviation = 0;  // inside the regime
   // Where the regime ended: the first pair (ε_j, ε_{j+1}) beyond it, and its worst local slope.
   double break_eps = std::numeric_limits<double>::quiet_NaN(), break_local_slope = break_eps;
-  std::vector<LinearFit> slope_fits;           // per layer, over the regime
+  std::vector<LinearFit> slope_fits;  // per layer, over the regime
   double slope_min = std::numeric_limits<double>::quiet_NaN(), slope_max = slope_min;
-  bool slope_cis_near_one = false;             // every per-layer CI meets [1 − tol, 1 + tol]
-  LinearFit growth;                            // log(Δ/ε) = log C + k log D
-  double C = std::numeric_limits<double>::quiet_NaN(), D = C, C_ci_low = C, C_ci_high = C, D_ci_low = C,
-         D_ci_high = C, C_envelope = C;
+  bool slope_cis_near_one = false;  // every per-layer CI meets [1 − tol, 1 + tol]
+  LinearFit growth;                 // log(Δ/ε) = log C + k log D
+  double C = std::numeric_limits<double>::quiet_NaN(), D = C, C_ci_low = C, C_ci_high = C, D_ci_low = C, D_ci_high = C,
+         C_envelope = C;
   double train_eps_max = std::numeric_limits<double>::quiet_NaN();  // growth fitted on ε ≤ this
-  bool covers_regime = false;                  // every regime point under the envelope bound
-  bool covers_all = false;                     // every usable point (any ε) under the envelope bound
-  double worst_cover_ratio = 0;                // max Δ/(C_env D^k ε) over usable points
+  bool covers_regime = false;                                       // every regime point under the envelope bound
+  bool covers_all = false;       // every usable point (any ε) under the envelope bound
+  double worst_cover_ratio = 0;  // max Δ/(C_env D^k ε) over usable points
   double worst_cover_eps = std::numeric_limits<double>::quiet_NaN();
   nlohmann::json to_json() const;
 };
@@ -72,7 +73,8 @@ struct PerturbationFit {
 /// the log of the rounding floor of that run (−inf for none).
 inline PerturbationFit fit_perturbation_logs(const std::vector<double>& eps, const std::vector<double>& layers,
                                              const std::vector<std::vector<double>>& log_delta,
-                                             const std::vector<double>& log_floor, const PerturbationOptions& opt = {}) {
+                                             const std::vector<double>& log_floor,
+                                             const PerturbationOptions& opt = {}) {
   PerturbationFit f;
   f.eps = eps;
   f.layers = layers;
@@ -129,12 +131,14 @@ inline PerturbationFit fit_perturbation_logs(const std::vector<double>& eps, con
   f.slope_cis_near_one = true;
   for (std::size_t k = 0; k < K; ++k) {
     std::vector<double> x, y;
-    for (std::size_t e = f.regime_first; e <= f.regime_last; ++e) x.push_back(std::log(eps[e])), y.push_back(log_delta[e][k]);
+    for (std::size_t e = f.regime_first; e <= f.regime_last; ++e)
+      x.push_back(std::log(eps[e])), y.push_back(log_delta[e][k]);
     LinearFit lf = fit_line(x, y, opt.confidence);
     if (std::isnan(f.slope_min) || lf.slope < f.slope_min) f.slope_min = lf.slope;
     if (std::isnan(f.slope_max) || lf.slope > f.slope_max) f.slope_max = lf.slope;
-    const bool near = x.size() < 3 ? std::abs(lf.slope - 1) <= opt.slope_tolerance
-                                   : (lf.slope_ci_high >= 1 - opt.slope_tolerance && lf.slope_ci_low <= 1 + opt.slope_tolerance);
+    const bool near = x.size() < 3
+                          ? std::abs(lf.slope - 1) <= opt.slope_tolerance
+                          : (lf.slope_ci_high >= 1 - opt.slope_tolerance && lf.slope_ci_low <= 1 + opt.slope_tolerance);
     f.slope_cis_near_one = f.slope_cis_near_one && near;
     f.slope_fits.push_back(lf);
   }
@@ -166,8 +170,8 @@ inline PerturbationFit fit_perturbation_logs(const std::vector<double>& eps, con
       const double log_ratio = log_delta[e][k] - (log_C_env + f.growth.slope * layers[k] + std::log(eps[e]));
       if (log_ratio > worst) worst = log_ratio, f.worst_cover_eps = eps[e];
       // A slope within tol of 1 lets Δ/ε grow by (ε/ε_train)^tol above the fitted range.
-      const double allowed = std::max(std::log1p(opt.slope_tolerance),
-                                      opt.slope_tolerance * std::log(eps[e] / f.train_eps_max));
+      const double allowed =
+          std::max(std::log1p(opt.slope_tolerance), opt.slope_tolerance * std::log(eps[e] / f.train_eps_max));
       if (log_ratio > allowed) {
         f.covers_all = false;
         if (e >= f.regime_first && e <= f.regime_last) f.covers_regime = false;
@@ -178,10 +182,9 @@ inline PerturbationFit fit_perturbation_logs(const std::vector<double>& eps, con
 }
 
 /// Typed front end: deviations and floors in T (logs taken in T).
-template <class T>
-PerturbationFit fit_perturbation(const std::vector<double>& eps, const std::vector<double>& layers,
-                                 const std::vector<std::vector<T>>& delta, const std::vector<T>& floor,
-                                 const PerturbationOptions& opt = {}) {
+template <class T> PerturbationFit fit_perturbation(const std::vector<double>& eps, const std::vector<double>& layers,
+                                                    const std::vector<std::vector<T>>& delta,
+                                                    const std::vector<T>& floor, const PerturbationOptions& opt = {}) {
   std::vector<std::vector<double>> ld;
   std::vector<double> lf;
   for (const auto& row : delta) {

@@ -166,10 +166,11 @@ ExponentialFit fit_log_linear_auto(const std::vector<double>& t, const std::vect
 }
 
 std::string ExponentialFit::summary() const {
-  return fmt::format("rate {:.6g} ({:g}% CI [{:.6g}, {:.6g}]) on t in [{:.4g}, {:.4g}] ({} of {} samples, "
-                     "{} excluded at the floor, R^2 {:.6f}{})",
-                     rate, 100 * fit.confidence, rate_ci_low, rate_ci_high, t_first, t_last, last - first + 1, samples,
-                     excluded_at_floor, fit.r_squared, line_consistent ? "" : ", window not consistent with a line");
+  return fmt::format(
+      "rate {:.6g} ({:g}% CI [{:.6g}, {:.6g}]) on t in [{:.4g}, {:.4g}] ({} of {} samples, "
+      "{} excluded at the floor, R^2 {:.6f}{})",
+      rate, 100 * fit.confidence, rate_ci_low, rate_ci_high, t_first, t_last, last - first + 1, samples,
+      excluded_at_floor, fit.r_squared, line_consistent ? "" : ", window not consistent with a line");
 }
 
 nlohmann::json ExponentialFit::to_json() const {
@@ -212,18 +213,24 @@ std::string ConvergenceOrder::table() const {
   for (const auto& r : rows)
     s += fmt::format("{:>10} {:>12.4e} {:>12.4e} {:>8}\n", r.refinement, r.h, r.error,
                      std::isfinite(r.observed_order) ? fmt::format("{:.2f}", r.observed_order) : std::string("-"));
-  s += fmt::format("least-squares order {:.4f}, {:g}% CI [{:.4f}, {:.4f}] over {} rows\n", order,
-                   100 * fit.confidence, order_ci_low, order_ci_high, rows.size());
+  s += fmt::format("least-squares order {:.4f}, {:g}% CI [{:.4f}, {:.4f}] over {} rows\n", order, 100 * fit.confidence,
+                   order_ci_low, order_ci_high, rows.size());
   return s;
 }
 
 nlohmann::json ConvergenceOrder::to_json() const {
   nlohmann::json r = nlohmann::json::array();
   for (const auto& row : rows)
-    r.push_back({{"refinement", row.refinement}, {"h", row.h}, {"error", row.error}, {"log_error", num(row.log_error)},
+    r.push_back({{"refinement", row.refinement},
+                 {"h", row.h},
+                 {"error", row.error},
+                 {"log_error", num(row.log_error)},
                  {"observed_order", num(row.observed_order)}});
-  return {{"rows", r}, {"order", num(order)}, {"order_ci", {num(order_ci_low), num(order_ci_high)}},
-          {"fit", fit.to_json()}, {"table", table()}};
+  return {{"rows", r},
+          {"order", num(order)},
+          {"order_ci", {num(order_ci_low), num(order_ci_high)}},
+          {"fit", fit.to_json()},
+          {"table", table()}};
 }
 
 }  // namespace attnflow

@@ -40,26 +40,26 @@ double student_t_critical(double alpha, double dof);
 
 /// How the automatic window is chosen (see fit_exponential_auto).
 struct RateWindowOptions {
-  double floor_margin = 1e4;      // exclude y ≤ margin·floor: log y is biased by ≤ 1/margin there
-  std::size_t min_points = 8;     // smallest window ...
-  double min_fraction = 0.25;     // ... and at least this fraction of the usable run
-  double curvature_alpha = 0.1;   // two-sided level of the "is it a line?" test
-  double confidence = 0.95;       // of the reported intervals
+  double floor_margin = 1e4;     // exclude y ≤ margin·floor: log y is biased by ≤ 1/margin there
+  std::size_t min_points = 8;    // smallest window ...
+  double min_fraction = 0.25;    // ... and at least this fraction of the usable run
+  double curvature_alpha = 0.1;  // two-sided level of the "is it a line?" test
+  double confidence = 0.95;      // of the reported intervals
 };
 
 /// y ≈ C·e^{−rate·t} fitted as log y = log C − rate·t on the samples first..last (inclusive).
 struct ExponentialFit {
-  LinearFit fit;  // of log y against t
+  LinearFit fit;                                           // of log y against t
   double rate = std::numeric_limits<double>::quiet_NaN();  // −slope
   double rate_ci_low = rate, rate_ci_high = rate;
   double log_prefactor = rate;  // log C (intercept); C itself may be outside double's range
   std::size_t first = 0, last = 0;
   double t_first = rate, t_last = rate;
-  std::size_t samples = 0;             // all samples offered
-  std::size_t excluded_at_floor = 0;   // samples with y ≤ margin·floor (or y ≤ 0, non-finite)
-  bool line_consistent = false;        // the curvature test accepted the chosen window
-  double curvature_t = rate;           // t statistic of the quadratic term on the window
-  double curvature_critical = rate;    // its threshold
+  std::size_t samples = 0;            // all samples offered
+  std::size_t excluded_at_floor = 0;  // samples with y ≤ margin·floor (or y ≤ 0, non-finite)
+  bool line_consistent = false;       // the curvature test accepted the chosen window
+  double curvature_t = rate;          // t statistic of the quadratic term on the window
+  double curvature_critical = rate;   // its threshold
   std::string window_rule;
 
   bool rate_ci_contains(double v) const { return rate_ci_low <= v && v <= rate_ci_high; }
@@ -68,8 +68,8 @@ struct ExponentialFit {
 };
 
 // Cores on doubles (t, log y); `usable` marks samples above the floor.
-ExponentialFit fit_log_linear_window(const std::vector<double>& t, const std::vector<double>& log_y,
-                                     std::size_t first, std::size_t last, double confidence);
+ExponentialFit fit_log_linear_window(const std::vector<double>& t, const std::vector<double>& log_y, std::size_t first,
+                                     std::size_t last, double confidence);
 ExponentialFit fit_log_linear_auto(const std::vector<double>& t, const std::vector<double>& log_y,
                                    const std::vector<bool>& usable, const RateWindowOptions& opt);
 
@@ -81,9 +81,8 @@ template <class T> double log_as_double(const T& y) {
 }  // namespace detail
 
 /// Fit on an explicit window [first, last].
-template <class T>
-ExponentialFit fit_exponential(const std::vector<T>& t, const std::vector<T>& y, std::size_t first, std::size_t last,
-                               double confidence = 0.95) {
+template <class T> ExponentialFit fit_exponential(const std::vector<T>& t, const std::vector<T>& y, std::size_t first,
+                                                  std::size_t last, double confidence = 0.95) {
   std::vector<double> td, ly;
   for (std::size_t k = 0; k < t.size(); ++k) td.push_back(to_double(t[k])), ly.push_back(detail::log_as_double(y[k]));
   return fit_log_linear_window(td, ly, first, last, confidence);
@@ -112,9 +111,8 @@ ExponentialFit fit_exponential(const std::vector<T>& t, const std::vector<T>& y,
 /// α = 0.1, and no test on the same data can see a bias much below one standard error of the
 /// slope. Stopping at the first curved window (taking the longest straight one instead lets
 /// transients back in: ~60% coverage) keeps that bias small at the price of shorter windows.
-template <class T>
-ExponentialFit fit_exponential_auto(const std::vector<T>& t, const std::vector<T>& y, const T& floor = T(0),
-                                    const RateWindowOptions& opt = {}) {
+template <class T> ExponentialFit fit_exponential_auto(const std::vector<T>& t, const std::vector<T>& y,
+                                                       const T& floor = T(0), const RateWindowOptions& opt = {}) {
   std::vector<double> td, ly;
   std::vector<bool> usable;
   const T cut = T(opt.floor_margin) * floor;
@@ -150,8 +148,8 @@ struct ConvergenceOrder {
 ConvergenceOrder convergence_order_from_logs(const std::vector<double>& h, const std::vector<double>& error,
                                              const std::vector<double>& log_error, double confidence);
 
-template <class T>
-ConvergenceOrder convergence_order(const std::vector<double>& h, const std::vector<T>& error, double confidence = 0.95) {
+template <class T> ConvergenceOrder convergence_order(const std::vector<double>& h, const std::vector<T>& error,
+                                                      double confidence = 0.95) {
   std::vector<double> e, le;
   for (const T& x : error) e.push_back(to_double(x)), le.push_back(detail::log_as_double(x));
   return convergence_order_from_logs(h, e, le, confidence);

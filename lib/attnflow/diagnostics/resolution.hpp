@@ -37,13 +37,15 @@ template <class T> struct ResolutionFloor {
   std::string limited_by() const { return integration > rounding ? "integration error" : "rounding"; }
 
   std::string derivation() const {
-    std::string s = fmt::format("floor = max({:g}·eps·scale, {}) with eps = {} ({}), scale = {} ({})", factor,
-                                metric == DistanceMetric::Euclidean ? "2·√d·error_estimate"
-                                                                    : "2·√d·error_estimate/min‖x_i‖",
-                                short_number(eps), precision.name(), short_number(scale),
-                                metric == DistanceMetric::Euclidean ? "max token norm" : "angles of unit directions");
-    if (error_estimate_known()) s += fmt::format(", error_estimate = {:.3g}", error_estimate);
-    else s += ", error_estimate unknown (rounding term only)";
+    std::string s =
+        fmt::format("floor = max({:g}·eps·scale, {}) with eps = {} ({}), scale = {} ({})", factor,
+                    metric == DistanceMetric::Euclidean ? "2·√d·error_estimate" : "2·√d·error_estimate/min‖x_i‖",
+                    short_number(eps), precision.name(), short_number(scale),
+                    metric == DistanceMetric::Euclidean ? "max token norm" : "angles of unit directions");
+    if (error_estimate_known())
+      s += fmt::format(", error_estimate = {:.3g}", error_estimate);
+    else
+      s += ", error_estimate unknown (rounding term only)";
     return s;
   }
 
@@ -64,10 +66,9 @@ template <class T> struct ResolutionFloor {
 
 /// Floor for distances between the tokens x computed at precision p (eps is read from the data
 /// itself, so an MPFR configuration is judged at the digits it carries).
-template <class T>
-ResolutionFloor<T> distance_floor(const Tokens<T>& x, DistanceMetric metric, const Precision& p,
-                                  double error_estimate = std::numeric_limits<double>::quiet_NaN(),
-                                  double factor = kDefaultFloorFactor) {
+template <class T> ResolutionFloor<T> distance_floor(const Tokens<T>& x, DistanceMetric metric, const Precision& p,
+                                                     double error_estimate = std::numeric_limits<double>::quiet_NaN(),
+                                                     double factor = kDefaultFloorFactor) {
   using std::sqrt;
   ResolutionFloor<T> f;
   f.metric = metric;
@@ -85,8 +86,10 @@ ResolutionFloor<T> distance_floor(const Tokens<T>& x, DistanceMetric metric, con
   f.rounding = T(factor) * f.eps * f.scale;
   if (f.error_estimate_known()) {
     const T spread = T(2) * sqrt(T(x.cols())) * T(error_estimate);
-    if (metric == DistanceMetric::Euclidean) f.integration = spread;
-    else f.integration = min_norm > 0 ? T(spread / min_norm) : std::numeric_limits<T>::infinity();
+    if (metric == DistanceMetric::Euclidean)
+      f.integration = spread;
+    else
+      f.integration = min_norm > 0 ? T(spread / min_norm) : std::numeric_limits<T>::infinity();
   }
   f.value = f.integration > f.rounding ? f.integration : f.rounding;
   return f;

@@ -254,10 +254,8 @@ bool verify_separation_certificate(const Tokens<double>& points, const Vector<do
       const auto gap = exact_min_gap(xq, cq, cert.w);
       return gap && sgn(*gap) > 0 && *gap == cert.min_gap;
     }
-    case SeparationCertificate::Kind::InHull:
-      return exact_convex_combination(xq, cq, cert.weights);
-    case SeparationCertificate::Kind::Uncertified:
-      return false;
+    case SeparationCertificate::Kind::InHull: return exact_convex_combination(xq, cq, cert.weights);
+    case SeparationCertificate::Kind::Uncertified: return false;
   }
   return false;
 }

@@ -21,8 +21,10 @@ VertexCertificate certify_in_double(const Tokens<double>& x, const Vector<double
   VertexCertificate r;
   std::vector<Eigen::Index> others;
   for (Eigen::Index j = 0; j < x.rows(); ++j) {
-    if (same_point(x, j, p)) r.p_is_a_point = true;
-    else others.push_back(j);
+    if (same_point(x, j, p))
+      r.p_is_a_point = true;
+    else
+      others.push_back(j);
   }
   if (others.empty()) {  // only copies of p: p is the whole hull, trivially its vertex
     r.verdict = VertexCertificate::Verdict::Vertex;
@@ -57,8 +59,7 @@ VertexCertificate certify_in_double(const Tokens<double>& x, const Vector<double
       r.evidence = VertexCertificate::Evidence::ConvexCombination;
       r.verdict = VertexCertificate::Verdict::NotVertex;
       break;
-    case SeparationCertificate::Kind::Uncertified:
-      break;
+    case SeparationCertificate::Kind::Uncertified: break;
   }
   return r;
 }
@@ -118,15 +119,14 @@ bool verify_vertex_certificate(const Tokens<double>& x, const Vector<double>& p,
       s.weights = cert.weights;
       return verify_separation_certificate(x, p, s);
     }
-    case VertexCertificate::Evidence::None:
-      return false;
+    case VertexCertificate::Evidence::None: return false;
   }
   return false;
 }
 
-#define ATTNFLOW_INSTANTIATE(T)                                                              \
-  template VertexCertificate certify_vertex<T>(const Tokens<T>&, const Vector<T>&);          \
-  template VertexCertificate certify_vertex<T>(const Tokens<T>&, Eigen::Index);              \
+#define ATTNFLOW_INSTANTIATE(T)                                                     \
+  template VertexCertificate certify_vertex<T>(const Tokens<T>&, const Vector<T>&); \
+  template VertexCertificate certify_vertex<T>(const Tokens<T>&, Eigen::Index);     \
   template std::vector<VertexCertificate> certify_vertices<T>(const Tokens<T>&);
 ATTNFLOW_INSTANTIATE(double)
 ATTNFLOW_INSTANTIATE(long double)

@@ -8,10 +8,7 @@
 #include <limits>
 
 namespace attnflow {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 WendelProbability wendel_probability(int n, int d) {
   if (n < 1) input_error("n", "must be at least 1");
@@ -61,8 +58,10 @@ WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t se
       x.row(i) /= std::sqrt(norm2);
     }
     const HemisphereResult h = find_hemisphere(x);
-    if (!h.certified) ++r.uncertified;
-    else if (h.exists) ++r.in_hemisphere;
+    if (!h.certified)
+      ++r.uncertified;
+    else if (h.exists)
+      ++r.in_hemisphere;
   }
   const long decided = samples - r.uncertified;
   if (decided > 0) {

@@ -18,13 +18,13 @@ WendelProbability wendel_probability(int n, int d);
 
 struct WendelMonteCarlo {
   int n = 0, d = 0;
-  long samples = 0;          // samples drawn
-  long in_hemisphere = 0;    // certified: an open hemisphere exists
-  long uncertified = 0;      // the exact test could not decide (excluded from the frequency)
-  double frequency = 0;      // in_hemisphere / (samples − uncertified)
-  double probability = 0;    // exact p(n, d), rounded
-  double standard_error = 0; // sqrt(p (1 − p) / N) with the exact p
-  double z_score = 0;        // (frequency − p) / standard_error (0 when both vanish)
+  long samples = 0;           // samples drawn
+  long in_hemisphere = 0;     // certified: an open hemisphere exists
+  long uncertified = 0;       // the exact test could not decide (excluded from the frequency)
+  double frequency = 0;       // in_hemisphere / (samples − uncertified)
+  double probability = 0;     // exact p(n, d), rounded
+  double standard_error = 0;  // sqrt(p (1 − p) / N) with the exact p
+  double z_score = 0;         // (frequency − p) / standard_error (0 when both vanish)
   std::uint64_t seed = 0;
 };
 

@@ -20,9 +20,9 @@ template <class T> struct BatchSystem {
 
 /// result[k] = reduce(k, integrate(system(k))) for k < count. `system` and `reduce` are called
 /// concurrently from several threads and must only read shared data.
-template <class R, class T>
-std::vector<R> integrate_batch(long count, const std::function<BatchSystem<T>(long)>& system,
-                               const std::function<R(long, const Trajectory<T>&)>& reduce) {
+template <class R, class T> std::vector<R> integrate_batch(long count,
+                                                           const std::function<BatchSystem<T>(long)>& system,
+                                                           const std::function<R(long, const Trajectory<T>&)>& reduce) {
   std::vector<R> out(static_cast<std::size_t>(count));
   std::exception_ptr failure;
 #pragma omp parallel for schedule(dynamic, 8)

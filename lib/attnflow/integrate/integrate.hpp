@@ -38,7 +38,8 @@ template <class T> struct LoopControl {
   }
   /// True when the loop must end early; records the state it ends on.
   bool must_stop(const State<T>& x, const T& t) {
-    if (s.progress) s.progress(to_double((t - s.sample_times.front()) / (s.sample_times.back() - s.sample_times.front())));
+    if (s.progress)
+      s.progress(to_double((t - s.sample_times.front()) / (s.sample_times.back() - s.sample_times.front())));
     if (traj.stats.steps >= s.max_steps) {
       traj.stats.stop_reason = "max-steps";
     } else if (s.stop_when && s.stop_when(as_tokens(x, model.n, model.d), t)) {
@@ -51,9 +52,8 @@ template <class T> struct LoopControl {
   }
 };
 
-template <class T, class Stepper>
-void fixed_step_loop(Stepper stepper, const Model<T>& model, State<T> x, const IntegrationSettings<T>& s,
-                     Trajectory<T>& traj) {
+template <class T, class Stepper> void fixed_step_loop(Stepper stepper, const Model<T>& model, State<T> x,
+                                                       const IntegrationSettings<T>& s, Trajectory<T>& traj) {
   using std::ceil;
   CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
   LoopControl<T> ctl{model, s, traj};
@@ -75,9 +75,8 @@ void fixed_step_loop(Stepper stepper, const Model<T>& model, State<T> x, const I
   }
 }
 
-template <class T, class Stepper>
-void dense_output_loop(Stepper stepper, const Model<T>& model, State<T> x, const IntegrationSettings<T>& s,
-                       Trajectory<T>& traj) {
+template <class T, class Stepper> void dense_output_loop(Stepper stepper, const Model<T>& model, State<T> x,
+                                                         const IntegrationSettings<T>& s, Trajectory<T>& traj) {
   CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
   LoopControl<T> ctl{model, s, traj};
   ctl.record(x, s.sample_times.front());
@@ -96,9 +95,8 @@ void dense_output_loop(Stepper stepper, const Model<T>& model, State<T> x, const
   }
 }
 
-template <class T, class Stepper>
-void controlled_loop(Stepper stepper, const Model<T>& model, State<T> x, const IntegrationSettings<T>& s,
-                     Trajectory<T>& traj) {
+template <class T, class Stepper> void controlled_loop(Stepper stepper, const Model<T>& model, State<T> x,
+                                                       const IntegrationSettings<T>& s, Trajectory<T>& traj) {
   CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
   LoopControl<T> ctl{model, s, traj};
   ctl.record(x, s.sample_times.front());
@@ -114,8 +112,8 @@ void controlled_loop(Stepper stepper, const Model<T>& model, State<T> x, const I
       const T t_before = t;
       if (stepper.try_step(sys, x, t, step) == odeint::success) {
         ++traj.stats.steps;
-        if (clipped) t = target;  // the exact sample time, not t_before + (target − t_before) rounded
-        if (!clipped || step > dt) dt = step;     // keep the proposal unless the clip shrank it
+        if (clipped) t = target;               // the exact sample time, not t_before + (target − t_before) rounded
+        if (!clipped || step > dt) dt = step;  // keep the proposal unless the clip shrank it
         if (t < target && ctl.must_stop(x, t)) return;
       } else {
         ++traj.stats.rejected_steps;
@@ -144,9 +142,12 @@ void layer_loop(const Model<T>& model, State<T> x, const IntegrationSettings<T>&
     if (done % s.sample_every == 0 || done == s.layers) ctl.record(x, T(done));
     if (s.progress) s.progress(static_cast<double>(done) / static_cast<double>(s.layers));
     if (done < s.layers) {
-      if (traj.stats.steps >= s.max_steps) { traj.stats.stop_reason = "max-steps"; }
-      else if (s.stop_when && s.stop_when(as_tokens(x, model.n, model.d), T(done))) { traj.stats.stop_reason = "predicate"; }
-      else continue;
+      if (traj.stats.steps >= s.max_steps) {
+        traj.stats.stop_reason = "max-steps";
+      } else if (s.stop_when && s.stop_when(as_tokens(x, model.n, model.d), T(done))) {
+        traj.stats.stop_reason = "predicate";
+      } else
+        continue;
       if (traj.t.back() != T(done)) ctl.record(x, T(done));
       return;
     }

@@ -11,9 +11,8 @@
 namespace attnflow {
 
 /// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i.
-template <class T>
-Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
-                           Normalization norm = Normalization::Softmax, bool causal = false) {
+template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
+                                              Normalization norm = Normalization::Softmax, bool causal = false) {
   using std::exp;
   const Eigen::Index n = x.rows();
   const Tokens<T> qx = x * Q.transpose();  // rows Q x_i
@@ -41,27 +40,12 @@ Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<
   return P;
 }
 
-/// Row sums Z_i = Σ_j exp(β⟨Q x_i, K x_j⟩) (the softmax normaliser), needed by the energy identity.
-template <class T>
-Vector<T> attention_normalizers(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta) {
-  using std::exp;
-  const Matrix<T> L = ((x * Q.transpose()) * (x * K.transpose()).transpose()) * beta;
-  Vector<T> z(x.rows());
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    T s = 0;
-    for (Eigen::Index j = 0; j < L.cols(); ++j) s += exp(L(i, j));
-    z(i) = s;
-  }
-  return z;
-}
-
 /// Tangent projection on the sphere, Π_x y = y − ⟨x, y⟩ x, applied row by row, extended off the
 /// sphere as y − ⟨x, y⟩ x/‖x‖². Both agree on the sphere, but with the plain formula
 /// d‖x‖²/dt = 2⟨x,y⟩(1 − ‖x‖²), so for repulsive dynamics (V = −I, ⟨x,y⟩ < 0) the sphere is
 /// unstable and round-off drifts off it exponentially (seen: ‖x‖² = 1.03 at t = 40, NaN at 50).
 /// With the extension ‖x‖ is an exact invariant of the ODE and errors only accumulate.
-template <class T, class Derived>
-void project_tangent_rows(const Tokens<T>& x, Eigen::MatrixBase<Derived>& y) {
+template <class T, class Derived> void project_tangent_rows(const Tokens<T>& x, Eigen::MatrixBase<Derived>& y) {
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const T ip = x.row(i).dot(y.row(i)) / x.row(i).squaredNorm();
     y.row(i) -= ip * x.row(i);
@@ -87,7 +71,10 @@ template <class T> Matrix<T> matrix_exponential(const Matrix<T>& M) {
   T norm = 0;
   for (Eigen::Index i = 0; i < M.rows(); ++i) norm = std::max<T>(norm, M.row(i).cwiseAbs().sum());
   int s = 0;
-  while (norm > T(1) / 2) { norm /= 2; ++s; }
+  while (norm > T(1) / 2) {
+    norm /= 2;
+    ++s;
+  }
   Matrix<T> A = M;
   for (int k = 0; k < s; ++k) A /= T(2);
   const Eigen::Index d = M.rows();

@@ -35,8 +35,8 @@ template <class T> TokensView<T> view(const Tokens<T>& x) { return TokensView<T>
 template <class T> TokensMap<T> view_mut(Tokens<T>& x) { return TokensMap<T>(x.data(), x.rows(), x.cols()); }
 
 /// Scalar types the fast kernel serves; others (dual numbers) go through the reference kernel.
-template <class T>
-inline constexpr bool has_fast_kernel = std::is_floating_point_v<T> || std::is_same_v<T, float128> || is_mpfr<T>::value;
+template <class T> inline constexpr bool has_fast_kernel =
+    std::is_floating_point_v<T> || std::is_same_v<T, float128> || is_mpfr<T>::value;
 
 struct KernelFlags {
   Normalization norm = Normalization::Softmax;
@@ -46,9 +46,9 @@ struct KernelFlags {
 
 namespace kernel {
 
-constexpr Eigen::Index kQueryBlock = 64;   // rows per task: the unit of parallel work
-constexpr Eigen::Index kKeyBlock = 256;    // keys per logits block (64×256 doubles = 128 KiB)
-constexpr Eigen::Index kLazyDepth = 8;  // d up to which products are coefficient-wise
+constexpr Eigen::Index kQueryBlock = 64;  // rows per task: the unit of parallel work
+constexpr Eigen::Index kKeyBlock = 256;   // keys per logits block (64×256 doubles = 128 KiB)
+constexpr Eigen::Index kLazyDepth = 8;    // d up to which products are coefficient-wise
 // n²d below which a second thread costs more than it saves. Measured on 2 shared cores (load ≈ 9):
 // at n = d = 128 (2.1M) two threads made [A]'s run 7× slower than one (a wake-up and a wait at
 // every evaluation while other processes held the cores); n = 1024: d = 16 0.7×, d = 64 (67M)
@@ -66,10 +66,10 @@ template <class T> using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dyn
 
 /// One thread's scratch.
 template <class T> struct Lane {
-  RowMatrix<T> S;         // logits, then probabilities, of one block (MPFR: one query row)
-  Vector<T> m, l, alpha;  // running maximum and sum per query row, rescale factor (floating types)
-  Tokens<T> acc;          // Σ_j e^{L_ij − m_i} VX_j per query row (MPFR: one row)
-  Vector<T> packed;       // symmetric path: the upper triangle of e^{L − c}, row after row
+  RowMatrix<T> S;                // logits, then probabilities, of one block (MPFR: one query row)
+  Vector<T> m, l, alpha;         // running maximum and sum per query row, rescale factor (floating types)
+  Tokens<T> acc;                 // Σ_j e^{L_ij − m_i} VX_j per query row (MPFR: one row)
+  Vector<T> packed;              // symmetric path: the upper triangle of e^{L − c}, row after row
   std::vector<mp_limb_t> limbs;  // MPFR: fixed-point dot product scratch
   fixed::FixedRows weights;      // MPFR: one row's e^{L_ij − m_i} as fixed-point integers
   T tmp, top, z, scale, ip, nrm;
@@ -83,7 +83,7 @@ template <class T> struct AttentionWorkspace {
   std::vector<kernel::Lane<T>> lanes;
   fixed::FixedRows fixed_qx, fixed_kx, fixed_vx_columns;  // MPFR: β QX, KX, (VX)ᵀ as fixed-point integers
   bool fixed_logits = false, fixed_values = false;        // … when converted (finite, exponents close enough)
-  long precision = -1;  // MPFR digits the stored numbers were made with
+  long precision = -1;                                    // MPFR digits the stored numbers were made with
 
   /// Sizes everything for n×d and `threads` lanes; allocates only when something changed.
   void prepare(Eigen::Index n, Eigen::Index d, int threads) {
@@ -132,7 +132,8 @@ void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eig
   if (is_diagonal(B)) {
     if constexpr (is_mpfr<T>::value) {
       for (Eigen::Index i = 0; i < A.rows(); ++i)
-        for (Eigen::Index r = 0; r < B.rows(); ++r) inplace::mul(C.derived().coeffRef(i, r), A.derived().coeff(i, r), B(r, r));
+        for (Eigen::Index r = 0; r < B.rows(); ++r)
+          inplace::mul(C.derived().coeffRef(i, r), A.derived().coeff(i, r), B(r, r));
     } else {
       C.derived().noalias() = A.derived() * B.diagonal().asDiagonal();
     }
@@ -181,12 +182,13 @@ template <class Block> void exp_in_place(Block&& S) {
 }
 
 /// The epilogue of query rows i0, i0 + 1, …: out (= or +=) acc, then the tangent projection.
-template <class T, class Acc>
-void write_rows(Eigen::Index i0, const Acc& acc, const KernelFlags& f, const TokensView<T>* tangent_of,
-                TokensMap<T>& out, Lane<T>& lane) {
+template <class T, class Acc> void write_rows(Eigen::Index i0, const Acc& acc, const KernelFlags& f,
+                                              const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
   auto o = out.middleRows(i0, acc.rows());
-  if (f.accumulate) o += acc;
-  else o = acc;
+  if (f.accumulate)
+    o += acc;
+  else
+    o = acc;
   if (tangent_of)
     for (Eigen::Index r = 0; r < acc.rows(); ++r) project_row<T>(tangent_of->row(i0 + r), o.row(r), lane);
 }
@@ -194,9 +196,9 @@ void write_rows(Eigen::Index i0, const Acc& acc, const KernelFlags& f, const Tok
 /// Query rows [i0, i1) by key blocks with the online softmax (built-in floating types). Each
 /// step works on the whole block (row-wise max, exp, sum), not row by row: for the small systems
 /// of a phase diagram (n = 32, d = 2) per-row overhead would cost more than the arithmetic.
-template <class T>
-void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws, const KernelFlags& f,
-                 const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
+template <class T> void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws,
+                                    const KernelFlags& f, const TokensView<T>* tangent_of, TokensMap<T>& out,
+                                    Lane<T>& lane) {
   using std::exp;
   const Eigen::Index n = ws.qx.rows(), rb = i1 - i0;
   const Eigen::Index key_end = f.causal ? i1 : n;
@@ -213,8 +215,10 @@ void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& 
     auto S = lane.S.topLeftCorner(rb, kb);
     // Few coordinates (d ≤ kLazyDepth): a coefficient-wise product; GEMM's packing would cost
     // more than the d multiply-adds per logit it organises.
-    if (ws.qx.cols() <= kLazyDepth) S.noalias() = ws.qx.middleRows(i0, rb).lazyProduct(ws.kx.middleRows(j0, kb).transpose());
-    else S.noalias() = ws.qx.middleRows(i0, rb) * ws.kx.middleRows(j0, kb).transpose();
+    if (ws.qx.cols() <= kLazyDepth)
+      S.noalias() = ws.qx.middleRows(i0, rb).lazyProduct(ws.kx.middleRows(j0, kb).transpose());
+    else
+      S.noalias() = ws.qx.middleRows(i0, rb) * ws.kx.middleRows(j0, kb).transpose();
     // Causal: query i0 + r sees keys j ≤ i0 + r; the block's first row always sees key j0 or
     // an earlier block, so every running maximum is finite after the first block.
     const bool masked = f.causal && j0 + kb - 1 > i0;
@@ -230,13 +234,16 @@ void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& 
       for (Eigen::Index r = 0; r < rb; ++r) S.row(r).tail(kb - seen(r)).setZero();  // exactly 0, not e^{−inf}'s clamp
     l = alpha.cwiseProduct(l) + S.rowwise().sum();
     acc.array().colwise() *= alpha.array();
-    if (ws.qx.cols() <= kLazyDepth) acc.noalias() += S.lazyProduct(ws.vx.middleRows(j0, kb));
-    else acc.noalias() += S * ws.vx.middleRows(j0, kb);
+    if (ws.qx.cols() <= kLazyDepth)
+      acc.noalias() += S.lazyProduct(ws.vx.middleRows(j0, kb));
+    else
+      acc.noalias() += S * ws.vx.middleRows(j0, kb);
   }
   if (f.norm == Normalization::Softmax) {
     acc.array().colwise() /= l.array();
   } else {
-    for (Eigen::Index r = 0; r < rb; ++r) acc.row(r) *= exp(m(r)) / T(n);  // e^{L−m}·e^{m}/n, the reference's stable order
+    for (Eigen::Index r = 0; r < rb; ++r)
+      acc.row(r) *= exp(m(r)) / T(n);  // e^{L−m}·e^{m}/n, the reference's stable order
   }
   write_rows<T>(i0, acc, f, tangent_of, out, lane);
 }
@@ -246,14 +253,15 @@ void float_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& 
 /// e^{L_ij − c} = e^{L_ji − c}, and the row normalisation (softmax) or e^{c}/n (USA) undoes the
 /// shift: n(n+1)/2 exponentials. False, with nothing written, when the logits spread over more
 /// than kSymmetricMaxSpread (or are not finite): then float_block's per-row shift is needed.
-template <class T>
-bool symmetric_block(const AttentionWorkspace<T>& ws, const KernelFlags& f, const TokensView<T>* tangent_of,
-                     TokensMap<T>& out, Lane<T>& lane) {
+template <class T> bool symmetric_block(const AttentionWorkspace<T>& ws, const KernelFlags& f,
+                                        const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
   using std::exp;
   const Eigen::Index n = ws.qx.rows();
   auto S = lane.S.topLeftCorner(n, n);
-  if (ws.qx.cols() <= kLazyDepth) S.noalias() = ws.qx.lazyProduct(ws.kx.transpose());
-  else S.noalias() = ws.qx * ws.kx.transpose();
+  if (ws.qx.cols() <= kLazyDepth)
+    S.noalias() = ws.qx.lazyProduct(ws.kx.transpose());
+  else
+    S.noalias() = ws.qx * ws.kx.transpose();
   T hi = S(0, 0), lo = S(0, 0);
   for (Eigen::Index i = 0; i < n; ++i) {
     hi = std::max<T>(hi, S.row(i).tail(n - i).maxCoeff());
@@ -261,7 +269,8 @@ bool symmetric_block(const AttentionWorkspace<T>& ws, const KernelFlags& f, cons
   }
   if (!(hi - lo <= T(kSymmetricMaxSpread))) return false;
   auto E = lane.packed.head(n * (n + 1) / 2);
-  for (Eigen::Index i = 0, p = 0; i < n; p += n - i, ++i) E.segment(p, n - i) = (S.row(i).tail(n - i).transpose().array() - hi).matrix();
+  for (Eigen::Index i = 0, p = 0; i < n; p += n - i, ++i)
+    E.segment(p, n - i) = (S.row(i).tail(n - i).transpose().array() - hi).matrix();
   for (Eigen::Index p = 0; p < E.size(); ++p) E(p) = exp(E(p));
   for (Eigen::Index i = 0, p = 0; i < n; p += n - i, ++i) {
     S.row(i).tail(n - i) = E.segment(p, n - i).transpose();
@@ -270,24 +279,28 @@ bool symmetric_block(const AttentionWorkspace<T>& ws, const KernelFlags& f, cons
   auto l = lane.l.head(n);
   auto acc = lane.acc.topRows(n);
   l = S.rowwise().sum();
-  if (ws.qx.cols() <= kLazyDepth) acc.noalias() = S.lazyProduct(ws.vx);
-  else acc.noalias() = S * ws.vx;
-  if (f.norm == Normalization::Softmax) acc.array().colwise() /= l.array();
-  else acc *= exp(hi) / T(n);  // e^{L−c}·e^{c}/n
+  if (ws.qx.cols() <= kLazyDepth)
+    acc.noalias() = S.lazyProduct(ws.vx);
+  else
+    acc.noalias() = S * ws.vx;
+  if (f.norm == Normalization::Softmax)
+    acc.array().colwise() /= l.array();
+  else
+    acc *= exp(hi) / T(n);  // e^{L−c}·e^{c}/n
   write_rows<T>(0, acc, f, tangent_of, out, lane);
   return true;
 }
 
 /// One query row, in place in MPFR: exactly one exponential per visible key.
-template <class T>
-void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags& f, const TokensView<T>* tangent_of,
-              TokensMap<T>& out, Lane<T>& lane) {
+template <class T> void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags& f,
+                                 const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
   namespace ip = inplace;
   const Eigen::Index n = ws.qx.rows(), d = ws.qx.cols();
   const Eigen::Index last = f.causal ? i : n - 1;
   auto L = lane.S.row(0);
   if (ws.fixed_logits) {
-    for (Eigen::Index j = 0; j <= last; ++j) fixed::FixedRows::dot(ip::raw(L(j)), ws.fixed_qx, i, ws.fixed_kx, j, lane.limbs);
+    for (Eigen::Index j = 0; j <= last; ++j)
+      fixed::FixedRows::dot(ip::raw(L(j)), ws.fixed_qx, i, ws.fixed_kx, j, lane.limbs);
   } else {
     for (Eigen::Index j = 0; j <= last; ++j) {
       ip::mul(L(j), ws.qx(i, 0), ws.kx(j, 0));
@@ -305,7 +318,8 @@ void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags
   }
   auto acc = lane.acc.row(0);
   if (ws.fixed_values && lane.weights.assign(L.head(last + 1), kFixedMaxExtraLimbs)) {
-    for (Eigen::Index k = 0; k < d; ++k) fixed::FixedRows::dot(ip::raw(acc(k)), lane.weights, 0, ws.fixed_vx_columns, k, lane.limbs);
+    for (Eigen::Index k = 0; k < d; ++k)
+      fixed::FixedRows::dot(ip::raw(acc(k)), lane.weights, 0, ws.fixed_vx_columns, k, lane.limbs);
   } else {
     for (Eigen::Index k = 0; k < d; ++k) ip::mul(acc(k), L(0), ws.vx(0, k));
     for (Eigen::Index j = 1; j <= last; ++j)
@@ -320,8 +334,10 @@ void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags
   }
   auto o = out.row(i);
   for (Eigen::Index k = 0; k < d; ++k) {
-    if (f.accumulate) ip::add(o(k), o(k), acc(k));
-    else ip::set(o(k), acc(k));
+    if (f.accumulate)
+      ip::add(o(k), o(k), acc(k));
+    else
+      ip::set(o(k), acc(k));
   }
   if (tangent_of) project_row<T>(tangent_of->row(i), o, lane);
 }
@@ -330,10 +346,10 @@ void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags
 
 /// out_i (= or +=) Σ_j P_ij V y_j for every query i, with P from `keys` (x) and the values y;
 /// then, if `tangent_of` is given, out_i ← Π_{x_i} out_i with x = *tangent_of.
-template <class T>
-void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, const Matrix<T>& Q, const Matrix<T>& K,
-                      const Matrix<T>& V, const T& beta, const KernelFlags& flags, const TokensView<T>* tangent_of,
-                      AttentionWorkspace<T>& ws, TokensMap<T>& out) {
+template <class T> void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, const Matrix<T>& Q,
+                                         const Matrix<T>& K, const Matrix<T>& V, const T& beta,
+                                         const KernelFlags& flags, const TokensView<T>* tangent_of,
+                                         AttentionWorkspace<T>& ws, TokensMap<T>& out) {
   const Eigen::Index n = keys.rows(), d = keys.cols();
   if (n == 0) return;
   // MPFR: a 50-digit multiply costs ~100 ns, an exponential ~6 µs (bench), ≳ 1000 double flops.
@@ -351,7 +367,8 @@ void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, co
   kernel::multiply_transposed(keys, K, ws.kx, tmp);
   kernel::multiply_transposed(values, V, ws.vx, tmp);
   if constexpr (is_mpfr<T>::value) {
-    ws.fixed_logits = ws.fixed_qx.assign(ws.qx, kernel::kFixedMaxExtraLimbs) && ws.fixed_kx.assign(ws.kx, kernel::kFixedMaxExtraLimbs);
+    ws.fixed_logits = ws.fixed_qx.assign(ws.qx, kernel::kFixedMaxExtraLimbs) &&
+                      ws.fixed_kx.assign(ws.kx, kernel::kFixedMaxExtraLimbs);
     ws.fixed_values = ws.fixed_vx_columns.assign(ws.vx.transpose(), kernel::kFixedMaxExtraLimbs);
   }
   // (Q == K compares d² numbers; the symmetric path saves ~n²/2 exponentials.)

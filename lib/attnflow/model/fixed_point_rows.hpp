@@ -90,10 +90,14 @@ class FixedRows {
     for (Eigen::Index k = 0; k < terms; ++k, a += wa, b += wb) {
       const int s = sa[k] * sb[k];
       if (s == 0) continue;
-      if (wa >= wb) mpn_mul(prod, a, wa, b, wb);
-      else mpn_mul(prod, b, wb, a, wa);
-      if (s > 0) mpn_add(acc, acc, wacc, prod, wp);
-      else mpn_sub(acc, acc, wacc, prod, wp);
+      if (wa >= wb)
+        mpn_mul(prod, a, wa, b, wb);
+      else
+        mpn_mul(prod, b, wb, a, wa);
+      if (s > 0)
+        mpn_add(acc, acc, wacc, prod, wp);
+      else
+        mpn_sub(acc, acc, wacc, prod, wp);
     }
     const bool negative = (acc[wacc - 1] >> (GMP_NUMB_BITS - 1)) != 0;
     if (negative) mpn_neg(acc, acc, wacc);

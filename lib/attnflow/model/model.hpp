@@ -14,9 +14,7 @@ namespace attnflow {
 
 enum class Activation { Relu, Tanh, Identity };
 
-template <class T> struct Head {
-  WeightSchedule<T> Q, K, V;
-};
+template <class T> struct Head { WeightSchedule<T> Q, K, V; };
 
 /// A token whose update has zero length cannot be renormalised: the layer map is undefined.
 class DegenerateStateError : public std::runtime_error {
@@ -74,7 +72,7 @@ template <class T> class Model {
   std::vector<Head<T>> heads;
   WeightSchedule<T> W;  // ffn
   Activation activation = Activation::Relu;
-  T eta = T(1) / 10;  // euler-renormalize
+  T eta = T(1) / 10;    // euler-renormalize
   Matrix<T> rescale_V;  // sa-rescaled: the constant V of z = e^{-tV} x
 
   bool discrete() const { return info->discrete; }
@@ -143,8 +141,8 @@ template <class T> class Model {
     auto x = as_tokens(xs, n, d);
     const Tokens<T> X = x;
     const auto& head = heads.front();
-    const Tokens<T> a = attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta,
-                               info->normalization, causal);
+    const Tokens<T> a =
+        attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta, info->normalization, causal);
     const T step = info->kind == ModelKind::EulerRenormalize ? eta : T(1);
     Tokens<T> y = X + a * step;
     for (int i = 0; i < n; ++i) {
@@ -189,8 +187,10 @@ template <class T> class Model {
   /// dst (= or +=) src, element by element, in place.
   static void combine(TokensMap<T>& dst, const Tokens<T>& src, bool accumulate) {
     for (Eigen::Index i = 0; i < src.size(); ++i) {
-      if (accumulate) inplace::add(dst.data()[i], dst.data()[i], src.data()[i]);
-      else inplace::set(dst.data()[i], src.data()[i]);
+      if (accumulate)
+        inplace::add(dst.data()[i], dst.data()[i], src.data()[i]);
+      else
+        inplace::set(dst.data()[i], src.data()[i]);
     }
   }
 
@@ -254,8 +254,10 @@ template <class T> class Model {
     using std::tanh;
     for (Eigen::Index i = 0; i < a.size(); ++i) {
       T& v = a.data()[i];
-      if (activation == Activation::Relu) v = v > T(0) ? v : T(0);
-      else if (activation == Activation::Tanh) v = tanh(v);
+      if (activation == Activation::Relu)
+        v = v > T(0) ? v : T(0);
+      else if (activation == Activation::Tanh)
+        v = tanh(v);
     }
   }
 };
@@ -274,12 +276,15 @@ template <class T> Model<T> build_model(const SimConfig& c) {
     auto duration = [&](const WeightSpec& w) {
       return w.values.empty() ? T(1) : from_decimal<T>(c.t_end()) / T(static_cast<long>(w.values.size()));
     };
-    m.heads.push_back(Head<T>{WeightSchedule<T>(hs.Q, c.d, duration(hs.Q)), WeightSchedule<T>(hs.K, c.d, duration(hs.K)),
+    m.heads.push_back(Head<T>{WeightSchedule<T>(hs.Q, c.d, duration(hs.Q)),
+                              WeightSchedule<T>(hs.K, c.d, duration(hs.K)),
                               WeightSchedule<T>(hs.V, c.d, duration(hs.V))});
   }
-  m.W = WeightSchedule<T>(c.W, c.d, c.W.values.empty() ? T(1) : from_decimal<T>(c.t_end()) / T(long(c.W.values.size())));
-  m.activation = c.activation == "tanh" ? Activation::Tanh : c.activation == "identity" ? Activation::Identity
-                                                                                         : Activation::Relu;
+  m.W =
+      WeightSchedule<T>(c.W, c.d, c.W.values.empty() ? T(1) : from_decimal<T>(c.t_end()) / T(long(c.W.values.size())));
+  m.activation = c.activation == "tanh"       ? Activation::Tanh
+                 : c.activation == "identity" ? Activation::Identity
+                                              : Activation::Relu;
   if (c.model->kind == ModelKind::SaRescaled) m.rescale_V = m.heads.front().V.constant_value();
   return m;
 }

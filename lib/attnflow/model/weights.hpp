@@ -5,7 +5,6 @@
 #include "attnflow/random.hpp"
 #include "attnflow/tokens.hpp"
 
-
 namespace attnflow {
 
 /// The matrix a MatrixSpec names, in T. Random entries are drawn in double from the seed (so
@@ -40,7 +39,6 @@ template <class T> Matrix<T> build_matrix(const MatrixSpec& spec, int d) {
   }
   throw std::logic_error("build_matrix: unknown kind");
 }
-
 
 template <class T> class WeightSchedule {
  public:

@@ -30,18 +30,19 @@ std::string endpoint_marks(const std::string& content, int dims, const std::stri
     return dims == 3 ? fmt::format("({:.10g},{:.10g},{:.10g})", x, y, z) : fmt::format("({:.10g},{:.10g})", x, y);
   };
   const std::string plot = dims == 3 ? "\\addplot3" : "\\addplot";
-  return plot + "[only marks,mark=o,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + point(first) + "};\n" +
-         plot + "[only marks,mark=*,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + point(last) + "};\n";
+  return plot + "[only marks,mark=o,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + point(first) +
+         "};\n" + plot + "[only marks,mark=*,mark size=2pt,color=" + colour + ",forget plot] coordinates {" +
+         point(last) + "};\n";
 }
 
 using json = nlohmann::json;
 
-constexpr std::size_t kMaxPlotPoints = 400;   // per curve: keeps pgfplots fast (the PDF compiles in seconds)
-constexpr std::size_t kMaxLegendEntries = 10; // more would cover the plot; the data files keep every name
-constexpr std::size_t kMaxMarkedPoints = 60;  // beyond this marks turn a curve into a smudge
+constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast (the PDF compiles in seconds)
+constexpr std::size_t kMaxLegendEntries = 10;  // more would cover the plot; the data files keep every name
+constexpr std::size_t kMaxMarkedPoints = 60;   // beyond this marks turn a curve into a smudge
 
 // Fixed colours, so a fitted line is drawn in the colour of the series it was fitted to.
-const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black", "orange!90!black", "violet",
+const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black",   "orange!90!black", "violet",
                                 "cyan!60!black", "brown",        "magenta!80!black", "gray!70!black",   "olive"};
 constexpr std::size_t kColourCount = sizeof kColours / sizeof kColours[0];
 
@@ -65,7 +66,8 @@ bool natural_less(const std::string& a, const std::string& b) {
       while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
       const std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
       const std::size_t za = na.find_first_not_of('0'), zb = nb.find_first_not_of('0');
-      const std::string ta = za == std::string::npos ? "" : na.substr(za), tb = zb == std::string::npos ? "" : nb.substr(zb);
+      const std::string ta = za == std::string::npos ? "" : na.substr(za),
+                        tb = zb == std::string::npos ? "" : nb.substr(zb);
       if (ta.size() != tb.size()) return ta.size() < tb.size();
       if (ta != tb) return ta < tb;
       i = ie, j = je;
@@ -78,7 +80,8 @@ bool natural_less(const std::string& a, const std::string& b) {
 }
 
 template <class Curves> void sort_naturally(Curves& curves) {
-  std::stable_sort(curves.begin(), curves.end(), [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
+  std::stable_sort(curves.begin(), curves.end(),
+                   [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
 }
 
 bool finite_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
@@ -291,7 +294,8 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
     << fmt::format(",xmin={:.10g},xmax={:.10g},ymin={:.10g},ymax={:.10g}", x0, x1, y0, y1);
   if (finite_number(f.value("z_min", json()))) t << fmt::format(",point meta min={:.10g}", f["z_min"].get<double>());
   if (finite_number(f.value("z_max", json()))) t << fmt::format(",point meta max={:.10g}", f["z_max"].get<double>());
-  if (zmin == zmax && !f.contains("z_min")) t << fmt::format(",point meta min={:.10g},point meta max={:.10g}", zmin - 0.5, zmax + 0.5);
+  if (zmin == zmax && !f.contains("z_min"))
+    t << fmt::format(",point meta min={:.10g},point meta max={:.10g}", zmin - 0.5, zmax + 0.5);
   if (is_matrix) {
     t << ",y dir=reverse,axis equal image,width=8cm,height=8cm";
     // Integer ticks only, and not too many of them.
@@ -341,7 +345,8 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     << esc(title) << "},xlabel={" << esc(str(f, "x_label", "x")) << "},ylabel={" << esc(str(f, "y_label", "y"))
     << "},zlabel={" << esc(str(f, "z_label", "z")) << "}";
   if (legend)
-    t << ",legend cell align=left,legend columns=4,legend style={font=\\scriptsize,at={(0.5,-0.12)},anchor=north,draw=none}";
+    t << ",legend cell align=left,legend columns=4,legend "
+         "style={font=\\scriptsize,at={(0.5,-0.12)},anchor=north,draw=none}";
   t << "]\n";
   if (flag(f, "unit_sphere"))
     t << "\\addplot3[mesh,gray!35,very thin,domain=0:360,y domain=0:180,samples=25,samples y=13,forget plot]"
@@ -353,8 +358,8 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     ++drawn;
     const char* colour = kColours[c % kColourCount];
     const std::string file = data_file(prefix, counter, curves[c].first, content, files);
-    t << "\\addplot3[color=" << colour << ",thick,no marks" << (legend ? "" : ",forget plot") << "] table[x=x,y=y,z=z] {"
-      << file << "};\n";
+    t << "\\addplot3[color=" << colour << ",thick,no marks" << (legend ? "" : ",forget plot")
+      << "] table[x=x,y=y,z=z] {" << file << "};\n";
     if (legend) t << "\\addlegendentry{" << esc(curves[c].first) << "}\n";
     t << endpoint_marks(content, 3, colour);
   }
@@ -375,8 +380,8 @@ json normalized_figure(const std::string& name, const json& figure) {
   if (!figure.is_object()) return nullptr;
   // The old phase diagram: {t, beta, F} with F[beta][t].
   if (figure.contains("t") && figure.contains("beta") && figure.contains("F"))
-    return {{"kind", "heatmap"}, {"x_label", "t"}, {"y_label", "beta"}, {"z_label", name},
-            {"x", figure["t"]}, {"y", figure["beta"]}, {"z", figure["F"]}};
+    return {{"kind", "heatmap"}, {"x_label", "t"},      {"y_label", "beta"}, {"z_label", name},
+            {"x", figure["t"]},  {"y", figure["beta"]}, {"z", figure["F"]}};
   json series = json::object();
   std::vector<const json*> curves;
   for (auto it = figure.begin(); it != figure.end(); ++it)

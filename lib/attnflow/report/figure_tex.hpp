@@ -10,7 +10,7 @@
 namespace attnflow {
 
 struct DataFile {
-  std::string path;     // relative to the report directory
+  std::string path;  // relative to the report directory
   std::string content;
 };
 

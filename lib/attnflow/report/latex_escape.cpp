@@ -11,26 +11,81 @@ namespace {
 /// default). Anything else is shown as its code point rather than breaking the document.
 const std::map<char32_t, const char*>& unicode_table() {
   static const std::map<char32_t, const char*> t = {
-      {U'α', "$\\alpha$"},   {U'β', "$\\beta$"},     {U'γ', "$\\gamma$"},   {U'δ', "$\\delta$"},
-      {U'ε', "$\\varepsilon$"}, {U'η', "$\\eta$"},  {U'θ', "$\\theta$"},   {U'λ', "$\\lambda$"},
-      {U'μ', "$\\mu$"},      {U'π', "$\\pi$"},       {U'ρ', "$\\rho$"},     {U'σ', "$\\sigma$"},
-      {U'τ', "$\\tau$"},     {U'φ', "$\\varphi$"},   {U'ψ', "$\\psi$"},     {U'ω', "$\\omega$"},
-      {U'Δ', "$\\Delta$"},   {U'Σ', "$\\Sigma$"},    {U'Π', "$\\Pi$"},      {U'Φ', "$\\Phi$"},
-      {U'⟨', "$\\langle$"},  {U'⟩', "$\\rangle$"},   {U'−', "-"},           {U'–', "--"},
-      {U'—', "---"},         {U'≈', "$\\approx$"},   {U'≤', "$\\leq$"},     {U'≥', "$\\geq$"},
-      {U'≠', "$\\neq$"},     {U'≲', "$\\lesssim$"},  {U'≳', "$\\gtrsim$"},  {U'×', "$\\times$"},
-      {U'·', "$\\cdot$"},    {U'√', "$\\surd$"},     {U'∞', "$\\infty$"},   {U'‖', "$\\|$"},
-      {U'∈', "$\\in$"},      {U'→', "$\\to$"},       {U'⇒', "$\\Rightarrow$"}, {U'…', "\\ldots{}"},
-      {U'²', "\\textsuperscript{2}"}, {U'³', "\\textsuperscript{3}"}, {U'±', "$\\pm$"},
-      {U'∑', "$\\sum$"},     {U'∂', "$\\partial$"},  {U'𝟙', "$\\mathbf{1}$"}, {U'‘', "`"},
-      {U'’', "'"},           {U'“', "``"},           {U'”', "''"},          {U'≻', "$\\succ$"},
-      {U'∪', "$\\cup$"},     {U'⊕', "$\\oplus$"},    {U'⊗', "$\\otimes$"},  {U'∗', "$*$"},
-      {U'ᵀ', "\\textsuperscript{T}"}, {U'₁', "$_1$"}, {U'₂', "$_2$"},     {U'ᵢ', "$_i$"},
-      {U'ⱼ', "$_j$"},        {U'ₖ', "$_k$"},         {U'é', "\\'e"},        {U'ü', "\\\"u"},
+      {U'α', "$\\alpha$"},
+      {U'β', "$\\beta$"},
+      {U'γ', "$\\gamma$"},
+      {U'δ', "$\\delta$"},
+      {U'ε', "$\\varepsilon$"},
+      {U'η', "$\\eta$"},
+      {U'θ', "$\\theta$"},
+      {U'λ', "$\\lambda$"},
+      {U'μ', "$\\mu$"},
+      {U'π', "$\\pi$"},
+      {U'ρ', "$\\rho$"},
+      {U'σ', "$\\sigma$"},
+      {U'τ', "$\\tau$"},
+      {U'φ', "$\\varphi$"},
+      {U'ψ', "$\\psi$"},
+      {U'ω', "$\\omega$"},
+      {U'Δ', "$\\Delta$"},
+      {U'Σ', "$\\Sigma$"},
+      {U'Π', "$\\Pi$"},
+      {U'Φ', "$\\Phi$"},
+      {U'⟨', "$\\langle$"},
+      {U'⟩', "$\\rangle$"},
+      {U'−', "-"},
+      {U'–', "--"},
+      {U'—', "---"},
+      {U'≈', "$\\approx$"},
+      {U'≤', "$\\leq$"},
+      {U'≥', "$\\geq$"},
+      {U'≠', "$\\neq$"},
+      {U'≲', "$\\lesssim$"},
+      {U'≳', "$\\gtrsim$"},
+      {U'×', "$\\times$"},
+      {U'·', "$\\cdot$"},
+      {U'√', "$\\surd$"},
+      {U'∞', "$\\infty$"},
+      {U'‖', "$\\|$"},
+      {U'∈', "$\\in$"},
+      {U'→', "$\\to$"},
+      {U'⇒', "$\\Rightarrow$"},
+      {U'…', "\\ldots{}"},
+      {U'²', "\\textsuperscript{2}"},
+      {U'³', "\\textsuperscript{3}"},
+      {U'±', "$\\pm$"},
+      {U'∑', "$\\sum$"},
+      {U'∂', "$\\partial$"},
+      {U'𝟙', "$\\mathbf{1}$"},
+      {U'‘', "`"},
+      {U'’', "'"},
+      {U'“', "``"},
+      {U'”', "''"},
+      {U'≻', "$\\succ$"},
+      {U'∪', "$\\cup$"},
+      {U'⊕', "$\\oplus$"},
+      {U'⊗', "$\\otimes$"},
+      {U'∗', "$*$"},
+      {U'ᵀ', "\\textsuperscript{T}"},
+      {U'₁', "$_1$"},
+      {U'₂', "$_2$"},
+      {U'ᵢ', "$_i$"},
+      {U'ⱼ', "$_j$"},
+      {U'ₖ', "$_k$"},
+      {U'é', "\\'e"},
+      {U'ü', "\\\"u"},
       // Subscripts and superscripts used in axis labels (x₃, Eᵦ, log₁₀, h⁴).
-      {U'₀', "$_0$"},        {U'₃', "$_3$"},         {U'₄', "$_4$"},        {U'ₙ', "$_n$"},
-      {U'ₘ', "$_m$"},        {U'ₜ', "$_t$"},         {U'ᵦ', "$_\\beta$"},  {U'¹', "\\textsuperscript{1}"},
-      {U'⁴', "\\textsuperscript{4}"}, {U'⁻', "\\textsuperscript{-}"}, {U'𝒦', "$\\mathcal{K}$"}};
+      {U'₀', "$_0$"},
+      {U'₃', "$_3$"},
+      {U'₄', "$_4$"},
+      {U'ₙ', "$_n$"},
+      {U'ₘ', "$_m$"},
+      {U'ₜ', "$_t$"},
+      {U'ᵦ', "$_\\beta$"},
+      {U'¹', "\\textsuperscript{1}"},
+      {U'⁴', "\\textsuperscript{4}"},
+      {U'⁻', "\\textsuperscript{-}"},
+      {U'𝒦', "$\\mathcal{K}$"}};
   return t;
 }
 
@@ -65,12 +120,14 @@ std::string latex_escape(const std::string& s) {
     if (static_cast<unsigned char>(c) >= 0x80) {
       const char32_t cp = next_code_point(s, i);
       const auto it = unicode_table().find(cp);
-      if (it != unicode_table().end()) out += it->second;
-      else out += "[U+" + [&] {
-        char buf[16];
-        std::snprintf(buf, sizeof buf, "%04X", static_cast<unsigned>(cp));
-        return std::string(buf);
-      }() + "]";
+      if (it != unicode_table().end())
+        out += it->second;
+      else
+        out += "[U+" + [&] {
+          char buf[16];
+          std::snprintf(buf, sizeof buf, "%04X", static_cast<unsigned>(cp));
+          return std::string(buf);
+        }() + "]";
       continue;
     }
     ++i;

@@ -74,8 +74,7 @@ std::string render_template_text(const std::string& text, const TemplateValues& 
   tmpl.set_custom_escape([](const std::string& s) { return latex_escape(s); });
   kainjow::mustache::data data;
   for (const auto& [name, value] : values.text) data.set(name, value);
-  for (const auto& [name, value] : values.flags)
-    data.set(name, kainjow::mustache::data(value));
+  for (const auto& [name, value] : values.flags) data.set(name, kainjow::mustache::data(value));
   std::string out = tmpl.render(data);
   if (!tmpl.is_valid()) input_error(origin, "template failed to render: " + tmpl.error_message());
   return out;

@@ -11,9 +11,18 @@ namespace attnflow {
 struct TemplateValues {
   std::map<std::string, std::string> text;
   std::map<std::string, bool> flags;
-  TemplateValues& set(const std::string& name, const std::string& value) { text[name] = value; return *this; }
-  TemplateValues& set(const std::string& name, long value) { text[name] = std::to_string(value); return *this; }
-  TemplateValues& flag(const std::string& name, bool value) { flags[name] = value; return *this; }
+  TemplateValues& set(const std::string& name, const std::string& value) {
+    text[name] = value;
+    return *this;
+  }
+  TemplateValues& set(const std::string& name, long value) {
+    text[name] = std::to_string(value);
+    return *this;
+  }
+  TemplateValues& flag(const std::string& name, bool value) {
+    flags[name] = value;
+    return *this;
+  }
 };
 
 /// Where templates are read from: the source tree's reports/.

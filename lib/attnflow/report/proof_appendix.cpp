@@ -100,8 +100,7 @@ class Fields {
       std::size_t used = 0;
       const double x = std::stod(s, &used);
       if (used == s.size()) return x;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     input_error("certificate." + path, "not a decimal: \"" + s.substr(0, 40) + "\"");
   }
   const json& root_;
@@ -136,7 +135,8 @@ bool is_layer_model(const std::string& model) { return model == "layer-normalize
 
 std::string proof_appendix_tex(const json& certificate) {
   const Fields f(certificate);
-  if (f.text("kind") != "attnflow-proof-certificate") input_error("certificate.kind", "not an attnflow proof certificate");
+  if (f.text("kind") != "attnflow-proof-certificate")
+    input_error("certificate.kind", "not an attnflow proof certificate");
   const std::string model = f.text("instance.model");
   const bool proved = f.has("predicate");
   TemplateValues v;
@@ -144,15 +144,20 @@ std::string proof_appendix_tex(const json& certificate) {
   v.set("model", model).set("n", f.integer("instance.n")).set("d", f.integer("instance.d"));
   v.set("reason", proved ? std::string() : f.text("reason"));
   std::string name;
-  if (is_layer_model(model)) name = "proof_layer_collapse.tex";
-  else if (model == "sa-euclid") name = f.integer("instance.d") == 1 ? "proof_boolean_attention.tex" : "proof_vertex_capture.tex";
-  else if (model == "sa-sphere" || model == "usa-sphere") name = "proof_cone_collapse.tex";
-  else input_error("certificate.instance.model", "no proof appendix for model \"" + model + "\"");
+  if (is_layer_model(model))
+    name = "proof_layer_collapse.tex";
+  else if (model == "sa-euclid")
+    name = f.integer("instance.d") == 1 ? "proof_boolean_attention.tex" : "proof_vertex_capture.tex";
+  else if (model == "sa-sphere" || model == "usa-sphere")
+    name = "proof_cone_collapse.tex";
+  else
+    input_error("certificate.instance.model", "no proof appendix for model \"" + model + "\"");
   if (!proved) {
     // The not-proved appendix uses only the opening; the body's names are still provided.
-    for (const char* k : {"step", "beta", "steps", "width", "w", "margin", "model_short", "sphere_dim", "interval",
-                          "order", "T", "recheck", "epsilon", "leaders", "hypotheses", "min_capture", "Q", "K", "V",
-                          "left", "right", "exceptional"})
+    for (const char* k :
+         {"step",     "beta",  "steps", "width",   "w",       "margin",     "model_short", "sphere_dim",
+          "interval", "order", "T",     "recheck", "epsilon", "leaders",    "hypotheses",  "min_capture",
+          "Q",        "K",     "V",     "left",    "right",   "exceptional"})
       v.set(k, "");
     for (const char* k : {"start_outside_hemisphere", "has_exceptional"}) v.flag(k, false);
     return render_template(name, v);

@@ -30,8 +30,10 @@ constexpr std::size_t kMaxInstanceRows = 16;
 std::string esc(const std::string& s) { return latex_escape(s); }
 
 std::string verdict_tex(const std::string& v) {
-  const char* colour = v == "holds" ? "green!45!black" : v == "violated" ? "red!75!black"
-                     : v == "inconclusive" ? "orange!85!black" : "blue!60!black";
+  const char* colour = v == "holds"          ? "green!45!black"
+                       : v == "violated"     ? "red!75!black"
+                       : v == "inconclusive" ? "orange!85!black"
+                                             : "blue!60!black";
   return fmt::format("\\textcolor{{{}}}{{\\textbf{{{}}}}}", colour, esc(v));
 }
 
@@ -80,7 +82,8 @@ std::string instances_table(const json& instances) {
   for (const auto& row : instances)
     if (row.is_object())
       for (auto it = row.begin(); it != row.end(); ++it)
-        if (scalar_tex(it.value()) != "" && std::find(cols.begin(), cols.end(), it.key()) == cols.end() && cols.size() < 6)
+        if (scalar_tex(it.value()) != "" && std::find(cols.begin(), cols.end(), it.key()) == cols.end() &&
+            cols.size() < 6)
           cols.push_back(it.key());
   if (cols.empty()) return "";
   std::ostringstream t;
@@ -226,13 +229,15 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
     TemplateValues v;
     v.set("id", id).set("kind", c["kind"].get<std::string>()).set("source", c["source"].get<std::string>());
     v.set("expected", c["expected"].get<std::string>()).set("key_number", c.value("key_number", std::string()));
-    v.set("verdict", verdict_tex(c["verdict"].get<std::string>())).set("instances", number_tex(c.value("instances", 0.0)));
+    v.set("verdict", verdict_tex(c["verdict"].get<std::string>()))
+        .set("instances", number_tex(c.value("instances", 0.0)));
     v.flag("has_statement", !statement.empty()).set("statement", statement);
     v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
         .set("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : "");
     v.set("evidence", evidence_tex(evidence));
     const bool convergence = evidence.is_object() && evidence.contains("convergence");
-    v.flag("has_convergence", convergence).set("convergence", convergence ? convergence_tex(evidence["convergence"]) : "");
+    v.flag("has_convergence", convergence)
+        .set("convergence", convergence ? convergence_tex(evidence["convergence"]) : "");
     v.flag("has_controls", non_empty_list(c, "controls"))
         .set("controls", non_empty_list(c, "controls") ? controls_rows(c["controls"]) : "");
     v.set("violations", non_empty_list(c, "violations")
@@ -250,10 +255,11 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
     if (evidence.is_object() && evidence.contains("certificates") && evidence["certificates"].is_array())
       for (const auto& cert : evidence["certificates"]) {
         if (!cert.is_object()) continue;
-        const std::string path = cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
+        const std::string path =
+            cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
         appendices.push_back({id, path.empty() ? "(unnamed)" : path});
-        certificates += "Proof certificate \\texttt{" + esc(appendices.back().certificate) + "}: see Appendix~\\ref{app:" +
-                        std::to_string(appendices.size()) + "}.\n\n";
+        certificates += "Proof certificate \\texttt{" + esc(appendices.back().certificate) +
+                        "}: see Appendix~\\ref{app:" + std::to_string(appendices.size()) + "}.\n\n";
       }
     v.set("certificates", certificates);
     sections += render_template("check_section.tex", v);
@@ -301,9 +307,9 @@ ReportOutcome write_report(const json& r, const std::string& out_dir, bool compi
   validate(r);
   ReportOutcome o;
   std::vector<DataFile> files;
-  const std::string tex = render(r, "report-data/", files,
-                                 {results_dir.empty() ? out_dir : results_dir, out_dir, attnflow::source_dir(),
-                                  fs::current_path().string()});
+  const std::string tex = render(
+      r, "report-data/", files,
+      {results_dir.empty() ? out_dir : results_dir, out_dir, attnflow::source_dir(), fs::current_path().string()});
   for (const auto& f : files) write_file_atomically(out_dir + "/" + f.path, f.content);
   o.tex_path = out_dir + "/report.tex";
   write_file_atomically(o.tex_path, tex);
@@ -316,7 +322,8 @@ ReportOutcome write_report(const json& r, const std::string& out_dir, bool compi
     o.message = "LaTeX is not installed; " + how;
     return o;
   }
-  const std::string cmd = "cd '" + out_dir + "' && timeout 300 latexmk -pdf -interaction=nonstopmode -halt-on-error "
+  const std::string cmd = "cd '" + out_dir +
+                          "' && timeout 300 latexmk -pdf -interaction=nonstopmode -halt-on-error "
                           "report.tex > report.log.txt 2>&1";
   if (std::system(cmd.c_str()) == 0) {
     o.compiled = true;

@@ -8,9 +8,9 @@ namespace attnflow {
 
 struct ReportOutcome {
   std::string tex_path;
-  std::string pdf_path;   // empty when not compiled
+  std::string pdf_path;  // empty when not compiled
   bool compiled = false;
-  std::string message;    // how to compile by hand, or the LaTeX error
+  std::string message;  // how to compile by hand, or the LaTeX error
 };
 
 /// Validates the results (InputError on a malformed file), writes DIR/report.tex (from the

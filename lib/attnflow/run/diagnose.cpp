@@ -20,8 +20,8 @@
 
 namespace attnflow {
 
-const std::vector<std::string> kDiagnostics = {"clusters", "pairwise", "energy", "attention",
-                                               "hull", "hemisphere", "hyperplanes"};
+const std::vector<std::string> kDiagnostics = {"clusters", "pairwise",   "energy",     "attention",
+                                               "hull",     "hemisphere", "hyperplanes"};
 const std::vector<std::string> kOptionalDiagnostics = {"lyapunov"};
 
 namespace {
@@ -49,7 +49,9 @@ nlohmann::json lyapunov_json(const SimConfig& c, const Tokens<double>& x0, doubl
 }
 
 nlohmann::json hemisphere_json(const HemisphereResult& h) {
-  nlohmann::json j = {{"exists", h.exists}, {"certified", h.certified}, {"method", h.method},
+  nlohmann::json j = {{"exists", h.exists},
+                      {"certified", h.certified},
+                      {"method", h.method},
                       {"points_rounded_to_double", h.points_rounded_to_double},
                       {"applies_to_input", h.applies_to_input}};
   if (h.exists) {
@@ -65,9 +67,15 @@ nlohmann::json hemisphere_json(const HemisphereResult& h) {
 }
 
 nlohmann::json hull_json(const HullResult& h) {
-  return {{"status", to_string(h.status)}, {"message", h.message}, {"computed_in", h.computed_in},
-          {"dimension", h.dimension}, {"affine_dimension", h.affine_dimension}, {"volume", h.volume},
-          {"face_volume", h.face_volume}, {"vertices", h.vertices}, {"facet_count", h.facet_count}};
+  return {{"status", to_string(h.status)},
+          {"message", h.message},
+          {"computed_in", h.computed_in},
+          {"dimension", h.dimension},
+          {"affine_dimension", h.affine_dimension},
+          {"volume", h.volume},
+          {"face_volume", h.face_volume},
+          {"vertices", h.vertices},
+          {"facet_count", h.facet_count}};
 }
 
 /// The model the trajectory came from, rebuilt from its provenance config (needed for P, β, V).
@@ -77,8 +85,7 @@ SimConfig config_of(const nlohmann::json& tj, const std::string& what) {
   return parse_sim_config(tj["provenance"]["config"]);
 }
 
-template <class T>
-nlohmann::json perturbation_json(const Trajectory<T>& a, const Trajectory<T>& b) {
+template <class T> nlohmann::json perturbation_json(const Trajectory<T>& a, const Trajectory<T>& b) {
   if (a.n != b.n || a.d != b.d || a.samples() != b.samples())
     input_error("--compare", "the two trajectories differ in n, d or number of samples");
   std::vector<double> t, dev, lt, ldev;
@@ -102,13 +109,16 @@ nlohmann::json perturbation_json(const Trajectory<T>& a, const Trajectory<T>& b)
   return j;
 }
 
-template <class T>
-nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::string>& what, double delta,
-                           const nlohmann::json& compare) {
+template <class T> nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::string>& what,
+                                              double delta, const nlohmann::json& compare) {
   const Trajectory<T> tr = trajectory_from_json<T>(tj);
   const Tokens<T>& last = tr.x.back();
-  nlohmann::json out = {{"model", tr.model}, {"n", tr.n}, {"d", tr.d}, {"precision", precision_to_json(tr.precision)},
-                        {"samples", tr.samples()}, {"t_final", to_double(tr.t.back())},
+  nlohmann::json out = {{"model", tr.model},
+                        {"n", tr.n},
+                        {"d", tr.d},
+                        {"precision", precision_to_json(tr.precision)},
+                        {"samples", tr.samples()},
+                        {"t_final", to_double(tr.t.back())},
                         {"error_estimate", double_or_null(tr.error_estimate)}};
   const bool on_sphere = [&] {
     for (const auto& m : model_catalogue())
@@ -133,7 +143,8 @@ nlohmann::json diagnose_at(const nlohmann::json& tj, const std::vector<std::stri
       const T beta = from_decimal<T>(c.beta);
       std::vector<double> e;
       for (const auto& v : energy_series(tr, beta)) e.push_back(to_double(v));
-      out["energy"] = {{"beta", c.beta}, {"series", e},
+      out["energy"] = {{"beta", c.beta},
+                       {"series", e},
                        {"non_decreasing", check_energy_monotone(tr, beta, Direction::NonDecreasing).to_json()},
                        {"non_increasing", check_energy_monotone(tr, beta, Direction::NonIncreasing).to_json()}};
     } else if (w == "attention") {
@@ -185,12 +196,14 @@ nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::st
   for (const auto& w : what)
     if (std::find(kDiagnostics.begin(), kDiagnostics.end(), w) == kDiagnostics.end() &&
         std::find(kOptionalDiagnostics.begin(), kOptionalDiagnostics.end(), w) == kOptionalDiagnostics.end())
-      input_error("--what", "unknown diagnostic \"" + w + "\" (clusters, pairwise, energy, attention, hull, "
-                            "hemisphere, hyperplanes, lyapunov)");
+      input_error("--what", "unknown diagnostic \"" + w +
+                                "\" (clusters, pairwise, energy, attention, hull, "
+                                "hemisphere, hyperplanes, lyapunov)");
   if (!tj.is_object()) input_error("trajectory", "must be a JSON object");
-  const Precision p = tj.contains("precision") ? parse_precision(tj.at("precision"), "trajectory.precision")
-                                               : Precision::double_();
-  return with_precision(p, [&](auto tag) { return diagnose_at<typename decltype(tag)::type>(tj, what, delta, compare); });
+  const Precision p =
+      tj.contains("precision") ? parse_precision(tj.at("precision"), "trajectory.precision") : Precision::double_();
+  return with_precision(p,
+                        [&](auto tag) { return diagnose_at<typename decltype(tag)::type>(tj, what, delta, compare); });
 }
 
 }  // namespace attnflow

@@ -11,8 +11,7 @@ namespace attnflow {
 
 /// Integrates at T (for MPFR at the current default precision). Explicitly instantiated for
 /// double, long double, float128 and mpfr in separate translation units.
-template <class T>
-Trajectory<T> simulate(const SimConfig& c, const std::function<void(double)>& progress = {});
+template <class T> Trajectory<T> simulate(const SimConfig& c, const std::function<void(double)>& progress = {});
 
 template <class T> IntegrationSettings<T> build_settings(const SimConfig& c);
 

@@ -109,10 +109,8 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   omp_set_num_threads(o.jobs > 0 ? o.jobs : omp_get_num_procs());
 
   const std::string results_path = o.out + "/results.json";
-  nlohmann::json results = {{"suite", suite.name},
-                            {"seed", suite.seed},
-                            {"attnflow_version", kVersion},
-                            {"checks", nlohmann::json::array()}};
+  nlohmann::json results = {
+      {"suite", suite.name}, {"seed", suite.seed}, {"attnflow_version", kVersion}, {"checks", nlohmann::json::array()}};
   nlohmann::json durations = nlohmann::json::object();
   if (o.resume && std::filesystem::exists(results_path)) {
     const nlohmann::json old = read_json_file(results_path);
@@ -127,9 +125,8 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     return false;
   };
 
-  const nlohmann::json provenance_base = {{"git", attnflow::git_commit()},
-                                          {"host", hostname()},
-                                          {"jobs", o.jobs > 0 ? o.jobs : omp_get_num_procs()}};
+  const nlohmann::json provenance_base = {
+      {"git", attnflow::git_commit()}, {"host", hostname()}, {"jobs", o.jobs > 0 ? o.jobs : omp_get_num_procs()}};
   auto write_results = [&](const std::string& finished) {
     nlohmann::json ordered = results;
     // Keep the suite's order whatever order resumed runs completed in.
@@ -164,7 +161,10 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   for (std::size_t k = 0; k < selected.size(); ++k) {
     const auto& [id, params] = selected[k];
     if (o.resume && already_done(id)) continue;
-    if (monitor.cancelled()) { outcome.cancelled = true; break; }
+    if (monitor.cancelled()) {
+      outcome.cancelled = true;
+      break;
+    }
     if (o.events) o.events->check_started(id, k);
     const auto t0 = std::chrono::steady_clock::now();
     CheckResult r;

@@ -29,7 +29,9 @@ class CheckEvents {
  public:
   virtual ~CheckEvents() = default;
   /// The checks to run, in order; `already_done` of them are taken from a resumed results.json.
-  virtual void run_started(const std::vector<std::string>& ids, std::size_t already_done) { (void)ids, (void)already_done; }
+  virtual void run_started(const std::vector<std::string>& ids, std::size_t already_done) {
+    (void)ids, (void)already_done;
+  }
   virtual void check_started(const std::string& id, std::size_t index) { (void)id, (void)index; }
   virtual void instances_planned(long count) { (void)count; }
   virtual void instance_done() {}
@@ -48,7 +50,7 @@ struct CheckRunOptions {
 };
 
 struct CheckRunOutcome {
-  bool cancelled = false;     // results.json holds the checks finished before the stop
+  bool cancelled = false;  // results.json holds the checks finished before the stop
   std::size_t done = 0, total = 0;
   bool all_as_expected = true;
   std::string results_path;

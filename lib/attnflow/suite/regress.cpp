@@ -34,7 +34,8 @@ json observed(const CheckResult& r) {
   json v = category_observable("verdict", to_string(r.verdict));
   v["seed_dependent"] = true;  // one inconclusive instance can change it under another seed
   all.push_back(v);
-  for (const auto& c : r.controls) all.push_back(category_observable("control: " + c.description, to_string(c.verdict)));
+  for (const auto& c : r.controls)
+    all.push_back(category_observable("control: " + c.description, to_string(c.verdict)));
   return all;
 }
 
@@ -57,8 +58,10 @@ json load_baseline(const std::string& path) {
     require(kind == "fraction" || kind == "mean" || kind == "deterministic" || kind == "category", where + ".kind",
             "must be one of " + kinds);
     require(q.contains("value"), where, "needs a \"value\"");
-    if (kind == "category") require(q["value"].is_string(), where + ".value", "must be a string");
-    else require(q["value"].is_number() || q["value"].is_null(), where + ".value", "must be a number (or null for NaN)");
+    if (kind == "category")
+      require(q["value"].is_string(), where + ".value", "must be a string");
+    else
+      require(q["value"].is_number() || q["value"].is_null(), where + ".value", "must be a number (or null for NaN)");
     if (kind == "fraction" || kind == "mean")
       require(q.contains("se") && q["se"].is_number() && q["se"].get<double>() >= 0, where + ".se",
               "must be a non-negative number");
@@ -96,8 +99,13 @@ json make_baseline(const CheckResult& r, const std::string& suite, std::uint64_t
 json rows_json(const std::vector<RegressRow>& rows) {
   json a = json::array();
   for (const auto& r : rows)
-    a.push_back({{"id", r.id}, {"quantity", r.quantity}, {"baseline", r.baseline}, {"now", r.now},
-                 {"allowed", r.allowed}, {"status", r.status}, {"drift", r.drift}});
+    a.push_back({{"id", r.id},
+                 {"quantity", r.quantity},
+                 {"baseline", r.baseline},
+                 {"now", r.now},
+                 {"allowed", r.allowed},
+                 {"status", r.status},
+                 {"drift", r.drift}});
   return a;
 }
 
@@ -114,8 +122,10 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
   if (kind == "category") {
     row.allowed = "equal";
     const bool seed_bound = b.value("seed_dependent", false);
-    if (!same_seed && seed_bound) row.status = "not compared (tied to the baseline seed)";
-    else if (b.at("value") != n.at("value")) row.status = "DRIFT", row.drift = true;
+    if (!same_seed && seed_bound)
+      row.status = "not compared (tied to the baseline seed)";
+    else if (b.at("value") != n.at("value"))
+      row.status = "DRIFT", row.drift = true;
     return row;
   }
   const json& bv = b.at("value");
@@ -128,7 +138,8 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
   const double x = bv.get<double>(), y = nv.get<double>();
   double allowed = 0;
   // A mean of fewer than 2 values has no standard error: it is compared as a deterministic number.
-  const bool monte_carlo = kind == "fraction" || (kind == "mean" && b.value("count", 0L) >= 2 && n.value("count", 0L) >= 2);
+  const bool monte_carlo =
+      kind == "fraction" || (kind == "mean" && b.value("count", 0L) >= 2 && n.value("count", 0L) >= 2);
   if (monte_carlo) {
     allowed = kRegressZ * std::hypot(b.value("se", 0.0), n.value("se", 0.0));
     row.allowed = fmt::format("{:.3g} ({:g} SE)", allowed, kRegressZ);
@@ -147,7 +158,8 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
 
 RegressOutcome run_regress(const RegressOptions& o) {
   const SuiteFile suite = load_suite(o.suite);
-  const std::string dir = o.baseline_dir.empty() ? std::string(attnflow::source_dir()) + "/checks/baselines" : o.baseline_dir;
+  const std::string dir =
+      o.baseline_dir.empty() ? std::string(attnflow::source_dir()) + "/checks/baselines" : o.baseline_dir;
   if (!o.update && !fs::is_directory(dir)) input_error("--baseline", "no baseline directory " + dir);
   for (const auto& id : o.only)
     if (!find_entry(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
@@ -164,7 +176,8 @@ RegressOutcome run_regress(const RegressOptions& o) {
     const std::string path = dir + "/" + id + ".json";
     baselines.push_back(fs::exists(path) ? std::optional<json>(load_baseline(path)) : std::nullopt);
     if (baselines.back() && baselines.back()->at("id") != id)
-      input_error(path + ": id", "is \"" + baselines.back()->at("id").get<std::string>() + "\", expected \"" + id + "\"");
+      input_error(path + ": id",
+                  "is \"" + baselines.back()->at("id").get<std::string>() + "\", expected \"" + id + "\"");
   }
 
   if (o.events) {
@@ -195,7 +208,8 @@ RegressOutcome run_regress(const RegressOptions& o) {
       continue;
     }
     if (!base) {
-      out.rows.push_back({id, "(baseline file)", "missing", "-", "-", "DRIFT (no " + id + ".json; run --update)", true});
+      out.rows.push_back(
+          {id, "(baseline file)", "missing", "-", "-", "DRIFT (no " + id + ".json; run --update)", true});
       continue;
     }
     const std::uint64_t seed = o.seed.value_or(base->at("seed").get<std::uint64_t>());
@@ -208,12 +222,15 @@ RegressOutcome run_regress(const RegressOptions& o) {
     const json now = observed(r);
     for (const auto& q : base->at("quantities")) {
       const json* n = find_quantity(now, q["quantity"]);
-      if (!n) out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "-", "DRIFT (no longer observed)", true});
-      else out.rows.push_back(compare_observable(id, q, *n, same_seed));
+      if (!n)
+        out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "-", "DRIFT (no longer observed)", true});
+      else
+        out.rows.push_back(compare_observable(id, q, *n, same_seed));
     }
     for (const auto& q : now)
       if (!find_quantity(base->at("quantities"), q["quantity"]))
-        out.rows.push_back({id, q["quantity"], "-", show(q["value"]), "-", "new (not in the baseline; --update records it)", false});
+        out.rows.push_back(
+            {id, q["quantity"], "-", show(q["value"]), "-", "new (not in the baseline; --update records it)", false});
   }
 
   long drifts = 0;
@@ -222,11 +239,15 @@ RegressOutcome run_regress(const RegressOptions& o) {
   out.baseline_dir = dir;
   out.regress_path = o.out + "/regress.json";
   fs::create_directories(o.out);
-  write_file_atomically(out.regress_path,
-                        json{{"suite", suite.name}, {"baseline_dir", dir}, {"update", o.update},
-                             {"seed", o.seed ? json(*o.seed) : json("baseline")}, {"attnflow_version", kVersion},
-                             {"drifts", drifts}, {"rows", rows_json(out.rows)}}
-                                .dump(1) + "\n");
+  write_file_atomically(out.regress_path, json{{"suite", suite.name},
+                                               {"baseline_dir", dir},
+                                               {"update", o.update},
+                                               {"seed", o.seed ? json(*o.seed) : json("baseline")},
+                                               {"attnflow_version", kVersion},
+                                               {"drifts", drifts},
+                                               {"rows", rows_json(out.rows)}}
+                                                  .dump(1) +
+                                              "\n");
   return out;
 }
 

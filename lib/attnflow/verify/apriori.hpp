@@ -36,9 +36,8 @@ template <class I> I power(const I& T, int p) {
 /// The inclusion test on one candidate box Ycand: computes a_p(Ycand) in `onY` and
 /// check = poly + T^p a_p(Ycand); true when check ⊆ interior(Ycand) (then Ycand, and check,
 /// contain every solution from X̂ over T). `poly` is Σ_{k<p} T^k a_k(X̂), `Tp` is T^p.
-template <class I>
-bool apriori_inclusion(const std::vector<I>& poly, SphereSeries<I, I>& onY, const I& Tp, int p,
-                       const std::vector<I>& Ycand, std::vector<I>& check) {
+template <class I> bool apriori_inclusion(const std::vector<I>& poly, SphereSeries<I, I>& onY, const I& Tp, int p,
+                                          const std::vector<I>& Ycand, std::vector<I>& check) {
   const std::size_t N = poly.size();
   onY.compute(Ycand, p);
   check.resize(N);
@@ -53,9 +52,8 @@ bool apriori_inclusion(const std::vector<I>& poly, SphereSeries<I, I>& onY, cons
 /// Finds Y ⊇ {x(s; x0) : s ∈ T, x0 ∈ X̂} by the high-order test. `atX` holds a_k(X̂) for
 /// k < p; `onY` is scratch for a_p(Y). On success Y is the (narrower) validated left-hand side
 /// and `ap` encloses a_p over it (the Lagrange remainder coefficient of the step).
-template <class I>
-bool high_order_apriori(const SphereSeries<I, I>& atX, SphereSeries<I, I>& onY, const I& T, int p, int tries,
-                        std::vector<I>& Y, std::vector<I>& ap) {
+template <class I> bool high_order_apriori(const SphereSeries<I, I>& atX, SphereSeries<I, I>& onY, const I& T, int p,
+                                           int tries, std::vector<I>& Y, std::vector<I>& ap) {
   using P = point_t<I>;
   const std::size_t N = atX.size();
   const I Tp = power(T, p);

@@ -45,8 +45,10 @@ template <class I> bool certified_distinct(const Problem<I>& pb) {
 template <class I> std::vector<std::string> hypotheses(const Problem<I>& pb, std::string& failed) {
   std::vector<std::string> out;
   auto require = [&](bool holds, const std::string& what) {
-    if (holds) out.push_back(what);
-    else if (failed.empty()) failed = what + " is not certified";
+    if (holds)
+      out.push_back(what);
+    else if (failed.empty())
+      failed = what + " is not certified";
   };
   if (pb.d == 1) {
     require(iv::lower_double(pb.field.v) > 0, "V > 0 (V = " + pb.instance.V[0] + ")");
@@ -55,8 +57,10 @@ template <class I> std::vector<std::string> hypotheses(const Problem<I>& pb, std
     require(pb.field.V_scalar && iv::lower_double(pb.field.v) > 0, "V = v I with v > 0");
     require(certified_positive_definite(pb.field), "beta Q^T K positive definite (interval Cholesky)");
   }
-  if (certified_distinct(pb)) out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
-  else if (failed.empty()) failed = "the initial tokens are not certified distinct";
+  if (certified_distinct(pb))
+    out.push_back("distinct initial tokens (disjoint enclosures of the decimals)");
+  else if (failed.empty())
+    failed = "the initial tokens are not certified distinct";
   return out;
 }
 

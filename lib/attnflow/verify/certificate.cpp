@@ -57,12 +57,16 @@ const WeightSpec& constant(const WeightSpec& w, const std::string& field) {
 }
 
 std::vector<std::string> string_list(const nlohmann::json& j, const std::string& field, std::size_t size) {
-  if (!j.is_array() || j.size() != size) input_error(field, "expected an array of " + std::to_string(size) + " decimals");
+  if (!j.is_array() || j.size() != size)
+    input_error(field, "expected an array of " + std::to_string(size) + " decimals");
   std::vector<std::string> out;
   for (const auto& e : j) {
-    if (e.is_string()) out.push_back(e.get<std::string>());
-    else if (e.is_number()) out.push_back(g17(e.get<double>()));
-    else input_error(field, "entries must be decimal strings or numbers");
+    if (e.is_string())
+      out.push_back(e.get<std::string>());
+    else if (e.is_number())
+      out.push_back(g17(e.get<double>()));
+    else
+      input_error(field, "entries must be decimal strings or numbers");
   }
   return out;
 }
@@ -71,9 +75,12 @@ std::vector<double> doubles(const nlohmann::json& j, const std::string& field) {
   if (!j.is_array()) input_error(field, "expected an array");
   std::vector<double> out;
   for (const auto& e : j) {
-    if (e.is_string()) out.push_back(std::stod(e.get<std::string>()));
-    else if (e.is_number()) out.push_back(e.get<double>());
-    else input_error(field, "entries must be numbers");
+    if (e.is_string())
+      out.push_back(std::stod(e.get<std::string>()));
+    else if (e.is_number())
+      out.push_back(e.get<double>());
+    else
+      input_error(field, "entries must be numbers");
   }
   return out;
 }
@@ -108,7 +115,8 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
   if (in.n < 1 || in.d < 1 || in.n > 4096 || in.d > 4096) input_error("instance.n, d", "out of range");
   in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", static_cast<std::size_t>(in.d) * in.d);
   in.K = string_list(j.value("K", nlohmann::json()), "instance.K", static_cast<std::size_t>(in.d) * in.d);
-  in.points = string_list(j.value("points", nlohmann::json()), "instance.points", static_cast<std::size_t>(in.n) * in.d);
+  in.points =
+      string_list(j.value("points", nlohmann::json()), "instance.points", static_cast<std::size_t>(in.n) * in.d);
   if (in.model == "sa-euclid")
     in.V = string_list(j.value("V", nlohmann::json()), "instance.V", static_cast<std::size_t>(in.d) * in.d);
   return in;
@@ -133,7 +141,8 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
     // [Blog] Prop 2.1: V = alpha I. The layer factor is alpha (layer-normalized) or eta (euler-renormalize, V = I).
     const bool identity = V.kind == MatrixSpec::Kind::Identity;
     if (c.model->kind == ModelKind::EulerRenormalize) {
-      if (!identity) input_error("V", "euler-renormalize proofs need V = identity (use layer-normalized for V = alpha I)");
+      if (!identity)
+        input_error("V", "euler-renormalize proofs need V = identity (use layer-normalized for V = alpha I)");
       in.step = c.eta;
     } else if (identity || V.kind == MatrixSpec::Kind::ScaledIdentity) {
       in.step = identity ? "1" : V.scalar;
@@ -158,8 +167,9 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
 }
 
 nlohmann::json ProveOptions::to_json() const {
-  return {{"max_time", g17(max_time)}, {"order", order}, {"jet_order", jet_order}, {"tol", g17(tol)}, {"max_step", g17(max_step)}, {"rem_tol", g17(rem_tol)},
-          {"interval", interval}, {"digits", digits}, {"max_steps", max_steps}, {"epsilon", g17(epsilon)}};
+  return {{"max_time", g17(max_time)}, {"order", order},          {"jet_order", jet_order}, {"tol", g17(tol)},
+          {"max_step", g17(max_step)}, {"rem_tol", g17(rem_tol)}, {"interval", interval},   {"digits", digits},
+          {"max_steps", max_steps},    {"epsilon", g17(epsilon)}};
 }
 
 ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
@@ -219,10 +229,11 @@ nlohmann::json predicate_json(const ProofResult& r) {
   const BooleanCapture& c = r.capture;
   if (r.predicate == kVertexCapturePredicate)
     return {{"kind", kVertexCapturePredicate},
-            {"statement", "for every point of the enclosure of x(T): every row i has P_i,leader(i)(T) >= 1 - epsilon "
-                          "(so |P_i - e_leader(i)|_1 <= 2 epsilon), and leader(l) = l for every leader l; as "
-                          "1 - epsilon > 1/2, <x_l, A x_l> > <x_l, A x_j> for j != l: w = A^T x_l exposes x_l, a "
-                          "vertex of conv{x_j(T)}"},
+            {"statement",
+             "for every point of the enclosure of x(T): every row i has P_i,leader(i)(T) >= 1 - epsilon "
+             "(so |P_i - e_leader(i)|_1 <= 2 epsilon), and leader(l) = l for every leader l; as "
+             "1 - epsilon > 1/2, <x_l, A x_l> > <x_l, A x_j> for j != l: w = A^T x_l exposes x_l, a "
+             "vertex of conv{x_j(T)}"},
             {"epsilon", g17(c.epsilon)},
             {"leader", int_list(c.leader)},
             {"leaders", int_list(c.leaders)},
@@ -230,9 +241,10 @@ nlohmann::json predicate_json(const ProofResult& r) {
             {"margin", g17(c.min_capture)}};
   nlohmann::json p = {
       {"kind", kBooleanPredicate},
-      {"statement", "for every point of the enclosure of x(T): token `left` lies below and `right` above all others; "
-                    "every row i but `exceptional` has P_i,leader(i)(T) >= 1 - epsilon, with leader(i) = right if "
-                    "x_i(T) > 0 and left if x_i(T) < 0 (so |P_i - e_leader(i)|_1 <= 2 epsilon)"},
+      {"statement",
+       "for every point of the enclosure of x(T): token `left` lies below and `right` above all others; "
+       "every row i but `exceptional` has P_i,leader(i)(T) >= 1 - epsilon, with leader(i) = right if "
+       "x_i(T) > 0 and left if x_i(T) < 0 (so |P_i - e_leader(i)|_1 <= 2 epsilon)"},
       {"epsilon", g17(c.epsilon)},
       {"left", c.left},
       {"right", c.right},
@@ -241,7 +253,8 @@ nlohmann::json predicate_json(const ProofResult& r) {
       {"p_leader_lower", text_list(c.p_lead_lo)},
       {"margin", g17(c.min_capture)},
       {"exceptional", c.exceptional}};
-  if (c.exceptional >= 0) p["exceptional_row"] = {{"lo", text_list(c.exceptional_lo)}, {"hi", text_list(c.exceptional_hi)}};
+  if (c.exceptional >= 0)
+    p["exceptional_row"] = {{"lo", text_list(c.exceptional_lo)}, {"hi", text_list(c.exceptional_hi)}};
   return p;
 }
 
@@ -256,10 +269,11 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
                               ? "vertex capture at T: P(T) lies within epsilon of a Boolean matrix whose leaders "
                                 "attend to themselves and are vertices of the convex hull of the tokens ([A] Thm 3.1's "
                                 "prediction)"
-                          : boolean ? "Boolean attention at T: P(T) lies within epsilon of a Boolean matrix whose rows, "
-                                    "all but at most one, are e_left or e_right with the leaders [A] Thm 2.1 predicts"
-                                  : "single cluster via cone collapse: the solution from this start enters an open "
-                                    "hemisphere at time T, hence all tokens converge to one point";
+                          : boolean
+                              ? "Boolean attention at T: P(T) lies within epsilon of a Boolean matrix whose rows, "
+                                "all but at most one, are e_left or e_right with the leaders [A] Thm 2.1 predicts"
+                              : "single cluster via cone collapse: the solution from this start enters an open "
+                                "hemisphere at time T, hence all tokens converge to one point";
   const nlohmann::json start =
       boolean ? nlohmann::json{{"definition", "x_i(0) = p_i with p_i = instance.points (sa-euclid)"},
                                {"hypotheses_certified", r.hypotheses}}
@@ -276,13 +290,14 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
       {"start", start},
       {"method", o.to_json()},
       {"method_description",
-       std::string(in.model == "sa-euclid" ? "in co-moving coordinates x = M z, M = e^{tV} (state z and M; softmax rows "
-                                             "relative to a reference token r, logits from A M (z_j - z_r)); "
-                                           : "") +
-       "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
-       "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
-       "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, "
-       "exp by MPFR; start and the orders <= 2 of each step's point part in MPFI at 40 digits)"},
+       std::string(in.model == "sa-euclid"
+                       ? "in co-moving coordinates x = M z, M = e^{tV} (state z and M; softmax rows "
+                         "relative to a reference token r, logits from A M (z_j - z_r)); "
+                       : "") +
+           "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
+           "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
+           "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, "
+           "exp by MPFR; start and the orders <= 2 of each step's point part in MPFI at 40 digits)"},
       {"attnflow_version", kVersion},
       {"git", attnflow::git_commit()},
       {"steps", r.proved ? r.steps_to_T : r.steps},
@@ -292,7 +307,9 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
   if (r.proved) {
     c["T"] = g17(r.T);
     c["predicate"] = predicate_json(r);
-    c["enclosure_at_T"] = {{"t", g17(r.at_T.t)}, {"lo", text_list(r.at_T.lo)}, {"hi", text_list(r.at_T.hi)},
+    c["enclosure_at_T"] = {{"t", g17(r.at_T.t)},
+                           {"lo", text_list(r.at_T.lo)},
+                           {"hi", text_list(r.at_T.hi)},
                            {"max_width", g17(r.at_T.max_width())}};
   } else {
     c["reason"] = r.reason;
@@ -332,21 +349,24 @@ CheckResult check_certificate(const nlohmann::json& cert) {
   }
   const std::string T = cert.value("T", "");
   if (T != g17(r.T)) return reject("T", T, g17(r.T));
-  if (cert.value("steps", -1L) != r.steps_to_T) return reject("steps", std::to_string(cert.value("steps", -1L)), std::to_string(r.steps_to_T));
+  if (cert.value("steps", -1L) != r.steps_to_T)
+    return reject("steps", std::to_string(cert.value("steps", -1L)), std::to_string(r.steps_to_T));
   const auto& pred = cert.value("predicate", nlohmann::json::object());
   const nlohmann::json again = predicate_json(r);
   for (const auto& [key, value] : again.items())
-    if (pred.value(key, nlohmann::json()) != value) return reject("predicate." + key, pred.value(key, nlohmann::json()).dump(), value.dump());
+    if (pred.value(key, nlohmann::json()) != value)
+      return reject("predicate." + key, pred.value(key, nlohmann::json()).dump(), value.dump());
   const auto& enc = cert.value("enclosure_at_T", nlohmann::json::object());
-  if (enc.value("lo", nlohmann::json()) != text_list(r.at_T.lo) || enc.value("hi", nlohmann::json()) != text_list(r.at_T.hi))
+  if (enc.value("lo", nlohmann::json()) != text_list(r.at_T.lo) ||
+      enc.value("hi", nlohmann::json()) != text_list(r.at_T.hi))
     return reject("enclosure_at_T", "(" + std::to_string(enc.value("lo", nlohmann::json::array()).size()) + " bounds)",
                   "(other bounds)");
   res.accepted = true;
-  const std::string margin = r.boolean() ? "min P_i,leader >= " + g17(r.capture.min_capture)
-                                                                 : "margin " + g3(r.margin);
-  res.message = fmt::format("certificate verified: {} tokens, d = {}, {} certified at T = {} after {} steps, "
-                            "{}, widths {}",
-                            in.n, in.d, r.predicate, g17(r.T), r.steps_to_T, margin, g3(r.at_T.max_width()));
+  const std::string margin = r.boolean() ? "min P_i,leader >= " + g17(r.capture.min_capture) : "margin " + g3(r.margin);
+  res.message = fmt::format(
+      "certificate verified: {} tokens, d = {}, {} certified at T = {} after {} steps, "
+      "{}, widths {}",
+      in.n, in.d, r.predicate, g17(r.T), r.steps_to_T, margin, g3(r.at_T.max_width()));
   res.seconds = r.seconds;
   return res;
 }
@@ -368,7 +388,9 @@ double enclose_benchmark_seconds(const std::string& instance_path, double t_end,
   const auto t0 = std::chrono::steady_clock::now();
   const FlowResult f = enclose_flow(in, {nearest_quantum_time(t_end)}, ProveOptions{});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!f.ok) throw std::runtime_error("enclose benchmark: " + instance_path + " lost at t = " + g17(f.t_reached) + ": " + f.reason);
+  if (!f.ok)
+    throw std::runtime_error("enclose benchmark: " + instance_path + " lost at t = " + g17(f.t_reached) + ": " +
+                             f.reason);
   max_width = f.boxes.back().max_width();
   return s;
 }

@@ -65,7 +65,8 @@ template <class I> struct Problem {
       for (int a = 0; a < d; ++a)
         for (int b = 0; b < d; ++b) {
           I s(0);
-          for (int l = 0; l < d; ++l) s += Q[static_cast<std::size_t>(l * d + a)] * K[static_cast<std::size_t>(l * d + b)];
+          for (int l = 0; l < d; ++l)
+            s += Q[static_cast<std::size_t>(l * d + a)] * K[static_cast<std::size_t>(l * d + b)];
           field.A[static_cast<std::size_t>(a * d + b)] = beta * s;
         }
       field.A_symmetric = in.Q == in.K;  // Q^T Q
@@ -93,7 +94,8 @@ template <class I> struct Problem {
       }
       const I norm = iv::sqrt(norm2);
       for (int c = 0; c < d; ++c)
-        start[static_cast<std::size_t>(i * d + c)] = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
+        start[static_cast<std::size_t>(i * d + c)] =
+            iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
     }
   }
 
@@ -113,7 +115,8 @@ template <class I> struct Problem {
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < d; ++c) {
         I s(0);
-        if (field.V_scalar) s = M[0] * state[static_cast<std::size_t>(i * d + c)];
+        if (field.V_scalar)
+          s = M[0] * state[static_cast<std::size_t>(i * d + c)];
         else
           for (int b = 0; b < d; ++b) s += M[c * d + b] * state[static_cast<std::size_t>(i * d + b)];
         x[static_cast<std::size_t>(i * d + c)] = s;
@@ -155,9 +158,9 @@ template <class I> LohnerSet<I> start_set(const ProveInstance& in, const std::ve
 
 /// The integration loop shared by prove and enclose_flow. `targets` are the times to land on
 /// (the last one ends the run); `on_step` sees each new enclosure and may stop the run.
-template <class I, class OnStep>
-bool integrate(const Problem<I>& pb, LohnerSet<I> X, const ProveOptions& o, const std::vector<double>& targets,
-               OnStep&& on_step, std::string& why, double& t_out, long& steps_out, std::vector<double>& hs) {
+template <class I, class OnStep> bool integrate(const Problem<I>& pb, LohnerSet<I> X, const ProveOptions& o,
+                                                const std::vector<double>& targets, OnStep&& on_step, std::string& why,
+                                                double& t_out, long& steps_out, std::vector<double>& hs) {
   StepSettings s;
   s.order = o.order;
   s.jet_order = o.jet_order;
@@ -235,11 +238,11 @@ bool integrate(const Problem<I>& pb, LohnerSet<I> X, const ProveOptions& o, cons
   return true;
 }
 
-
 /// Encloses the flow from the instance's start until `holds(X, box, r)` certifies the predicate
 /// on a step's enclosure (filling r's predicate fields), or until the time limit; after a proof,
 /// on to report_until for the widths. Sets everything in r but the predicate fields and seconds.
-template <class I, class Holds> void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Holds&& holds) {
+template <class I, class Holds>
+void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Holds&& holds) {
   const double end = std::max(o.max_time, o.report_until);
   auto on_step = [&](double t, const std::vector<I>& X, long steps) {
     const Box b = box_of(t, X);

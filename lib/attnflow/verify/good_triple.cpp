@@ -157,7 +157,8 @@ GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<
   const Eigen::Index top = top_index(right.eigenvalues());
   const std::complex<double> lt = right.eigenvalues()[top];
   if (std::abs(lt.imag()) > 1e-12 * std::max(1.0, std::abs(lt))) {
-    g.failure = fmt::format("the top eigenvalue is not real (approximately {:.6g} ± {:.6g}i)", lt.real(), std::abs(lt.imag()));
+    g.failure =
+        fmt::format("the top eigenvalue is not real (approximately {:.6g} ± {:.6g}i)", lt.real(), std::abs(lt.imag()));
     return g;
   }
   Eigen::VectorXd xt = right.eigenvectors().col(top).real();
@@ -214,8 +215,8 @@ GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<
   if (!(g.lambda_lo > 0))
     g.failure = "lambda_1 not proved positive";
   else if (!g.dominant)
-    g.failure = fmt::format("max |lambda_k|, k >= 2, bounded only by {:.6g}, not below lambda_1 >= {:.6g}", g.rest_radius,
-                            g.lambda_lo);
+    g.failure = fmt::format("max |lambda_k|, k >= 2, bounded only by {:.6g}, not below lambda_1 >= {:.6g}",
+                            g.rest_radius, g.lambda_lo);
   else if (!g.sign_positive && !g.sign_negative)
     g.failure = "the sign of <Q phi_1, K phi_1> is not decided on the eigenvector box";
   else if (g.sign_negative)
@@ -225,16 +226,18 @@ GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<
 
 std::string GoodTripleCertificate::summary() const {
   if (!eigenpair_verified) return "not certified: " + failure;
-  return fmt::format("{}: lambda_1 in [{:.17g}, {:.17g}], max_(k>=2) |lambda_k| <= {:.6g} (norm of M^{}), "
-                     "<Q phi_1, K phi_1> in [{:.6g}, {:.6g}]{}",
-                     good() ? "certified good triple" : "not a certified good triple", lambda_lo, lambda_hi,
-                     rest_radius, power, sign_lo, sign_hi, failure.empty() ? "" : "; " + failure);
+  return fmt::format(
+      "{}: lambda_1 in [{:.17g}, {:.17g}], max_(k>=2) |lambda_k| <= {:.6g} (norm of M^{}), "
+      "<Q phi_1, K phi_1> in [{:.6g}, {:.6g}]{}",
+      good() ? "certified good triple" : "not a certified good triple", lambda_lo, lambda_hi, rest_radius, power,
+      sign_lo, sign_hi, failure.empty() ? "" : "; " + failure);
 }
 
 nlohmann::json GoodTripleCertificate::to_json() const {
   return {{"certified_good", good()},
-          {"method", "Krawczyk eigenpair test; Brauer deflation with a norm-of-powers bound; interval sign test "
-                     "(double intervals, directed rounding)"},
+          {"method",
+           "Krawczyk eigenpair test; Brauer deflation with a norm-of-powers bound; interval sign test "
+           "(double intervals, directed rounding)"},
           {"eigenpair_verified", eigenpair_verified},
           {"lambda1", {lambda_lo, lambda_hi}},
           {"phi1_lo", phi_lo},

@@ -26,10 +26,10 @@ struct GoodTripleCertificate {
   double rest_radius = 0;              // upper bound of max_{k≥2} |λ_k| (step 2); +inf if none found
   int power = 0;                       // the k that gave it
   double sign_lo = 0, sign_hi = 0;     // enclosure of ⟨Qφ_1, Kφ_1⟩
-  bool dominant = false;     // λ_1 real, > 0, simple and > |λ_k|: proved
-  bool sign_positive = false;  // ⟨Qφ_1, Kφ_1⟩ > 0: proved
-  bool sign_negative = false;  // ⟨Qφ_1, Kφ_1⟩ < 0: proved (the negative control's hypothesis)
-  std::string failure;         // why a part could not be proved (empty when all proved)
+  bool dominant = false;               // λ_1 real, > 0, simple and > |λ_k|: proved
+  bool sign_positive = false;          // ⟨Qφ_1, Kφ_1⟩ > 0: proved
+  bool sign_negative = false;          // ⟨Qφ_1, Kφ_1⟩ < 0: proved (the negative control's hypothesis)
+  std::string failure;                 // why a part could not be proved (empty when all proved)
 
   bool good() const { return dominant && sign_positive; }
   std::string summary() const;

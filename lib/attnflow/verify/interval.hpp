@@ -30,9 +30,8 @@ namespace bi = boost::numeric::interval_lib;
 
 // save_state_nothing: an operation does not touch the rounding mode; RoundUpward (below) sets
 // it once for the whole rigorous computation, which is what makes double intervals fast.
-using DInterval =
-    boost::numeric::interval<double, bi::policies<bi::save_state_nothing<bi::rounded_arith_opp<double>>,
-                                                  bi::checking_base<double>>>;
+using DInterval = boost::numeric::interval<
+    double, bi::policies<bi::save_state_nothing<bi::rounded_arith_opp<double>>, bi::checking_base<double>>>;
 using MInterval = mp::number<mp::mpfi_float_backend<0>, mp::et_off>;
 
 /// Sets the FPU to round upward for a scope (required by DInterval arithmetic) and restores the

@@ -131,12 +131,11 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
   const std::size_t N = static_cast<std::size_t>(in.n) * in.d, dd = static_cast<std::size_t>(in.d) * in.d;
   if (in.Q.size() != dd || in.K.size() != dd || in.points.size() != N) input_error("instance", "wrong sizes");
   try {
-    for (std::size_t k = 0; k < dd; ++k) map.Q.push_back(iv::decimal<I>(in.Q[k])), map.K.push_back(iv::decimal<I>(in.K[k]));
+    for (std::size_t k = 0; k < dd; ++k)
+      map.Q.push_back(iv::decimal<I>(in.Q[k])), map.K.push_back(iv::decimal<I>(in.K[k]));
     map.beta = iv::decimal<I>(in.beta);
     map.step = iv::decimal<I>(in.step);
-  } catch (const std::invalid_argument& e) {
-    input_error("instance", e.what());
-  }
+  } catch (const std::invalid_argument& e) { input_error("instance", e.what()); }
   // [Blog] Proposition 2.1 needs 0 <= alpha <= 1: proved on the decimal's enclosure.
   if (!(map.step.lower() >= 0 && map.step.upper() <= 1))
     input_error("step", "the layer factor (alpha for V = alpha I, or eta) must lie in [0, 1] for [Blog] Prop 2.1");
@@ -148,9 +147,7 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
     for (int a = 0; a < in.d; ++a) {
       try {
         p[a] = iv::decimal<I>(in.points[static_cast<std::size_t>(i * in.d + a)]);
-      } catch (const std::invalid_argument& e) {
-        input_error("points", e.what());
-      }
+      } catch (const std::invalid_argument& e) { input_error("points", e.what()); }
       norm2 += p[a] * p[a];
     }
     if (!(norm2.lower() > 0)) input_error("points", "point " + std::to_string(i + 1) + " is zero");

@@ -31,8 +31,10 @@
 namespace attnflow::verify {
 
 template <class I> I mulp(const I& x, const point_t<I>& p) {
-  if constexpr (std::is_same_v<I, DInterval>) return iv::mul(x, DInterval(p));
-  else return x * iv::point<I>(p);
+  if constexpr (std::is_same_v<I, DInterval>)
+    return iv::mul(x, DInterval(p));
+  else
+    return x * iv::point<I>(p);
 }
 
 template <class I> struct LohnerSet {
@@ -47,7 +49,8 @@ template <class I> struct LohnerSet {
     for (std::size_t q = 0; q < N; ++q) {
       // The small terms first: adding each to c would round outward by an ulp of c each time.
       I s(0);
-      for (std::size_t l = 0; l < N; ++l) s += mulp(r[l], B(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(l)));
+      for (std::size_t l = 0; l < N; ++l)
+        s += mulp(r[l], B(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(l)));
       out[q] = s + iv::point<I>(c[q]);
     }
     return out;
@@ -69,19 +72,19 @@ template <class I> struct LohnerSet {
 };
 
 struct StepSettings {
-  int order = 20;      // p: Taylor order of the point part (remainder h^p a_p(Y))
-  int jet_order = 10;  // q: Taylor order of the Jacobian
-  double tol = 1e-20;  // target size of the remainder per step (chooses h)
+  int order = 20;            // p: Taylor order of the point part (remainder h^p a_p(Y))
+  int jet_order = 10;        // q: Taylor order of the Jacobian
+  double tol = 1e-20;        // target size of the remainder per step (chooses h)
   double h_min = 0x1.0p-24;  // also the time quantum: step sizes are multiples of it
   double h_max = 0.25;       // longest step (the a-priori box and the jets need moderate steps)
   double rem_tol = 1e-17;    // largest remainder |h^p a_p(Y)| accepted in a step
 };
 
 struct StepInfo {
-  double h = 0;              // the step taken (signed)
-  double remainder = 0;      // max |h^p a_p(Y)|
+  double h = 0;          // the step taken (signed)
+  double remainder = 0;  // max |h^p a_p(Y)|
   int apriori_tries = 0;
-  double lipschitz_h = 0;    // ‖Df(Y)‖_∞ |h| (diagnostics: first-order Picard needed it ≪ 1)
+  double lipschitz_h = 0;  // ‖Df(Y)‖_∞ |h| (diagnostics: first-order Picard needed it ≪ 1)
 };
 
 /// Rigorous enclosure of Q^{-1} for a numerically orthogonal Q (row-major N×N).
@@ -122,7 +125,14 @@ template <class I> class SphereIntegrator {
   /// `precise`: the same field in MPFI (double intervals only), for the low orders of the point
   /// part (precise_orders.hpp); without it the whole point part is in I.
   SphereIntegrator(const SphereField<I>& f, const StepSettings& s, const SphereField<MInterval>* precise = nullptr)
-      : f_(f), pf_(point_field(f)), s_(s), N_(f.state_size()), val_(f, 0), atX_(f, 0), jet_(f, f.state_size()), pval_(pf_, 0) {
+      : f_(f),
+        pf_(point_field(f)),
+        s_(s),
+        N_(f.state_size()),
+        val_(f, 0),
+        atX_(f, 0),
+        jet_(f, f.state_size()),
+        pval_(pf_, 0) {
     if (precise && std::is_same_v<I, DInterval>) precise_ = std::make_unique<PreciseLowOrders>(*precise);
   }
 
@@ -294,7 +304,8 @@ template <class I> class SphereIntegrator {
       I s(0);
       for (int b = 0; b < N_; ++b) {
         I cab(0);
-        for (int l = 0; l < N_; ++l) cab += iv::mul(Qinv[static_cast<std::size_t>(a * N_ + l)], M[static_cast<std::size_t>(l * N_ + b)]);
+        for (int l = 0; l < N_; ++l)
+          cab += iv::mul(Qinv[static_cast<std::size_t>(a * N_ + l)], M[static_cast<std::size_t>(l * N_ + b)]);
         s += cab * X.r[static_cast<std::size_t>(b)];
         s += Qinv[static_cast<std::size_t>(a * N_ + b)] * z[static_cast<std::size_t>(b)];
       }

@@ -40,7 +40,8 @@ template <class I> I attention_entry(const std::vector<I>& x, const SphereField<
     I l(0);
     for (std::size_t c = 0; c < d; ++c) {
       I u(0);
-      if (f.A_scalar) u = f.a * diff[c];
+      if (f.A_scalar)
+        u = f.a * diff[c];
       else
         for (std::size_t b = 0; b < d; ++b) u += f.A[c * d + b] * diff[b];
       l += x[i * d + c] * u;
@@ -92,7 +93,8 @@ bool vertex_capture(const std::vector<I>& x, const SphereField<I>& f, double eps
 }
 
 /// The predicate on one enclosure of x(T) (n tokens, d = 1). Fills c; true when it holds.
-template <class I> bool boolean_capture(const std::vector<I>& x, const SphereField<I>& f, double epsilon, BooleanCapture& c) {
+template <class I>
+bool boolean_capture(const std::vector<I>& x, const SphereField<I>& f, double epsilon, BooleanCapture& c) {
   const std::size_t n = x.size();
   c = BooleanCapture{};
   c.epsilon = epsilon;

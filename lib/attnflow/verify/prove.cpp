@@ -66,7 +66,8 @@ template <class I> ProofResult prove_impl(const ProveInstance& in, const ProveOp
     const Box b0 = box_of(0.0, pb->start);
     for (int i = 0; i < in.n; ++i)
       for (int c = 0; c < in.d; ++c)
-        x0(i, c) = 0.5 * (b0.lo[static_cast<std::size_t>(i * in.d + c)] + b0.hi[static_cast<std::size_t>(i * in.d + c)]);
+        x0(i, c) =
+            0.5 * (b0.lo[static_cast<std::size_t>(i * in.d + c)] + b0.hi[static_cast<std::size_t>(i * in.d + c)]);
     const HemisphereResult h0 = find_hemisphere<double>(x0);
     r.start_hemisphere_certified = h0.certified;
     r.start_in_hemisphere = h0.exists;
@@ -88,9 +89,9 @@ template <class I> ProofResult prove_impl(const ProveInstance& in, const ProveOp
   return r;
 }
 
-template <class I>
-FlowResult flow_impl(const ProveInstance& in, const std::vector<double>& times, const ProveOptions& o,
-                     const std::vector<double>& lo, const std::vector<double>& hi) {
+template <class I> FlowResult flow_impl(const ProveInstance& in, const std::vector<double>& times,
+                                        const ProveOptions& o, const std::vector<double>& lo,
+                                        const std::vector<double>& hi) {
   FlowResult fr;
   std::unique_ptr<Problem<I>> pb;
   std::vector<I> start;
@@ -100,8 +101,7 @@ FlowResult flow_impl(const ProveInstance& in, const std::vector<double>& times, 
     start = pb->tokens(pb->start);
     if (!lo.empty()) {
       if (lo.size() != start.size() || hi.size() != start.size()) throw InputError("start box: wrong size");
-      for (std::size_t q = 0; q < start.size(); ++q)
-        start[q] = iv::interval<I>(point_t<I>(lo[q]), point_t<I>(hi[q]));
+      for (std::size_t q = 0; q < start.size(); ++q) start[q] = iv::interval<I>(point_t<I>(lo[q]), point_t<I>(hi[q]));
     }
   }
   std::vector<double> targets;
@@ -139,7 +139,8 @@ FlowResult flow_impl(const ProveInstance& in, const std::vector<double>& times, 
 void validate_flow_instance(const ProveInstance& in, const ProveOptions& o) {
   if (in.model != "sa-sphere" && in.model != "usa-sphere" && in.model != "sa-euclid")
     input_error("model", "the rigorous integrator handles sa-sphere, usa-sphere and sa-euclid (got " + in.model + ")");
-  if (in.model == "sa-euclid" && in.V.size() != static_cast<std::size_t>(in.d) * in.d) input_error("V", "need d·d entries");
+  if (in.model == "sa-euclid" && in.V.size() != static_cast<std::size_t>(in.d) * in.d)
+    input_error("V", "need d·d entries");
   if (in.n < 1 || in.d < 1) input_error("n, d", "must be positive");
   if (in.points.size() != static_cast<std::size_t>(in.n) * in.d) input_error("points", "need n·d entries");
   if (in.Q.size() != static_cast<std::size_t>(in.d) * in.d || in.K.size() != in.Q.size())
@@ -183,7 +184,6 @@ ProofResult prove(const ProveInstance& in, const ProveOptions& o) {
   return prove_cone_collapse(in, o);
 }
 
-
 FlowResult enclose_flow(const ProveInstance& in, const std::vector<double>& times, const ProveOptions& o,
                         const std::vector<double>& lo, const std::vector<double>& hi) {
   validate_flow_instance(in, o);
@@ -217,7 +217,8 @@ std::pair<double, double> sqrt_enclosure(const std::string& kind, const std::str
 }
 
 std::vector<std::pair<double, double>> mul_enclosures(const std::vector<double>& a_lo, const std::vector<double>& a_hi,
-                                                      const std::vector<double>& b_lo, const std::vector<double>& b_hi) {
+                                                      const std::vector<double>& b_lo,
+                                                      const std::vector<double>& b_hi) {
   RoundUpward up;
   std::vector<std::pair<double, double>> out(a_lo.size());
   for (std::size_t k = 0; k < a_lo.size(); ++k) {

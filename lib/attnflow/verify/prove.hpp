@@ -20,9 +20,9 @@ struct ProveInstance {
   std::string model;  // sa-sphere | usa-sphere | sa-euclid | layer-normalized | euler-renormalize
   int n = 0, d = 0;
   std::string beta = "1";
-  std::string step = "1";  // layer models: y_i = x_i + step Σ_j P_ij x_j (α of V = αI, or η)
-  std::vector<std::string> Q, K;  // d×d row-major decimals
-  std::vector<std::string> V;     // sa-euclid only: d×d row-major decimals (the sphere flows have V = I)
+  std::string step = "1";           // layer models: y_i = x_i + step Σ_j P_ij x_j (α of V = αI, or η)
+  std::vector<std::string> Q, K;    // d×d row-major decimals
+  std::vector<std::string> V;       // sa-euclid only: d×d row-major decimals (the sphere flows have V = I)
   std::vector<std::string> points;  // n×d row-major decimals (p_i; sa-euclid: x_i(0) = p_i)
   nlohmann::json to_json() const;
   static ProveInstance from_json(const nlohmann::json& j);  // InputError on bad fields
@@ -33,15 +33,15 @@ struct ProveInstance {
 ProveInstance prove_instance_from_config(const SimConfig& c);
 
 struct ProveOptions {
-  double max_time = 20;     // give up ("not proved") at this time
-  int order = 20;           // Taylor order p of the point part
-  int jet_order = 6;        // Taylor order q of the Jacobian (mean-value form; it multiplies r, already tiny)
-  double tol = 1e-20;       // target remainder per step (chooses the step size)
-  double max_step = 0.25;   // longest step
-  double rem_tol = 1e-17;   // largest remainder h^p a_p(Y) accepted in one step
+  double max_time = 20;             // give up ("not proved") at this time
+  int order = 20;                   // Taylor order p of the point part
+  int jet_order = 6;                // Taylor order q of the Jacobian (mean-value form; it multiplies r, already tiny)
+  double tol = 1e-20;               // target remainder per step (chooses the step size)
+  double max_step = 0.25;           // longest step
+  double rem_tol = 1e-17;           // largest remainder h^p a_p(Y) accepted in one step
   std::string interval = "double";  // double | mpfi
-  int digits = 40;          // mpfi: decimal digits
-  double report_until = 0;  // after the proof, keep enclosing to this time to report widths
+  int digits = 40;                  // mpfi: decimal digits
+  double report_until = 0;          // after the proof, keep enclosing to this time to report widths
   long max_steps = 200000;
   std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
   double epsilon = 1e-6;      // capture predicates (sa-euclid): P_i,leader(i)(T) ≥ 1 − ε
@@ -68,12 +68,12 @@ struct BooleanCapture {
   std::vector<double> p_lead_lo;  // per row: lower bound of P_i,predicted leader (0 when no prediction)
   int exceptional = -1;           // the one row not certified (if any)
   std::vector<double> exceptional_lo, exceptional_hi;  // its row of P(T), enclosed
-  double min_capture = 1;         // min over certified rows of the lower bound of P_i,leader
-  std::vector<int> leaders;       // d ≥ 2: the distinct leaders, each capturing itself (vertices)
+  double min_capture = 1;                              // min over certified rows of the lower bound of P_i,leader
+  std::vector<int> leaders;  // d ≥ 2: the distinct leaders, each capturing itself (vertices)
 };
 
 inline constexpr const char* kHemispherePredicate = "open hemisphere";
-inline constexpr const char* kBooleanPredicate = "boolean attention";  // sa-euclid, d = 1
+inline constexpr const char* kBooleanPredicate = "boolean attention";     // sa-euclid, d = 1
 inline constexpr const char* kVertexCapturePredicate = "vertex capture";  // sa-euclid, d ≥ 2
 
 struct ProofResult {
@@ -86,14 +86,14 @@ struct ProofResult {
   double T = 0;         // proved: the hemisphere was certified at T
   double t_reached = 0;
   long steps_to_T = 0, steps = 0;
-  std::vector<double> w;    // the hemisphere's normal
-  double margin = 0;        // lower bound of min_i ⟨w, x_i(T)⟩ over the enclosure (> 0)
-  Box at_T, last;           // the enclosures at T and at the end (report_until)
+  std::vector<double> w;  // the hemisphere's normal
+  double margin = 0;      // lower bound of min_i ⟨w, x_i(T)⟩ over the enclosure (> 0)
+  Box at_T, last;         // the enclosures at T and at the end (report_until)
   std::vector<double> step_sizes;
   std::vector<std::pair<double, double>> width_trace;  // (t, max width) after each step
-  bool start_in_hemisphere = false;  // the start (rounded to double) in an open hemisphere (exact LP)
+  bool start_in_hemisphere = false;                    // the start (rounded to double) in an open hemisphere (exact LP)
   bool start_hemisphere_certified = false;
-  BooleanCapture capture;  // the capture predicates (boolean())
+  BooleanCapture capture;               // the capture predicates (boolean())
   std::vector<std::string> hypotheses;  // capture predicates: what was certified on the decimals
   double seconds = 0;
 };

@@ -102,14 +102,14 @@ template <class I> inline double approx_value(const Jet<I>& a) { return approx_v
 template <class I> struct SphereField {
   int n = 0, d = 0;
   bool softmax = true;
-  std::vector<I> A;            // d×d row-major, β Q^T K (enclosure of the exact product)
-  bool A_scalar = false;       // A = a·I: the form is a⟨x_i, x_j⟩
-  I a = I(1);                  // that a
-  bool A_symmetric = false;    // then L_ij = L_ji, computed once
-  bool euclid = false;         // sa-euclid: ẋ_i = V y_i, no projection
-  bool V_scalar = true;        // euclid: V = v·I
+  std::vector<I> A;          // d×d row-major, β Q^T K (enclosure of the exact product)
+  bool A_scalar = false;     // A = a·I: the form is a⟨x_i, x_j⟩
+  I a = I(1);                // that a
+  bool A_symmetric = false;  // then L_ij = L_ji, computed once
+  bool euclid = false;       // sa-euclid: ẋ_i = V y_i, no projection
+  bool V_scalar = true;      // euclid: V = v·I
   I v = I(1);
-  std::vector<I> V;            // euclid, !V_scalar: d×d row-major
+  std::vector<I> V;  // euclid, !V_scalar: d×d row-major
 
   /// The state's extra coordinates after the n·d tokens: M (co-moving frame, sa-euclid).
   int extra() const { return euclid ? (V_scalar ? 1 : d * d) : 0; }
@@ -132,7 +132,7 @@ template <class I, class S> class SphereSeries {
     for (int k = 0; k < order; ++k) {
       if (f_.euclid) positions(k);
       const S* xk = &pos[static_cast<std::size_t>(k) * N];
-      const bool shift = f_.euclid && f_.softmax;  // rows relative to a reference column (top of file)
+      const bool shift = f_.euclid && f_.softmax;       // rows relative to a reference column (top of file)
       const bool symmetric = f_.A_symmetric && !shift;  // shifted rows are no longer symmetric
       // u_j[k] = A x_j[k] (general A; shifted rows need it only to choose the references).
       if (!f_.A_scalar && (!shift || k == 0)) {
@@ -160,8 +160,7 @@ template <class I, class S> class SphereSeries {
           if (shift && j == ref_[static_cast<std::size_t>(i)]) continue;  // L_ir − L_ir ≡ 0
           for (int m = 0; m <= k; ++m) {
             const S* xi = &pos[static_cast<std::size_t>(m) * N + i * d];
-            const S* uj = shift ? &adiff(row_slot(i), k - m)[j * d]
-                                : &U[static_cast<std::size_t>(k - m) * N + j * d];
+            const S* uj = shift ? &adiff(row_slot(i), k - m)[j * d] : &U[static_cast<std::size_t>(k - m) * N + j * d];
             for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
           }
           if (f_.A_scalar) scale(t, f_.a);
@@ -234,8 +233,10 @@ template <class I, class S> class SphereSeries {
           const S* w = &zdiff(row_slot(i), k)[i * d];
           for (int c = 0; c < d; ++c) {
             S& t = acc_[static_cast<std::size_t>(c)];
-            if (own) t = yk[i * d + c];
-            else sub_into(t, yk[i * d + c], w[c]);
+            if (own)
+              t = yk[i * d + c];
+            else
+              sub_into(t, yk[i * d + c], w[c]);
           }
           for (int c = 0; c < d; ++c) apply_V(acc_.data(), 1, &xn[i * d], k + 1, c);
         }
@@ -249,7 +250,8 @@ template <class I, class S> class SphereSeries {
         set_zero(gk[i], dirs_);
         for (int m = 0; m <= k; ++m)
           for (int c = 0; c < d; ++c)
-            add_mul(gk[i], x_[static_cast<std::size_t>(m) * N + i * d + c], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
+            add_mul(gk[i], x_[static_cast<std::size_t>(m) * N + i * d + c],
+                    y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
         for (int c = 0; c < d; ++c) {
           S& t = xn[i * d + c];
           t = yk[i * d + c];
@@ -308,8 +310,10 @@ template <class I, class S> class SphereSeries {
       const S* z = &x_[static_cast<std::size_t>(k) * Ns];
       for (int j = 0; j < n; ++j)
         for (int c = 0; c < d; ++c) {
-          if (j == r) set_zero(dz[j * d + c], dirs_);
-          else sub_into(dz[j * d + c], z[j * d + c], z[r * d + c]);
+          if (j == r)
+            set_zero(dz[j * d + c], dirs_);
+          else
+            sub_into(dz[j * d + c], z[j * d + c], z[r * d + c]);
         }
       S* md = mdiff_.data();  // M (z_j − z_r) of order k: scratch, only A times it is kept
       for (int q = 0; q < N; ++q) set_zero(md[q], dirs_);
@@ -319,7 +323,8 @@ template <class I, class S> class SphereSeries {
         for (int j = 0; j < n; ++j) {
           if (j == r) continue;
           for (int c = 0; c < d; ++c) {
-            if (f_.V_scalar) add_mul(md[j * d + c], M[0], w[j * d + c]);
+            if (f_.V_scalar)
+              add_mul(md[j * d + c], M[0], w[j * d + c]);
             else
               for (int b = 0; b < d; ++b) add_mul(md[j * d + c], M[c * d + b], w[j * d + b]);
           }

@@ -58,12 +58,18 @@ struct Outcome {
 
 nlohmann::json config(const std::string& q, const std::string& k, const std::string& v, const nlohmann::json& points,
                       double t_end) {
-  return {{"model", "sa-euclid"}, {"n", points.size()}, {"d", 1}, {"beta", 1},
+  return {{"model", "sa-euclid"},
+          {"n", points.size()},
+          {"d", 1},
+          {"beta", 1},
           {"Q", nlohmann::json::array({nlohmann::json::array({q})})},
           {"K", nlohmann::json::array({nlohmann::json::array({k})})},
           {"V", nlohmann::json::array({nlohmann::json::array({v})})},
           {"init", {{"kind", "explicit"}, {"points", points}}},
-          {"time", {{"t_end", t_end}, {"samples", 41}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+          {"time", {{"t_end", t_end}, {"samples", 41}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 /// The verdict rule, shared by the double run and the high-precision confirmation.
@@ -77,8 +83,9 @@ Verdict classify(double dist_mid, double dist_end, double tol, bool leaders_agre
     return Verdict::Holds;
   }
   if (dist_end < dist_mid - tol) {
-    why = "distance to the Boolean set still decreasing at T: a longer T (at higher precision, x grows like e^{VT}) "
-          "would settle it";
+    why =
+        "distance to the Boolean set still decreasing at T: a longer T (at higher precision, x grows like e^{VT}) "
+        "would settle it";
     return Verdict::Inconclusive;
   }
   why = "distance to the Boolean extreme-capture set not decreasing and above tolerance";
@@ -110,7 +117,8 @@ Outcome run_one(const nlohmann::json& cfg) {
     const Matrix<double> P = m.attention(tr.x[last], tr.t[last]);
     std::vector<Eigen::Index> order(static_cast<std::size_t>(tr.n));
     for (Eigen::Index i = 0; i < tr.n; ++i) order[static_cast<std::size_t>(i)] = i;
-    std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return tr.x[last](a, 0) < tr.x[last](b, 0); });
+    std::sort(order.begin(), order.end(),
+              [&](Eigen::Index a, Eigen::Index b) { return tr.x[last](a, 0) < tr.x[last](b, 0); });
     for (Eigen::Index i : order) {
       std::vector<double> row;
       for (Eigen::Index j : order) row.push_back(P(i, j));
@@ -148,11 +156,21 @@ Verdict confirm(const Outcome& o) {
 }
 
 nlohmann::json describe(const Outcome& o) {
-  return {{"Q*K", o.qk}, {"V", o.v}, {"t_end", o.config["time"]["t_end"]}, {"dist_boolean_3T_4", o.dist_mid},
-          {"dist_boolean_T", o.dist_end}, {"tolerance", o.tolerance}, {"error_estimate", o.error_estimate},
-          {"max_abs_x_T", o.max_x}, {"exceptional_rows", o.exceptional}, {"leaders", o.leader_columns},
-          {"leaders_stable_3T_4_to_T", o.leaders_agree}, {"numerical_rank_P_T", o.rank},
-          {"pairwise_gaps", o.gaps["summary"]}, {"verdict", to_string(o.verdict)}, {"reason", o.reason}};
+  return {{"Q*K", o.qk},
+          {"V", o.v},
+          {"t_end", o.config["time"]["t_end"]},
+          {"dist_boolean_3T_4", o.dist_mid},
+          {"dist_boolean_T", o.dist_end},
+          {"tolerance", o.tolerance},
+          {"error_estimate", o.error_estimate},
+          {"max_abs_x_T", o.max_x},
+          {"exceptional_rows", o.exceptional},
+          {"leaders", o.leader_columns},
+          {"leaders_stable_3T_4_to_T", o.leaders_agree},
+          {"numerical_rank_P_T", o.rank},
+          {"pairwise_gaps", o.gaps["summary"]},
+          {"verdict", to_string(o.verdict)},
+          {"reason", o.reason}};
 }
 
 CheckResult check_a_2_1(const CheckContext& ctx) {
@@ -164,7 +182,8 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
     SeededDraws rng(ctx.instance_seed(i));
     const nlohmann::json pts = paper_a::decimal_points(rng, n, 1, 1.0);
     std::string q = "1", k = "1", v = "1";  // instance 0: Q = K = V = 1
-    if (i > 0) q = paper_a::decimal3(rng, 0.5, 1.5), k = paper_a::decimal3(rng, 0.5, 1.5), v = paper_a::decimal3(rng, 0.5, 1.5);
+    if (i > 0)
+      q = paper_a::decimal3(rng, 0.5, 1.5), k = paper_a::decimal3(rng, 0.5, 1.5), v = paper_a::decimal3(rng, 0.5, 1.5);
     // The time to become Boolean scales like log(1/(QK gap^2)) / (2V): one T does not suit every
     // draw. A run still approaching the Boolean set at T is repeated with 2T, then 4T.
     return run_with_longer_horizons<Outcome>(
@@ -191,7 +210,8 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   r.verdict = combine(verdicts);
   r.instances = count;
   r.key_number = "max dist(P(T), Boolean extreme capture) = " + sci(worst) + " (tol " + sci(worst_tol) +
-                 "); <= " + std::to_string(max_leaders) + " leaders, <= " + std::to_string(max_exc) + " exceptional row";
+                 "); <= " + std::to_string(max_leaders) + " leaders, <= " + std::to_string(max_exc) +
+                 " exceptional row";
   // Computer-assisted: for concrete starts, rigorous enclosures certify the predicted capture at a
   // finite T (attnflow prove, sa-euclid d = 1). A cited proof that does not re-verify leaves the
   // check inconclusive.
@@ -201,19 +221,24 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
                                     "signs read exactly"));
   r.hypotheses.push_back(hypothesis("distinct initial tokens", "certified",
                                     "exact 3-decimal starts in [-1, 1], compared as strings and redrawn on a tie"));
-  r.evidence = {{"precision", "double"}, {"model", "sa-euclid (x of [A] eq. (1); P is the same for z)"},
-                {"method", "dopri5 rtol 1e-12 atol 1e-14"},
-                {"tolerance_rule", "3 * 2 * 2|QK| max|x(T)| * error_estimate + 16 n eps (logit Lipschitz bound "
-                                   "x softmax l_inf->l1 bound 2; error_estimate from run_measured)"},
-                {"distance", "max(max_i ||P_i - e_argmax||_2, second largest_i min(||P_i - e_left||, ||P_i - e_right||))"},
-                {"verdict_rule", "holds: dist(T) <= tol, leaders equal at 3T/4 and T, no pairwise gap decreases; "
-                                 "inconclusive: dist still decreasing; violated (confirmed at +20 digits): otherwise"},
-                {"numerical_rank_histogram", rank_hist},
-                {"instances", per},
-                {"certificates", proofs.evidence}};
+  r.evidence = {
+      {"precision", "double"},
+      {"model", "sa-euclid (x of [A] eq. (1); P is the same for z)"},
+      {"method", "dopri5 rtol 1e-12 atol 1e-14"},
+      {"tolerance_rule",
+       "3 * 2 * 2|QK| max|x(T)| * error_estimate + 16 n eps (logit Lipschitz bound "
+       "x softmax l_inf->l1 bound 2; error_estimate from run_measured)"},
+      {"distance", "max(max_i ||P_i - e_argmax||_2, second largest_i min(||P_i - e_left||, ||P_i - e_right||))"},
+      {"verdict_rule",
+       "holds: dist(T) <= tol, leaders equal at 3T/4 and T, no pairwise gap decreases; "
+       "inconclusive: dist still decreasing; violated (confirmed at +20 digits): otherwise"},
+      {"numerical_rank_histogram", rank_hist},
+      {"instances", per},
+      {"certificates", proofs.evidence}};
   if (!outs.empty()) {
-    r.figures["dist_boolean_vs_t"] = line_figure({"t", "distance of P(t) to the Boolean extreme-capture set", false, true},
-                                                 {{"instance 1 (Q = K = V = 1)", series(outs[0].t, outs[0].dist_series)}});
+    r.figures["dist_boolean_vs_t"] =
+        line_figure({"t", "distance of P(t) to the Boolean extreme-capture set", false, true},
+                    {{"instance 1 (Q = K = V = 1)", series(outs[0].t, outs[0].dist_series)}});
     nlohmann::json heat = matrix_figure("column j (tokens sorted by x_j(T))", "row i (tokens sorted by x_i(T))",
                                         "P_ij(T)", outs[0].P_end);
     heat["z_min"] = 0, heat["z_max"] = 1;
@@ -231,7 +256,8 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   };
   SeededDraws rng(ctx.instance_seed(1000));
   const nlohmann::json pts = paper_a::decimal_points(rng, n, 1, 1.0);
-  control("V = -1 (QK = 1): tokens contract, P tends to the uniform matrix, not to a Boolean one", config("1", "1", "-1", pts, t_end));
+  control("V = -1 (QK = 1): tokens contract, P tends to the uniform matrix, not to a Boolean one",
+          config("1", "1", "-1", pts, t_end));
   nlohmann::json dup = pts;
   std::size_t lo = 0, hi = 0;
   for (std::size_t i = 1; i < dup.size(); ++i) {
@@ -244,18 +270,22 @@ CheckResult check_a_2_1(const CheckContext& ctx) {
   if (others.size() < 2) input_error(ctx.id + ".n", "A-2.1 needs n >= 4");
   dup[others[0]] = dup[lo];
   dup[others[1]] = dup[hi];
-  control("tokens not distinct (the leftmost and the rightmost token each duplicated), Q = K = V = 1: rows "
-          "attending to an extreme tend to (e_j + e_j')/2, not to a Boolean row",
-          config("1", "1", "1", dup, t_end));
+  control(
+      "tokens not distinct (the leftmost and the rightmost token each duplicated), Q = K = V = 1: rows "
+      "attending to an extreme tend to (e_j + e_j')/2, not to a Boolean row",
+      config("1", "1", "1", dup, t_end));
   return r;
 }
 
 }  // namespace
 
 CatalogueEntry entry_a_2_1() {
-  return {"A-2.1", "theorem", "[A] Thm 2.1",
+  return {"A-2.1",
+          "theorem",
+          "[A] Thm 2.1",
           "d = 1, V > 0, QK > 0: P(t) -> Boolean, every row but one captured by the leftmost or rightmost token",
-          Verdict::Holds, check_a_2_1};
+          Verdict::Holds,
+          check_a_2_1};
 }
 
 }  // namespace attnflow

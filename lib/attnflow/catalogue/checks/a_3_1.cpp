@@ -29,23 +29,34 @@ struct Outcome {
 };
 
 nlohmann::json config(const char* V, const nlohmann::json& K, int n, int d, double t_end, std::uint64_t seed) {
-  return {{"model", "sa-rescaled"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", "identity"}, {"K", K}, {"V", V},
+  return {{"model", "sa-rescaled"},
+          {"n", n},
+          {"d", d},
+          {"beta", 1},
+          {"Q", "identity"},
+          {"K", K},
+          {"V", V},
           {"init", {{"kind", "uniform-cube"}, {"seed", seed}, {"scale", 1}}},
-          {"time", {{"t_end", t_end}, {"samples", 51}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+          {"time", {{"t_end", t_end}, {"samples", 51}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 /// A symmetric K with diagonal in [1, 2] and off-diagonal entries in [−0.4, 0.4] (exact decimals).
 nlohmann::json random_spd(SeededDraws& rng, int d) {
   std::vector<std::vector<std::string>> k(d, std::vector<std::string>(d));
   for (int i = 0; i < d; ++i)
-    for (int j = i; j < d; ++j) k[i][j] = k[j][i] = i == j ? paper_a::decimal3(rng, 1, 2) : paper_a::decimal3(rng, -0.4, 0.4);
+    for (int j = i; j < d; ++j)
+      k[i][j] = k[j][i] = i == j ? paper_a::decimal3(rng, 1, 2) : paper_a::decimal3(rng, -0.4, 0.4);
   nlohmann::json m = nlohmann::json::array();
   for (const auto& row : k) m.push_back(row);
   return m;
 }
 
 /// r_i = |max_j ⟨z_i, B v_j⟩ − ⟨z_i, B z_i⟩| for v_j = the rows of z listed in `vertex_rows`.
-template <class T> std::vector<T> residuals(const Tokens<T>& z, const Matrix<T>& B, const std::vector<int>& vertex_rows) {
+template <class T>
+std::vector<T> residuals(const Tokens<T>& z, const Matrix<T>& B, const std::vector<int>& vertex_rows) {
   std::vector<T> r;
   for (Eigen::Index i = 0; i < z.rows(); ++i) {
     const Vector<T> zi = z.row(i).transpose();
@@ -169,16 +180,29 @@ Verdict confirm(const Outcome& o) {
 }
 
 nlohmann::json describe(const Outcome& o) {
-  return {{"K", o.config["K"]}, {"V", o.config["V"]}, {"seed", o.config["init"]["seed"]},
-          {"t_end", o.config["time"]["t_end"]}, {"positive_definite", o.pd.positive_definite},
-          {"error_estimate", o.error_estimate}, {"hull_volume", o.volume_check["summary"]},
-          {"hull_diameter", o.diameter_check["summary"]}, {"volume_T0", o.volume.front()}, {"volume_T", o.volume.back()},
-          {"diameter_T0", o.diam.front()}, {"diameter_T", o.diam.back()},
-          {"hausdorff_0.9T_to_T", o.hausdorff_late}, {"max_residual_T", o.max_residual},
-          {"max_residual_0.9T", o.max_residual_earlier}, {"residual_tolerance", o.tol_r},
-          {"movement_tolerance", o.tol_move}, {"max_movement_0.9T_to_T", o.max_move_late},
-          {"final_hull_vertices", o.vertices}, {"distinct_limits_at_1e-6", o.limit_points},
-          {"vertices_shared_by_other_tokens", o.limits_at_vertices}, {"verdict", to_string(o.verdict)}, {"reason", o.reason}};
+  return {{"K", o.config["K"]},
+          {"V", o.config["V"]},
+          {"seed", o.config["init"]["seed"]},
+          {"t_end", o.config["time"]["t_end"]},
+          {"positive_definite", o.pd.positive_definite},
+          {"error_estimate", o.error_estimate},
+          {"hull_volume", o.volume_check["summary"]},
+          {"hull_diameter", o.diameter_check["summary"]},
+          {"volume_T0", o.volume.front()},
+          {"volume_T", o.volume.back()},
+          {"diameter_T0", o.diam.front()},
+          {"diameter_T", o.diam.back()},
+          {"hausdorff_0.9T_to_T", o.hausdorff_late},
+          {"max_residual_T", o.max_residual},
+          {"max_residual_0.9T", o.max_residual_earlier},
+          {"residual_tolerance", o.tol_r},
+          {"movement_tolerance", o.tol_move},
+          {"max_movement_0.9T_to_T", o.max_move_late},
+          {"final_hull_vertices", o.vertices},
+          {"distinct_limits_at_1e-6", o.limit_points},
+          {"vertices_shared_by_other_tokens", o.limits_at_vertices},
+          {"verdict", to_string(o.verdict)},
+          {"reason", o.reason}};
 }
 
 CheckResult check_a_3_1(const CheckContext& ctx) {
@@ -216,40 +240,46 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
   }
   r.verdict = combine(verdicts);
   r.instances = count;
-  r.key_number = "hull never grows; max_i r_i(T) = " + sci(worst_r) + " (tol " + sci(worst_tol) + "); <= " +
-                 std::to_string(max_leaders) + " distinct limits";
+  r.key_number = "hull never grows; max_i r_i(T) = " + sci(worst_r) + " (tol " + sci(worst_tol) +
+                 "); <= " + std::to_string(max_leaders) + " distinct limits";
   // Computer-assisted: for concrete starts, rigorous enclosures certify the capture pattern at a
   // finite T (attnflow prove, sa-euclid d >= 2: every row captured, each leader a vertex of the
   // hull). A cited proof that does not re-verify leaves the check inconclusive.
   const CitedProofs proofs = cite_proofs_for(ctx, "", r);
   r.hypotheses.push_back(hypothesis("V = I", "certified", "exact identity matrix"));
-  r.hypotheses.push_back(hypothesis("Q^T K positive definite (symmetric)", all_pd ? "certified" : "numerical",
-                                    outs.empty() ? "" : outs[0].pd.detail + " (every instance: " +
-                                                            (all_pd ? "certified" : "NOT all certified") + ")"));
-  r.evidence = {{"precision", "double"}, {"model", "sa-rescaled (z = e^{-tV} x)"},
-                {"method", "dopri5 rtol 1e-12 atol 1e-14"},
-                {"tolerance_rule",
-                 "hull: monotone checker with sensitivity 3*2 sqrt(d) (diameter), 3*pi*diam0^{d-1} sqrt(d) (volume) x "
-                 "error_estimate; residual: 3 * 4 ||B||_F max||z|| sqrt(d) * error_estimate + 16 d eps ||B|| max||z||^2; "
-                 "movement / Hausdorff: 3 * 2 sqrt(d) * error_estimate + 16 n d eps max||z||"},
-                {"verdict_rule", "holds: hull monotone, every r_i(T) <= tol and d_H(conv z(0.9T), conv z(T)) <= tol; "
-                                 "violated (confirmed at +20 digits): hull grows, or a token stopped off S; "
-                                 "else inconclusive"},
-                {"note", "the hull part (i) needs only V = I (z_i' is in conv{z_j} - z_i for any Q, K), so an "
-                         "indefinite Q^T K cannot serve as a control for it"},
-                {"instances", per},
-                {"certificates", proofs.evidence}};
+  r.hypotheses.push_back(hypothesis(
+      "Q^T K positive definite (symmetric)", all_pd ? "certified" : "numerical",
+      outs.empty() ? ""
+                   : outs[0].pd.detail + " (every instance: " + (all_pd ? "certified" : "NOT all certified") + ")"));
+  r.evidence = {
+      {"precision", "double"},
+      {"model", "sa-rescaled (z = e^{-tV} x)"},
+      {"method", "dopri5 rtol 1e-12 atol 1e-14"},
+      {"tolerance_rule",
+       "hull: monotone checker with sensitivity 3*2 sqrt(d) (diameter), 3*pi*diam0^{d-1} sqrt(d) (volume) x "
+       "error_estimate; residual: 3 * 4 ||B||_F max||z|| sqrt(d) * error_estimate + 16 d eps ||B|| max||z||^2; "
+       "movement / Hausdorff: 3 * 2 sqrt(d) * error_estimate + 16 n d eps max||z||"},
+      {"verdict_rule",
+       "holds: hull monotone, every r_i(T) <= tol and d_H(conv z(0.9T), conv z(T)) <= tol; "
+       "violated (confirmed at +20 digits): hull grows, or a token stopped off S; "
+       "else inconclusive"},
+      {"note",
+       "the hull part (i) needs only V = I (z_i' is in conv{z_j} - z_i for any Q, K), so an "
+       "indefinite Q^T K cannot serve as a control for it"},
+      {"instances", per},
+      {"certificates", proofs.evidence}};
   if (!outs.empty()) {
     const Outcome& o = outs[0];
     r.figures["hull_volume_vs_t"] = line_figure({"t", d == 2 ? "area of conv{zᵢ(t)}" : "volume of conv{zᵢ(t)}"},
                                                 {{"instance 1", series(o.t, o.volume)}});
-    r.figures["hausdorff_to_final_hull_vs_t"] =
-        line_figure({"t", "Hausdorff distance conv z(t) to conv z(T)", false, true}, {{"instance 1", series(o.t, o.hausdorff)}});
+    r.figures["hausdorff_to_final_hull_vs_t"] = line_figure(
+        {"t", "Hausdorff distance conv z(t) to conv z(T)", false, true}, {{"instance 1", series(o.t, o.hausdorff)}});
     if (d == 2) {
       // The rescaled tokens' paths, and the final hull 𝒦 whose vertices attract them.
       nlohmann::json fig = line_figure({"zᵢ₁ (rescaled tokens z = exp(−t) x)", "zᵢ₂"});
       fig["paths"] = true;
-      for (std::size_t i = 0; i < o.paths.size(); ++i) fig["series"][fmt::format("token {}", i + 1)] = series(o.paths[i][0], o.paths[i][1]);
+      for (std::size_t i = 0; i < o.paths.size(); ++i)
+        fig["series"][fmt::format("token {}", i + 1)] = series(o.paths[i][0], o.paths[i][1]);
       std::vector<int> v = o.final_vertices;
       double cx = 0, cy = 0;
       for (int k : v) cx += o.paths[k][0].back() / v.size(), cy += o.paths[k][1].back() / v.size();
@@ -285,9 +315,12 @@ CheckResult check_a_3_1(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_a_3_1() {
-  return {"A-3.1", "theorem", "[A] Thm 3.1",
+  return {"A-3.1",
+          "theorem",
+          "[A] Thm 3.1",
           "V = I, Q^T K > 0: the hull of the rescaled tokens never grows; each z_i tends to a point of S (a leader)",
-          Verdict::Holds, check_a_3_1};
+          Verdict::Holds,
+          check_a_3_1};
 }
 
 }  // namespace attnflow

@@ -27,9 +27,18 @@ struct Outcome {
 
 nlohmann::json config(const nlohmann::json& Q, const nlohmann::json& K, const nlohmann::json& V, int n, int d,
                       double t_end, std::uint64_t seed) {
-  return {{"model", "sa-rescaled"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", Q}, {"K", K}, {"V", V},
+  return {{"model", "sa-rescaled"},
+          {"n", n},
+          {"d", d},
+          {"beta", 1},
+          {"Q", Q},
+          {"K", K},
+          {"V", V},
           {"init", {{"kind", "uniform-cube"}, {"seed", seed}, {"scale", 1}}},
-          {"time", {{"t_end", t_end}, {"samples", 41}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+          {"time", {{"t_end", t_end}, {"samples", 41}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 nlohmann::json negate(const nlohmann::json& m) {
@@ -149,12 +158,22 @@ Verdict confirm(const Outcome& o) {
 }
 
 nlohmann::json describe(const Outcome& o) {
-  return {{"V", o.config["V"]}, {"Q", o.config["Q"]}, {"K", o.config["K"]}, {"seed", o.config["init"]["seed"]},
-          {"t_end", o.config["time"]["t_end"]}, {"good_triple", o.triple},
-          {"good_triple_certificate", o.certificate.summary()}, {"error_estimate", o.error_estimate},
-          {"tolerance_c", o.tol_c}, {"increment_0.9T_to_T", o.inc_late}, {"increment_0.8T_to_0.9T", o.inc_earlier},
-          {"max_abs_c_T", o.max_abs_c}, {"level_tolerance", o.tol_level}, {"levels", o.level_json["summary"]},
-          {"verdict", to_string(o.verdict)}, {"reason", o.reason}};
+  return {{"V", o.config["V"]},
+          {"Q", o.config["Q"]},
+          {"K", o.config["K"]},
+          {"seed", o.config["init"]["seed"]},
+          {"t_end", o.config["time"]["t_end"]},
+          {"good_triple", o.triple},
+          {"good_triple_certificate", o.certificate.summary()},
+          {"error_estimate", o.error_estimate},
+          {"tolerance_c", o.tol_c},
+          {"increment_0.9T_to_T", o.inc_late},
+          {"increment_0.8T_to_0.9T", o.inc_earlier},
+          {"max_abs_c_T", o.max_abs_c},
+          {"level_tolerance", o.tol_level},
+          {"levels", o.level_json["summary"]},
+          {"verdict", to_string(o.verdict)},
+          {"reason", o.reason}};
 }
 
 struct Draw {
@@ -167,7 +186,12 @@ Draw draw(std::uint64_t seed, int d, int sign) {
   SeededDraws rng(seed);
   for (;;) {
     Draw w{paper_a::decimal_matrix(rng, d, -1, 1), paper_a::decimal_matrix(rng, d, -1, 1), random_v(rng, d)};
-    nlohmann::json probe = {{"model", "sa-rescaled"}, {"n", 2}, {"d", d}, {"Q", w.Q}, {"K", w.K}, {"V", w.V},
+    nlohmann::json probe = {{"model", "sa-rescaled"},
+                            {"n", 2},
+                            {"d", d},
+                            {"Q", w.Q},
+                            {"K", w.K},
+                            {"V", w.V},
                             {"time", {{"t_end", 1}, {"samples", 2}}}};
     const paper_a::Weights m = paper_a::weights(parse_sim_config(probe));
     const double s = check_good_triple(m.Q, m.K, m.V).sign_value;
@@ -221,27 +245,36 @@ CheckResult check_a_4_1(const CheckContext& ctx) {
                  sci(worst_inc) + " (tol " + sci(worst_tol) + ")";
   r.hypotheses.push_back(hypothesis(
       "good triple: lambda_1 real, positive, simple, > |lambda_2|; <Q phi_1, K phi_1> > 0",
-      all_certified ? "certified" : all_good ? "numerical" : "assumed",
+      all_certified ? "certified"
+      : all_good    ? "numerical"
+                    : "assumed",
       std::string(all_certified ? "proved for every instance (V, Q, K as simulated, in double) by an interval "
                                   "certificate: Krawczyk test of the top eigenpair, Brauer deflation with a "
                                   "norm-of-powers bound on the rest of the spectrum, interval sign test "
                                   "(verify/good_triple.hpp; per instance in the evidence). "
                                 : "NOT certified for every instance (see the per-instance certificates). ") +
-      "Also check_good_triple (real Schur form, decisions against c eps ||V|| kappa) in double and again at 50 digits; V "
-      "is a permuted triangular matrix whose eigenvalues are its exact decimal diagonal (lambda_1 in [1.0, 1.4], "
-      "others in [-0.2, 0.6]); |<Q phi_1, K phi_1>| >= 0.05 by construction. 50-digit summaries: " +
+          "Also check_good_triple (real Schur form, decisions against c eps ||V|| kappa) in double and again at 50 "
+          "digits; V "
+          "is a permuted triangular matrix whose eigenvalues are its exact decimal diagonal (lambda_1 in [1.0, 1.4], "
+          "others in [-0.2, 0.6]); |<Q phi_1, K phi_1>| >= 0.05 by construction. 50-digit summaries: " +
           certified.dump()));
-  r.evidence = {{"precision", "double"}, {"model", "sa-rescaled"}, {"method", "dopri5 rtol 1e-12 atol 1e-14"},
+  r.evidence = {{"precision", "double"},
+                {"model", "sa-rescaled"},
+                {"method", "dopri5 rtol 1e-12 atol 1e-14"},
                 {"observable", "c_i(t) = psi^T z_i(t), psi the left eigenvector with psi^T phi_1 = 1"},
-                {"tolerance_rule", "tol_c = 3 max_{t,i} |psi^T (z_i - z_i^ref)| (ref: 100x tighter re-run) + 16 d eps ||psi||_1 max|z|; levels merged "
-                                   "within 2 (tol_c + last increment)"},
-                {"verdict_rule", "holds: every increment over [0.9T, T] <= tol_c and <= 3 levels (3 only with a zero "
-                                 "level); violated (confirmed at +20 digits): more levels, or increments not "
-                                 "decreasing; else inconclusive"},
+                {"tolerance_rule",
+                 "tol_c = 3 max_{t,i} |psi^T (z_i - z_i^ref)| (ref: 100x tighter re-run) + 16 d eps ||psi||_1 max|z|; "
+                 "levels merged "
+                 "within 2 (tol_c + last increment)"},
+                {"verdict_rule",
+                 "holds: every increment over [0.9T, T] <= tol_c and <= 3 levels (3 only with a zero "
+                 "level); violated (confirmed at +20 digits): more levels, or increments not "
+                 "decreasing; else inconclusive"},
                 {"instances", per}};
   if (!outs.empty()) {
     nlohmann::json fig = line_figure({"t", "c_i(t) = ψᵀ z_i(t) (coordinate along φ₁)"});
-    for (std::size_t i = 0; i < outs[0].c.size(); ++i) fig["series"]["token " + std::to_string(i + 1)] = series(outs[0].t, outs[0].c[i], 60);
+    for (std::size_t i = 0; i < outs[0].c.size(); ++i)
+      fig["series"]["token " + std::to_string(i + 1)] = series(outs[0].t, outs[0].c[i], 60);
     r.figures["c_i_vs_t"] = fig;
   }
 
@@ -251,10 +284,11 @@ CheckResult check_a_4_1(const CheckContext& ctx) {
     const Draw w = draw(ctx.instance_seed(1000), d, -1);
     Outcome o = run_one(config(w.Q, w.K, w.V, n, d, t_end, ctx.instance_seed(1000)));
     o.verdict = confirm(o);
-    ControlResult ctl{"sign condition dropped, <Q phi_1, K phi_1> < 0 (THEORY.md's control). Finding: the "
-                      "measured conclusion (convergence to <= 3 levels) still holds, the tokens' phi_1 coordinates "
-                      "attract and merge, so this control cannot make the check fail",
-                      Verdict::Holds};
+    ControlResult ctl{
+        "sign condition dropped, <Q phi_1, K phi_1> < 0 (THEORY.md's control). Finding: the "
+        "measured conclusion (convergence to <= 3 levels) still holds, the tokens' phi_1 coordinates "
+        "attract and merge, so this control cannot make the check fail",
+        Verdict::Holds};
     ctl.verdict = o.verdict;
     ctl.evidence = describe(o);
     ctl.evidence["hypothesis_outside"] = o.certificate.sign_negative
@@ -273,9 +307,10 @@ CheckResult check_a_4_1(const CheckContext& ctx) {
     }
     Outcome o = run_one(config("identity", "identity", V, n, d, 12, ctx.instance_seed(1001)));
     o.verdict = confirm(o);
-    ControlResult ctl{"V = diag(-1, -1/2, ...): top eigenvalue negative (not a good triple); phi_1 coordinates "
-                      "diverge",
-                      Verdict::Violated};
+    ControlResult ctl{
+        "V = diag(-1, -1/2, ...): top eigenvalue negative (not a good triple); phi_1 coordinates "
+        "diverge",
+        Verdict::Violated};
     ctl.verdict = o.verdict;
     ctl.evidence = describe(o);
     ctl.evidence["hypothesis_outside"] = !o.certificate.good() && o.certificate.lambda_hi < 0
@@ -289,8 +324,11 @@ CheckResult check_a_4_1(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_a_4_1() {
-  return {"A-4.1", "theorem", "[A] Def 4.1 / Thm 4.2 (good triple)",
-          "good triple (Q,K,V): phi_1^*(z_i(t)) converges, limits in at most 3 values {0, a, b}", Verdict::Holds,
+  return {"A-4.1",
+          "theorem",
+          "[A] Def 4.1 / Thm 4.2 (good triple)",
+          "good triple (Q,K,V): phi_1^*(z_i(t)) converges, limits in at most 3 values {0, a, b}",
+          Verdict::Holds,
           check_a_4_1};
 }
 

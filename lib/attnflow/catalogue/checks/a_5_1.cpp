@@ -25,9 +25,18 @@ struct Outcome {
 
 nlohmann::json config(const nlohmann::json& Q, const nlohmann::json& K, const nlohmann::json& V, int n, int d,
                       double t_end, std::uint64_t seed) {
-  return {{"model", "sa-rescaled"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", Q}, {"K", K}, {"V", V},
+  return {{"model", "sa-rescaled"},
+          {"n", n},
+          {"d", d},
+          {"beta", 1},
+          {"Q", Q},
+          {"K", K},
+          {"V", V},
           {"init", {{"kind", "uniform-cube"}, {"seed", seed}, {"scale", 1}}},
-          {"time", {{"t_end", t_end}, {"samples", 41}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+          {"time", {{"t_end", t_end}, {"samples", 41}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 nlohmann::json diag(const std::vector<std::string>& v) {
@@ -45,7 +54,8 @@ nlohmann::json diag(const std::vector<std::string>& v) {
 nlohmann::json random_spd(SeededDraws& rng, int d) {
   std::vector<std::vector<std::string>> k(d, std::vector<std::string>(d));
   for (int i = 0; i < d; ++i)
-    for (int j = i; j < d; ++j) k[i][j] = k[j][i] = i == j ? paper_a::decimal3(rng, 1, 2) : paper_a::decimal3(rng, -0.4, 0.4);
+    for (int j = i; j < d; ++j)
+      k[i][j] = k[j][i] = i == j ? paper_a::decimal3(rng, 1, 2) : paper_a::decimal3(rng, -0.4, 0.4);
   nlohmann::json m = nlohmann::json::array();
   for (const auto& row : k) m.push_back(row);
   return m;
@@ -136,11 +146,21 @@ Verdict confirm(const Outcome& o) {
 }
 
 nlohmann::json describe(const Outcome& o) {
-  return {{"V", o.config["V"]}, {"Q", o.config["Q"]}, {"K", o.config["K"]}, {"seed", o.config["init"]["seed"]},
-          {"t_end", o.config["time"]["t_end"]}, {"Q^T K positive definite", o.pd.detail},
-          {"error_estimate", o.error_estimate}, {"tolerance", o.tol}, {"F_hull", o.length_check["summary"]},
-          {"K_final", {o.m, o.M}}, {"pi_F_z_T", o.final_f}, {"dist_to_boundary_or_0", o.dist},
-          {"max_dist", o.max_dist}, {"max_move_0.9T_to_T", o.max_move}, {"verdict", to_string(o.verdict)},
+  return {{"V", o.config["V"]},
+          {"Q", o.config["Q"]},
+          {"K", o.config["K"]},
+          {"seed", o.config["init"]["seed"]},
+          {"t_end", o.config["time"]["t_end"]},
+          {"Q^T K positive definite", o.pd.detail},
+          {"error_estimate", o.error_estimate},
+          {"tolerance", o.tol},
+          {"F_hull", o.length_check["summary"]},
+          {"K_final", {o.m, o.M}},
+          {"pi_F_z_T", o.final_f},
+          {"dist_to_boundary_or_0", o.dist},
+          {"max_dist", o.max_dist},
+          {"max_move_0.9T_to_T", o.max_move},
+          {"verdict", to_string(o.verdict)},
           {"reason", o.reason}};
 }
 
@@ -176,36 +196,45 @@ CheckResult check_a_5_1(const CheckContext& ctx) {
   r.instances = count;
 
   // The suspicious case, reported separately (THEORY.md gives no expected outcome for it).
-  const nlohmann::json QK = nlohmann::json::array({nlohmann::json::array({"1", "0.5"}), nlohmann::json::array({"0.5", "1"})});
+  const nlohmann::json QK =
+      nlohmann::json::array({nlohmann::json::array({"1", "0.5"}), nlohmann::json::array({"0.5", "1"})});
   Outcome sus = run_one(config(QK, QK, diag({"1", "0"}), n, 2, t_end, ctx.instance_seed(500)));
   sus.verdict = confirm(sus);
   if (sus.verdict == Verdict::Violated) r.violations.push_back(sus.config);
   // The suspicious case is the conjectural part: its outcome is what regress watches. One fixed
   // instance, so its numbers are deterministic, with the run's own tolerance as the absolute slack.
-  r.observables = {category_observable("suspicious case V = diag(1,0): verdict", to_string(sus.verdict)),
-                   deterministic_observable("suspicious case: F-hull length at T", sus.length.empty() ? 0.0 : sus.length.back(),
-                                            1e-6, sus.tol),
-                   deterministic_observable("suspicious case: max dist(pi_F z_i(T), {m, M, 0})", sus.max_dist, 1e-6, sus.tol)};
+  r.observables = {
+      category_observable("suspicious case V = diag(1,0): verdict", to_string(sus.verdict)),
+      deterministic_observable("suspicious case: F-hull length at T", sus.length.empty() ? 0.0 : sus.length.back(),
+                               1e-6, sus.tol),
+      deterministic_observable("suspicious case: max dist(pi_F z_i(T), {m, M, 0})", sus.max_dist, 1e-6, sus.tol)};
 
   r.key_number = "max dist(pi_F z_i(T), {m, M, 0}) = " + sci(worst) + " (tol " + sci(worst_tol) +
-                 "); suspicious case V = diag(1,0): " + to_string(sus.verdict) + " (max dist " + sci(sus.max_dist) + ")";
-  r.hypotheses.push_back(hypothesis("Q^T K positive definite", all_pd ? "certified" : "assumed",
-                                    outs.empty() ? "" : outs[0].pd.detail));
-  r.hypotheses.push_back(hypothesis("V = lambda I on F = span e_1, spectral radius on G < lambda", "certified",
-                                    "V = diag(lambda, mu_2, ...) with exact decimals, lambda in [0.8, 1.2], |mu_k| <= 0.6"));
-  r.evidence = {{"precision", "double"}, {"model", "sa-rescaled"}, {"method", "dopri5 rtol 1e-12 atol 1e-14"},
+                 "); suspicious case V = diag(1,0): " + to_string(sus.verdict) + " (max dist " + sci(sus.max_dist) +
+                 ")";
+  r.hypotheses.push_back(
+      hypothesis("Q^T K positive definite", all_pd ? "certified" : "assumed", outs.empty() ? "" : outs[0].pd.detail));
+  r.hypotheses.push_back(
+      hypothesis("V = lambda I on F = span e_1, spectral radius on G < lambda", "certified",
+                 "V = diag(lambda, mu_2, ...) with exact decimals, lambda in [0.8, 1.2], |mu_k| <= 0.6"));
+  r.evidence = {{"precision", "double"},
+                {"model", "sa-rescaled"},
+                {"method", "dopri5 rtol 1e-12 atol 1e-14"},
                 {"scope", "dim F = 1 only (F = span e_1); dim F >= 2 (polygon boundaries) is not checked"},
-                {"tolerance_rule", "3 * 2 * error_estimate + 16 n eps max|z_1|; error_estimate = max |z_i1 - z_i1^ref| against a 100x tighter re-run"},
-                {"verdict_rule", "holds: F-hull length monotone and every pi_F z_i(T) within tol of {m, M, 0}; "
-                                 "violated (confirmed at +20 digits): hull grows, or an F-component stopped at a "
-                                 "relative interior point != 0; else inconclusive"},
+                {"tolerance_rule",
+                 "3 * 2 * error_estimate + 16 n eps max|z_1|; error_estimate = max |z_i1 - z_i1^ref| against a 100x "
+                 "tighter re-run"},
+                {"verdict_rule",
+                 "holds: F-hull length monotone and every pi_F z_i(T) within tol of {m, M, 0}; "
+                 "violated (confirmed at +20 digits): hull grows, or an F-component stopped at a "
+                 "relative interior point != 0; else inconclusive"},
                 {"suspicious_case", describe(sus)},
                 {"instances", per}};
   if (!outs.empty())
     r.figures["F_hull_length_vs_t"] = line_figure({"t", "length of the F-hull max_i z_i1 − min_i z_i1"},
                                                   {{"instance 1", series(outs[0].t, outs[0].length)}});
-  r.figures["suspicious_F_hull_length_vs_t"] =
-      line_figure({"t", "length of the F-hull max_i z_i1 − min_i z_i1"}, {{"suspicious case", series(sus.t, sus.length)}});
+  r.figures["suspicious_F_hull_length_vs_t"] = line_figure({"t", "length of the F-hull max_i z_i1 − min_i z_i1"},
+                                                           {{"suspicious case", series(sus.t, sus.length)}});
 
   SeededDraws rng(ctx.instance_seed(1000));
   ControlResult ctl{"lambda < 0: V = -diag(1, 0): pi_F z_i' points out of the F-hull, which grows", Verdict::Violated};
@@ -220,8 +249,11 @@ CheckResult check_a_5_1(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_a_5_1() {
-  return {"A-5.1", "theorem", "[A] Thm 5.1 (approx.)",
-          "Q^T K > 0, V = lambda I on F, rho(V|G) < lambda: dist(z_i, (boundary K u {0}) x G) -> 0", Verdict::Holds,
+  return {"A-5.1",
+          "theorem",
+          "[A] Thm 5.1 (approx.)",
+          "Q^T K > 0, V = lambda I on F, rho(V|G) < lambda: dist(z_i, (boundary K u {0}) x G) -> 0",
+          Verdict::Holds,
           check_a_5_1};
 }
 

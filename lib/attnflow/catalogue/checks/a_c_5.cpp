@@ -11,7 +11,7 @@ namespace {
 
 struct Outcome {
   double max_norm_bound = 0, max_norm_seen = 0, final_norm = 0, p_distance = 0, tolerance = 0;
-  double late_increase = 0;                 // largest rise of max_i ||x_i|| over the second half
+  double late_increase = 0;                      // largest rise of max_i ||x_i|| over the second half
   double slope = 0, slope_lo = 0, slope_hi = 0;  // log max-norm vs log t on the second half, 95% CI
   std::vector<double> t, norm;
 };
@@ -47,9 +47,17 @@ Outcome measure(const SimConfig& c, const Trajectory<double>& tr, double err) {
 }
 
 nlohmann::json config(const char* V, int n, int d, double t_end, std::uint64_t seed) {
-  return {{"model", "sa-euclid"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"}, {"V", V},
+  return {{"model", "sa-euclid"},
+          {"n", n},
+          {"d", d},
+          {"beta", 1},
+          {"Q", "identity"},
+          {"K", "identity"},
+          {"V", V},
           {"init", {{"kind", "uniform-cube"}, {"seed", seed}, {"scale", 3}}},
-          {"time", {{"t_end", t_end}, {"samples", 101}}}, {"rtol", 1e-10}, {"atol", 1e-13}};
+          {"time", {{"t_end", t_end}, {"samples", 101}}},
+          {"rtol", 1e-10},
+          {"atol", 1e-13}};
 }
 
 CheckResult check_a_c_5(const CheckContext& ctx) {
@@ -68,8 +76,10 @@ CheckResult check_a_c_5(const CheckContext& ctx) {
   double worst_final = 0, worst_p = 0, slowest = -1e300;
   for (const auto& [cfg, o] : outs) {
     Verdict v = Verdict::Holds;
-    if (o.max_norm_seen > o.max_norm_bound + o.tolerance) v = Verdict::Violated;
-    else if (o.final_norm > delta && !(o.late_increase <= o.tolerance && o.slope_hi < 0)) v = Verdict::Inconclusive;
+    if (o.max_norm_seen > o.max_norm_bound + o.tolerance)
+      v = Verdict::Violated;
+    else if (o.final_norm > delta && !(o.late_increase <= o.tolerance && o.slope_hi < 0))
+      v = Verdict::Inconclusive;
     const SimConfig c = parse_sim_config(cfg);
     v = confirmed(v, c, [&](const Trajectory<mpfr>& tr) {
       double seen = 0;
@@ -82,17 +92,25 @@ CheckResult check_a_c_5(const CheckContext& ctx) {
     worst_final = std::max(worst_final, o.final_norm);
     worst_p = std::max(worst_p, o.p_distance);
     slowest = std::max(slowest, o.slope);
-    per.push_back({{"seed", cfg["init"]["seed"]}, {"bound", o.max_norm_bound}, {"max_norm_seen", o.max_norm_seen},
-                   {"final_max_norm", o.final_norm}, {"P_minus_uniform_max", o.p_distance},
-                   {"late_max_increase", o.late_increase}, {"power_law_exponent", o.slope},
-                   {"power_law_exponent_ci95", {o.slope_lo, o.slope_hi}}, {"verdict", to_string(v)}});
+    per.push_back({{"seed", cfg["init"]["seed"]},
+                   {"bound", o.max_norm_bound},
+                   {"max_norm_seen", o.max_norm_seen},
+                   {"final_max_norm", o.final_norm},
+                   {"P_minus_uniform_max", o.p_distance},
+                   {"late_max_increase", o.late_increase},
+                   {"power_law_exponent", o.slope},
+                   {"power_law_exponent_ci95", {o.slope_lo, o.slope_hi}},
+                   {"verdict", to_string(v)}});
   }
   r.verdict = combine(verdicts);
   r.instances = count;
   r.key_number = "max_i ||x_i(T)|| = " + sci(worst_final) + " decaying like t^" + fmt::format("{:.2f}", slowest) +
                  ", max |P - 1/n| = " + sci(worst_p);
   r.hypotheses.push_back(hypothesis("V = -I, Q^T K = I", "certified", "exact matrices Q = K = I, V = -I"));
-  r.evidence = {{"precision", "double"}, {"delta", delta}, {"t_end", t_end}, {"instances", per},
+  r.evidence = {{"precision", "double"},
+                {"delta", delta},
+                {"t_end", t_end},
+                {"instances", per},
                 {"verdict_rule",
                  "holds: the norm bound holds at every sample (within the error-derived tolerance) and either "
                  "max ||x_i(T)|| < delta, or max ||x_i|| never rises over the second half and its fitted power-law "
@@ -107,7 +125,8 @@ CheckResult check_a_c_5(const CheckContext& ctx) {
   const SimConfig c = parse_sim_config(bad);
   const auto run = run_measured<double>(c);
   const Outcome o = measure(c, run.trajectory, run.error_estimate);
-  ctl.verdict = (o.max_norm_seen > o.max_norm_bound + o.tolerance || o.final_norm > 1) ? Verdict::Violated : Verdict::Holds;
+  ctl.verdict =
+      (o.max_norm_seen > o.max_norm_bound + o.tolerance || o.final_norm > 1) ? Verdict::Violated : Verdict::Holds;
   ctl.evidence = {{"final_max_norm", o.final_norm}, {"bound", o.max_norm_bound}, {"max_norm_seen", o.max_norm_seen}};
   r.controls.push_back(ctl);
   return r;
@@ -116,9 +135,12 @@ CheckResult check_a_c_5(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_a_c_5() {
-  return {"A-C.5", "theorem", "[A] App. C.5 (approx.)",
+  return {"A-C.5",
+          "theorem",
+          "[A] App. C.5 (approx.)",
           "V = -I, Q^T K = I: ||x_i|| -> 0, P -> (1/n) 11^T, tokens stay within max{||x_i(0)||, sqrt(2n)}",
-          Verdict::Holds, check_a_c_5};
+          Verdict::Holds,
+          check_a_c_5};
 }
 
 }  // namespace attnflow

@@ -36,9 +36,17 @@ struct Run {
 
 nlohmann::json config(const std::string& model, const char* V, const nlohmann::json& K, const std::string& activation,
                       int n, int d, double t_end, std::uint64_t seed) {
-  nlohmann::json c = {{"model", model}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", "identity"}, {"K", K}, {"V", V},
+  nlohmann::json c = {{"model", model},
+                      {"n", n},
+                      {"d", d},
+                      {"beta", 1},
+                      {"Q", "identity"},
+                      {"K", K},
+                      {"V", V},
                       {"init", {{"kind", "uniform-cube"}, {"seed", seed}, {"scale", 1}}},
-                      {"time", {{"t_end", t_end}, {"samples", 41}}}, {"method", "dopri5"}, {"rtol", 1e-11},
+                      {"time", {{"t_end", t_end}, {"samples", 41}}},
+                      {"method", "dopri5"},
+                      {"rtol", 1e-11},
                       {"atol", 1e-13}};
   if (model == "ffn") c["W"] = "identity", c["activation"] = activation;
   return c;
@@ -64,17 +72,22 @@ Run run_one(const nlohmann::json& cfg, const std::string& variant) {
   double zmax = 0;
   for (const auto& x : tr.x) zmax = std::max(zmax, x.rowwise().norm().maxCoeff());
   // Movement of a token: per-coordinate error e on both samples → ≤ 2√d e; safety 3; rounding.
-  r.tol = 3 * 2 * std::sqrt(double(tr.d)) * r.error_estimate + 16 * tr.n * tr.d * std::numeric_limits<double>::epsilon() * zmax;
+  r.tol = 3 * 2 * std::sqrt(double(tr.d)) * r.error_estimate +
+          16 * tr.n * tr.d * std::numeric_limits<double>::epsilon() * zmax;
   r.move_late = movement(tr.x[last], tr.x[late]);
   r.move_earlier = movement(tr.x[late], tr.x[earlier]);
   r.max_norm = tr.x[last].rowwise().norm().maxCoeff();
   const Clustering<double> ch = cluster_sample(tr, half, kDelta), ce = cluster_sample(tr, last, kDelta);
   r.clusters_half = ch.count, r.clusters_end = ce.count;
   r.cluster_summary = ce.summary();
-  if (r.max_norm <= kDelta && r.move_late <= r.move_earlier + r.tol) r.outcome = Outcome::Collapsed;
-  else if (r.move_late <= r.tol && r.clusters_half == r.clusters_end) r.outcome = Outcome::Clustered;
-  else if (r.move_late < r.move_earlier) r.outcome = Outcome::StillMoving;
-  else r.outcome = Outcome::NotConverging;
+  if (r.max_norm <= kDelta && r.move_late <= r.move_earlier + r.tol)
+    r.outcome = Outcome::Collapsed;
+  else if (r.move_late <= r.tol && r.clusters_half == r.clusters_end)
+    r.outcome = Outcome::Clustered;
+  else if (r.move_late < r.move_earlier)
+    r.outcome = Outcome::StillMoving;
+  else
+    r.outcome = Outcome::NotConverging;
   r.verdict = r.outcome == Outcome::NotConverging ? Verdict::Violated
               : r.outcome == Outcome::StillMoving ? Verdict::Inconclusive
                                                   : Verdict::Holds;
@@ -92,12 +105,21 @@ Verdict confirm(const Run& r) {
 }
 
 nlohmann::json describe(const Run& r) {
-  return {{"variant", r.variant}, {"K", r.config["K"]}, {"seed", r.config["init"]["seed"]},
-          {"t_end", r.config["time"]["t_end"]}, {"Q^T K positive definite", r.pd.positive_definite},
-          {"error_estimate", r.error_estimate}, {"movement_tolerance", r.tol},
-          {"movement_0.9T_to_T", r.move_late}, {"movement_0.8T_to_0.9T", r.move_earlier},
-          {"max_norm_T", r.max_norm}, {"clusters_T_half", r.clusters_half}, {"clusters_T", r.clusters_end},
-          {"clusters", r.cluster_summary}, {"outcome", name(r.outcome)}, {"verdict", to_string(r.verdict)}};
+  return {{"variant", r.variant},
+          {"K", r.config["K"]},
+          {"seed", r.config["init"]["seed"]},
+          {"t_end", r.config["time"]["t_end"]},
+          {"Q^T K positive definite", r.pd.positive_definite},
+          {"error_estimate", r.error_estimate},
+          {"movement_tolerance", r.tol},
+          {"movement_0.9T_to_T", r.move_late},
+          {"movement_0.8T_to_0.9T", r.move_earlier},
+          {"max_norm_T", r.max_norm},
+          {"clusters_T_half", r.clusters_half},
+          {"clusters_T", r.clusters_end},
+          {"clusters", r.cluster_summary},
+          {"outcome", name(r.outcome)},
+          {"verdict", to_string(r.verdict)}};
 }
 
 CheckResult check_a_n1(const CheckContext& ctx) {
@@ -111,7 +133,8 @@ CheckResult check_a_n1(const CheckContext& ctx) {
     const nlohmann::json K = paper_a::decimal_matrix(rng, d, -1, 1);
     const std::size_t v = static_cast<std::size_t>(i) % variants.size();
     const std::string model = v == 0 ? "sa-rescaled" : "ffn";
-    return run_one(config(model, "identity", K, v == 2 ? "tanh" : "relu", n, d, t_end, ctx.instance_seed(i)), variants[v]);
+    return run_one(config(model, "identity", K, v == 2 ? "tanh" : "relu", n, d, t_end, ctx.instance_seed(i)),
+                   variants[v]);
   });
   std::vector<Verdict> verdicts;
   nlohmann::json per = nlohmann::json::array();
@@ -168,12 +191,14 @@ CheckResult check_a_n1(const CheckContext& ctx) {
                                       std::to_string(indefinite) + " of " + std::to_string(count) +
                                           " instances have Q^T K certified NOT positive definite (exact Sylvester "
                                           "test of the symmetric part)"));
-  res.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-11 atol 1e-13"},
+  res.evidence = {{"precision", "double"},
+                  {"method", "dopri5 rtol 1e-11 atol 1e-13"},
                   {"cluster_delta", kDelta},
                   {"tolerance_rule", "movement tol = 3 * 2 sqrt(d) * error_estimate + 16 n d eps max||z||"},
-                  {"outcome_rule", "collapsed: max||z_i(T)|| <= delta; clustered: movement over [0.9T, T] <= tol and "
-                                   "cluster count at delta equal at T/2 and T; still moving: movement decreasing; "
-                                   "not converging (confirmed at +20 digits): otherwise"},
+                  {"outcome_rule",
+                   "collapsed: max||z_i(T)|| <= delta; clustered: movement over [0.9T, T] <= tol and "
+                   "cluster count at delta equal at T/2 and T; still moving: movement decreasing; "
+                   "not converging (confirmed at +20 digits): otherwise"},
                   {"confirmation_limit", fmt::format("n d <= {}: above it a double 'not converging' is not confirmed "
                                                      "(MPFR cost) and counts as inconclusive; {} such run(s) here",
                                                      confirm_limit, unconfirmed)},
@@ -194,7 +219,8 @@ CheckResult check_a_n1(const CheckContext& ctx) {
   bad.verdict = confirm(bad);
   ctl.verdict = bad.verdict;
   ctl.evidence = describe(bad);
-  ctl.evidence["size"] = fmt::format("n = {}, d = {} (capped at 16 so the violation can be confirmed at +20 digits)", nc, dc);
+  ctl.evidence["size"] =
+      fmt::format("n = {}, d = {} (capped at 16 so the violation can be confirmed at +20 digits)", nc, dc);
   res.controls.push_back(ctl);
   return res;
 }
@@ -202,9 +228,12 @@ CheckResult check_a_n1(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_a_n1() {
-  return {"A-N1", "numerical observation", "[A] numerics, Sec. 12 (ffn approx.)",
+  return {"A-N1",
+          "numerical observation",
+          "[A] numerics, Sec. 12 (ffn approx.)",
           "clustering persists for indefinite Q^T K; with a ReLU/tanh ffn layer tokens cluster or collapse to 0",
-          Verdict::Reported, check_a_n1};
+          Verdict::Reported,
+          check_a_n1};
 }
 
 }  // namespace attnflow

@@ -40,8 +40,15 @@ Instance run_one(const nlohmann::json& config) {
 }
 
 nlohmann::json base_config(bool usa, int n, int d, double beta, double t_end, nlohmann::json init) {
-  return {{"model", usa ? "usa-sphere" : "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"init", init},
-          {"time", {{"t_end", t_end}, {"samples", 41}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+  return {{"model", usa ? "usa-sphere" : "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"init", init},
+          {"time", {{"t_end", t_end}, {"samples", 41}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 CheckResult check_b_6_8(const CheckContext& ctx) {
@@ -75,14 +82,22 @@ CheckResult check_b_6_8(const CheckContext& ctx) {
           if (to_double(max_offdiag_deviation<mpfr>(tr.x[s], mpfr(g[s]))) > inst.tolerance) return true;
         return false;
       });
-      if (!confirmed) v = Verdict::Inconclusive;
-      else r.violations.push_back(inst.config);
+      if (!confirmed)
+        v = Verdict::Inconclusive;
+      else
+        r.violations.push_back(inst.config);
     }
     verdicts.push_back(v);
-    if (inst.deviation > worst) { worst = inst.deviation; worst_tol = inst.tolerance; }
-    per_instance.push_back({{"model", inst.config["model"]}, {"beta", inst.config["beta"]},
-                            {"max_deviation", inst.deviation}, {"tolerance", inst.tolerance},
-                            {"error_estimate", inst.error_estimate}, {"verdict", to_string(v)}});
+    if (inst.deviation > worst) {
+      worst = inst.deviation;
+      worst_tol = inst.tolerance;
+    }
+    per_instance.push_back({{"model", inst.config["model"]},
+                            {"beta", inst.config["beta"]},
+                            {"max_deviation", inst.deviation},
+                            {"tolerance", inst.tolerance},
+                            {"error_estimate", inst.error_estimate},
+                            {"verdict", to_string(v)}});
   }
   r.verdict = combine(verdicts);
   r.instances = count;
@@ -90,14 +105,15 @@ CheckResult check_b_6_8(const CheckContext& ctx) {
   r.hypotheses.push_back(hypothesis("pairwise-orthogonal start, d >= n", "numerical",
                                     "Gram-Schmidt twice in double; |<x_i,x_j>(0)| <= 1e-15"));
   r.hypotheses.push_back(hypothesis("Q = K = V = I", "certified", "exact identity matrices"));
-  r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-12 atol 1e-14"},
+  r.evidence = {{"precision", "double"},
+                {"method", "dopri5 rtol 1e-12 atol 1e-14"},
                 {"tolerance_rule", "3 sqrt(d) * error_estimate + 10 d eps + 1e-13 (gamma ODE)"},
                 {"error_estimate_method", "100x tighter re-run at the same precision"},
                 {"instances", per_instance}};
   if (!instances.empty())
     r.figures["inner_product_vs_gamma"] =
         line_figure({"t", "⟨x₁, x₂⟩(t)"}, {{"simulated", series(instances[0].t, instances[0].simulated)},
-                                            {"predicted γ(t)", series(instances[0].t, instances[0].predicted)}});
+                                           {"predicted γ(t)", series(instances[0].t, instances[0].predicted)}});
   {
     // Step-size refinement of instance 0's start with fixed-step RK4 against γ (integrated to
     // 1e-15): the error must fall like h⁴. Evidence only; the verdict above does not use it.
@@ -105,7 +121,8 @@ CheckResult check_b_6_8(const CheckContext& ctx) {
     const double beta = betas[0];
     for (int steps : {12, 24, 48, 96}) {
       const double h = t_end / steps;
-      nlohmann::json cfg = base_config(false, n, d, beta, t_end, {{"kind", "orthogonal"}, {"seed", ctx.instance_seed(0)}});
+      nlohmann::json cfg =
+          base_config(false, n, d, beta, t_end, {{"kind", "orthogonal"}, {"seed", ctx.instance_seed(0)}});
       cfg["method"] = "rk4";
       cfg["dt"] = fmt::format("{:.17g}", h);
       cfg["time"] = {{"times", {0.0, t_end / 2, t_end}}};
@@ -130,7 +147,8 @@ CheckResult check_b_6_8(const CheckContext& ctx) {
   ControlResult ctl;
   ctl.description = "uniform random start instead of an orthogonal one (SA, beta = 1)";
   ctl.expected = Verdict::Violated;
-  const Instance bad = run_one(base_config(false, n, d, 1.0, t_end, {{"kind", "uniform-sphere"}, {"seed", ctx.instance_seed(1000)}}));
+  const Instance bad =
+      run_one(base_config(false, n, d, 1.0, t_end, {{"kind", "uniform-sphere"}, {"seed", ctx.instance_seed(1000)}}));
   ctl.verdict = bad.deviation <= bad.tolerance ? Verdict::Holds : Verdict::Violated;
   ctl.evidence = {{"max_deviation", bad.deviation}, {"tolerance", bad.tolerance}};
   r.controls.push_back(ctl);
@@ -140,8 +158,8 @@ CheckResult check_b_6_8(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_b_6_8() {
-  return {"B-6.8", "theorem", "[B] Thm 6.8",
-          "orthogonal start: all <x_i,x_j> equal gamma(t), the solution of a scalar ODE (SA and USA)",
+  return {"B-6.8",        "theorem",
+          "[B] Thm 6.8",  "orthogonal start: all <x_i,x_j> equal gamma(t), the solution of a scalar ODE (SA and USA)",
           Verdict::Holds, check_b_6_8};
 }
 

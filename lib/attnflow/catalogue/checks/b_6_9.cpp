@@ -45,8 +45,15 @@ struct Outcome {
 };
 
 nlohmann::json config(bool usa, int n, int d, double beta, double t_end, nlohmann::json init) {
-  return {{"model", usa ? "usa-sphere" : "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"init", init},
-          {"time", {{"t_end", t_end}, {"samples", 51}}}, {"method", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12}};
+  return {{"model", usa ? "usa-sphere" : "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"init", init},
+          {"time", {{"t_end", t_end}, {"samples", 51}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-10},
+          {"atol", 1e-12}};
 }
 
 /// Cap start: x_i ∝ e_1 + g_i, g_i ~ N(0, I/d) (norm ≈ 1), so ⟨x_i, x_j⟩(0) ≈ 1/2 ≠ γ(0) = 0.
@@ -56,7 +63,10 @@ nlohmann::json duplicated_start(int n, int d, std::uint64_t seed) {
   SeededDraws draws(seed);
   nlohmann::json pts = nlohmann::json::array();
   for (int i = 0; i < n; ++i) {
-    if (i == 1) { pts.push_back(pts[0]); continue; }
+    if (i == 1) {
+      pts.push_back(pts[0]);
+      continue;
+    }
     std::vector<double> p(static_cast<std::size_t>(d));
     double s = 0;
     for (auto& v : p) v = draws.normal(), s += v * v;
@@ -71,7 +81,8 @@ template <class T> double deviation_of(const Trajectory<T>& tr, bool usa, int n,
   for (const auto& t : tr.t) times.push_back(to_double(t));
   const auto g = gamma_curve(usa, n, beta, times);
   double worst = 0;
-  for (std::size_t s = 0; s < times.size(); ++s) worst = std::max(worst, to_double(max_offdiag_deviation<T>(tr.x[s], T(g[s]))));
+  for (std::size_t s = 0; s < times.size(); ++s)
+    worst = std::max(worst, to_double(max_offdiag_deviation<T>(tr.x[s], T(g[s]))));
   return worst;
 }
 
@@ -107,12 +118,17 @@ ScalingFit fit_scaling(const std::vector<Outcome>& outs, bool usa, const std::ve
       if (o.usa == usa && o.d == d) devs.push_back(o.deviation), worst_err = std::max(worst_err, o.error);
     const bool usable = worst_err <= 0.01 * bound(d);  // integration error ≤ 1% of the claimed scale
     for (double v : devs)
-      if (usable) f.log_d.push_back(std::log(double(d))), f.log_rho.push_back(std::log(v / bound(d))),
-                  f.max_rho = std::max(f.max_rho, v / bound(d));
-    f.per_d.push_back({{"d", d}, {"runs", devs.size()}, {"median_deviation", median(devs)},
+      if (usable)
+        f.log_d.push_back(std::log(double(d))), f.log_rho.push_back(std::log(v / bound(d))),
+            f.max_rho = std::max(f.max_rho, v / bound(d));
+    f.per_d.push_back({{"d", d},
+                       {"runs", devs.size()},
+                       {"median_deviation", median(devs)},
                        {"max_deviation", devs.empty() ? 0.0 : *std::max_element(devs.begin(), devs.end())},
-                       {"sqrt_log_d_over_d", bound(d)}, {"median_rho", median(devs) / bound(d)},
-                       {"max_integration_error", worst_err}, {"used", usable}});
+                       {"sqrt_log_d_over_d", bound(d)},
+                       {"median_rho", median(devs) / bound(d)},
+                       {"max_integration_error", worst_err},
+                       {"used", usable}});
   }
   f.fit = fit_line(f.log_d, f.log_rho);
   return f;
@@ -142,7 +158,8 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
     // (slope ≤ 0); no concentration, Δ = O(1), gives ρ ∝ √(d/log d) (slope ≈ 0.4–0.5 on these d).
     // The decision boundary is halfway: a CI entirely below it rules out the alternative.
     Verdict v = Verdict::Inconclusive;
-    if (f.fit.points >= 3 && f.fit.slope_ci_high < kSlopeBoundary) v = Verdict::Holds;
+    if (f.fit.points >= 3 && f.fit.slope_ci_high < kSlopeBoundary)
+      v = Verdict::Holds;
     else if (f.fit.points >= 3 && f.fit.slope_ci_low > kSlopeBoundary) {
       // Confirm that the deviation at the largest d is not numerical: the higher-precision run
       // must reproduce it.
@@ -160,7 +177,9 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
     }
     verdicts.push_back(v);
     C = std::max(C, f.max_rho);
-    fits[usa ? "USA" : "SA"] = {{"per_d", f.per_d}, {"fit_log_rho_vs_log_d", f.fit.to_json()}, {"max_rho", f.max_rho},
+    fits[usa ? "USA" : "SA"] = {{"per_d", f.per_d},
+                                {"fit_log_rho_vs_log_d", f.fit.to_json()},
+                                {"max_rho", f.max_rho},
                                 {"verdict", to_string(v)}};
     key += std::string(usa ? "; USA" : "SA") + " slope of log rho vs log d " + sci(f.fit.slope) + " [" +
            sci(f.fit.slope_ci_low) + ", " + sci(f.fit.slope_ci_high) + "]";
@@ -168,18 +187,26 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
   r.verdict = combine(verdicts);
   r.instances = count;
   r.key_number = key + "; C = max rho = " + sci(C);
-  r.hypotheses.push_back(hypothesis("i.i.d. uniform starts on S^{d-1}", "numerical", "uniform-sphere init, independent seeds"));
+  r.hypotheses.push_back(
+      hypothesis("i.i.d. uniform starts on S^{d-1}", "numerical", "uniform-sphere init, independent seeds"));
   r.hypotheses.push_back(hypothesis("Q = K = V = I", "certified", "exact identity matrices"));
   r.hypotheses.push_back(hypothesis("d large", "numerical", "d grid " + nlohmann::json(ds).dump()));
-  r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-10 atol 1e-12"}, {"n", n}, {"beta", beta},
-                {"t_end", t_end}, {"rho", "Delta(d) / sqrt(log d / d), Delta = max over samples and pairs of |<x_i,x_j> - gamma(t)|"},
-                {"integration_error_rule", "3 sqrt(d) error_estimate + 10 d eps + 1e-13 must be <= 1% of sqrt(log d/d), else d is dropped"},
-                {"verdict_rule", "rho = Delta / sqrt(log d / d); holds: the 95% CI of the slope of log rho vs log d lies "
-                                 "below the boundary (half the slope that no concentration, Delta = O(1), would give on "
-                                 "these d; the claimed rate gives slope <= 0); violated: the CI lies above it, "
-                                 "confirmed at higher precision; else inconclusive"},
+  r.evidence = {{"precision", "double"},
+                {"method", "dopri5 rtol 1e-10 atol 1e-12"},
+                {"n", n},
+                {"beta", beta},
+                {"t_end", t_end},
+                {"rho", "Delta(d) / sqrt(log d / d), Delta = max over samples and pairs of |<x_i,x_j> - gamma(t)|"},
+                {"integration_error_rule",
+                 "3 sqrt(d) error_estimate + 10 d eps + 1e-13 must be <= 1% of sqrt(log d/d), else d is dropped"},
+                {"verdict_rule",
+                 "rho = Delta / sqrt(log d / d); holds: the 95% CI of the slope of log rho vs log d lies "
+                 "below the boundary (half the slope that no concentration, Delta = O(1), would give on "
+                 "these d; the claimed rate gives slope <= 0); violated: the CI lies above it, "
+                 "confirmed at higher precision; else inconclusive"},
                 {"slope_boundary", kSlopeBoundary},
-                {"constant_C", C}, {"fits", fits}};
+                {"constant_C", C},
+                {"fits", fits}};
   {
     // Δ(d) as a convergence in h = 1/d (SA): the claim O(√(log d / d)) is order ≈ 1/2 (a little
     // less, from the log); no concentration would be order 0.
@@ -201,31 +228,33 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
       r.evidence["convergence"] = table.to_json(fmt::format(
           "SA, n = {}, beta = {:g}, T = {:g}: median over the random starts of Delta(d) = max over t and i != j of "
           "|<x_i, x_j> - gamma(t)|, refined in h = 1/d. The claimed scale sqrt(log d / d) has the orders in the last "
-          "column; no concentration would give order 0.", n, beta, t_end));
+          "column; no concentration would give order 0.",
+          n, beta, t_end));
     }
   }
   if (!outs.empty()) {
     const Outcome& o = outs.back();
-    r.figures["x1_x2_vs_gamma_largest_d"] = line_figure(
-        {"t", fmt::format("⟨x₁, x₂⟩(t), d = {}", o.d)}, {{"simulated", series(o.t, o.worst_pair)}, {"γ(t)", series(o.t, o.gamma)}});
+    r.figures["x1_x2_vs_gamma_largest_d"] =
+        line_figure({"t", fmt::format("⟨x₁, x₂⟩(t), d = {}", o.d)},
+                    {{"simulated", series(o.t, o.worst_pair)}, {"γ(t)", series(o.t, o.gamma)}});
   }
 
   // Control 1: a duplicated token: Δ stays O(1), ρ grows with d.
   {
-    ControlResult ctl{"random start with x_2 = x_1 (not a generic start): Delta stays O(1), the scaling fails", Verdict::Violated};
+    ControlResult ctl{"random start with x_2 = x_1 (not a generic start): Delta stays O(1), the scaling fails",
+                      Verdict::Violated};
     const long m = 3 * static_cast<long>(ds.size());
     const auto caps = run_instances<Outcome>(m, [&](long i) {
       const int d = ds[static_cast<std::size_t>(i) % ds.size()];
       return measure(config(false, n, d, beta, t_end, duplicated_start(n, d, ctx.instance_seed(2000 + i))));
     });
     const ScalingFit f = fit_scaling(caps, false, ds);
-    ctl.verdict = f.fit.points >= 3 && f.fit.slope_ci_low > kSlopeBoundary ? Verdict::Violated
+    ctl.verdict = f.fit.points >= 3 && f.fit.slope_ci_low > kSlopeBoundary    ? Verdict::Violated
                   : f.fit.points >= 3 && f.fit.slope_ci_high < kSlopeBoundary ? Verdict::Holds
-                                                                  : Verdict::Inconclusive;
+                                                                              : Verdict::Inconclusive;
     const Outcome& small = caps.front();
-    ctl.verdict = confirmed(ctl.verdict, parse_sim_config(small.config), [&](const Trajectory<mpfr>& tr) {
-      return deviation_of(tr, false, n, beta) > 0.25;
-    });
+    ctl.verdict = confirmed(ctl.verdict, parse_sim_config(small.config),
+                            [&](const Trajectory<mpfr>& tr) { return deviation_of(tr, false, n, beta) > 0.25; });
     ctl.evidence = {{"per_d", f.per_d}, {"fit_log_rho_vs_log_d", f.fit.to_json()}};
     r.controls.push_back(ctl);
   }
@@ -238,7 +267,8 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
     const long m = 4 * static_cast<long>(small_ds.size());
     const auto smalls = run_instances<Outcome>(m, [&](long i) {
       const int d = small_ds[static_cast<std::size_t>(i) % small_ds.size()];
-      return measure(config(false, n, d, beta, t_end, {{"kind", "uniform-sphere"}, {"seed", ctx.instance_seed(3000 + i)}}));
+      return measure(
+          config(false, n, d, beta, t_end, {{"kind", "uniform-sphere"}, {"seed", ctx.instance_seed(3000 + i)}}));
     });
     nlohmann::json rows = nlohmann::json::array();
     bool exceeds = false;
@@ -259,7 +289,8 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
       ctl.verdict = confirmed(ctl.verdict, parse_sim_config(worst->config), [&](const Trajectory<mpfr>& tr) {
         return deviation_of(tr, false, n, beta) > C * bound(worst->d);
       });
-    ctl.evidence = {{"C", C}, {"rule", "violated if the median Delta at some small d exceeds C sqrt(log d/d)"}, {"rows", rows}};
+    ctl.evidence = {
+        {"C", C}, {"rule", "violated if the median Delta at some small d exceeds C sqrt(log d/d)"}, {"rows", rows}};
     r.controls.push_back(ctl);
   }
   return r;
@@ -268,8 +299,12 @@ CheckResult check_b_6_9(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_b_6_9() {
-  return {"B-6.9", "theorem", "[B] high-dimensional random start (THEORY.md B-6.9)",
-          "for d large, random starts follow gamma(t) within O(sqrt(log d / d))", Verdict::Holds, check_b_6_9};
+  return {"B-6.9",
+          "theorem",
+          "[B] high-dimensional random start (THEORY.md B-6.9)",
+          "for d large, random starts follow gamma(t) within O(sqrt(log d / d))",
+          Verdict::Holds,
+          check_b_6_9};
 }
 
 }  // namespace attnflow

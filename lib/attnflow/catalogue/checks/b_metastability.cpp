@@ -18,10 +18,11 @@ namespace {
 struct Plateau {
   int count = 0;
   double t_enter = 0, t_exit = 0;
-  bool censored = false;  // still running at T: t_exit − t_enter is only a lower bound
+  bool censored = false;     // still running at T: t_exit − t_enter is only a lower bound
   double energy_change = 0;  // relative to the run's total energy change
   nlohmann::json to_json() const {
-    return {{"clusters", count}, {"t_enter", t_enter}, {"t_exit", t_exit}, {"duration", t_exit - t_enter},
+    return {{"clusters", count},    {"t_enter", t_enter},
+            {"t_exit", t_exit},     {"duration", t_exit - t_enter},
             {"censored", censored}, {"energy_change_fraction", energy_change}};
   }
 };
@@ -58,11 +59,19 @@ nlohmann::json config(int n, int d, double beta, double t_end, std::uint64_t see
   const double lo = -2, hi = std::log10(t_end);
   const int m = static_cast<int>(std::ceil((hi - lo) * per_decade));
   for (int k = 0; k <= m; ++k) times.push_back(k == m ? t_end : std::pow(10.0, lo + (hi - lo) * k / m));
-  return {{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
-          {"time", {{"times", times}}}, {"method", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12}};
+  return {{"model", "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+          {"time", {{"times", times}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-10},
+          {"atol", 1e-12}};
 }
 
-template <class T> std::vector<Plateau> plateaus_of(const ClusterCountSeries<T>& s, const std::vector<double>& E, int /*n*/) {
+template <class T>
+std::vector<Plateau> plateaus_of(const ClusterCountSeries<T>& s, const std::vector<double>& E, int /*n*/) {
   std::vector<Plateau> out;
   const double total = E.back() - E.front();
   std::size_t k = 0;
@@ -109,10 +118,17 @@ nlohmann::json outcome_json(const Outcome& o) {
   nlohmann::json ps = nlohmann::json::array();
   for (const auto& p : o.plateaus) ps.push_back(p.to_json());
   const Plateau* L = o.longest();
-  return {{"beta", o.beta}, {"seed", o.config["init"]["seed"]}, {"error_estimate", o.error_estimate},
-          {"delta", o.delta}, {"max_resolution_floor", o.floor_max}, {"final_clusters", o.final_count},
-          {"plateaus", ps}, {"longest_duration", L ? L->t_exit - L->t_enter : 0.0}, {"longest_censored", L ? L->censored : false},
-          {"metastable_decade_plateau", o.metastable()}, {"energy_monotone", o.energy_summary}};
+  return {{"beta", o.beta},
+          {"seed", o.config["init"]["seed"]},
+          {"error_estimate", o.error_estimate},
+          {"delta", o.delta},
+          {"max_resolution_floor", o.floor_max},
+          {"final_clusters", o.final_count},
+          {"plateaus", ps},
+          {"longest_duration", L ? L->t_exit - L->t_enter : 0.0},
+          {"longest_censored", L ? L->censored : false},
+          {"metastable_decade_plateau", o.metastable()},
+          {"energy_monotone", o.energy_summary}};
 }
 
 CheckResult check_b_metastability(const CheckContext& ctx) {
@@ -135,7 +151,8 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
     per_run.push_back(outcome_json(o));
     energy_ok = energy_ok && o.energy_monotone;
     const Plateau* L = o.longest();
-    if (L != nullptr && !L->censored && L->t_exit > L->t_enter) fb.push_back(o.beta), flog.push_back(std::log(L->t_exit - L->t_enter));
+    if (L != nullptr && !L->censored && L->t_exit > L->t_enter)
+      fb.push_back(o.beta), flog.push_back(std::log(L->t_exit - L->t_enter));
     for (double e : o.energy) all_finite = all_finite && std::isfinite(e);
   }
   for (double b : betas) {
@@ -158,24 +175,36 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
     r.observables.push_back(fraction_observable(fmt::format("beta {:g}: runs with a decade plateau", b), meta, runs_b));
     r.observables.push_back(mean_observable(fmt::format("beta {:g}: mean cluster count at T", b), finals));
     r.observables.push_back(mean_observable(fmt::format("beta {:g}: mean log10 longest plateau", b), log_longest));
-    per_beta.push_back({{"beta", b}, {"longest_plateau_durations", lens}, {"censored", censored}, {"runs_with_decade_plateau", meta}});
+    per_beta.push_back(
+        {{"beta", b}, {"longest_plateau_durations", lens}, {"censored", censored}, {"runs_with_decade_plateau", meta}});
   }
   const LinearFit fit = fit_line(fb, flog);
   r.verdict = Verdict::Reported;
   r.instances = count;
   r.key_number = "log(longest plateau) vs beta: slope c = " + sci(fit.slope) + " [" + sci(fit.slope_ci_low) + ", " +
                  sci(fit.slope_ci_high) + "] over " + std::to_string(fb.size()) + " uncensored runs";
-  r.hypotheses.push_back(hypothesis("Q = K = V = I, large beta", "certified", "exact identity matrices; beta grid chosen"));
+  r.hypotheses.push_back(
+      hypothesis("Q = K = V = I, large beta", "certified", "exact identity matrices; beta grid chosen"));
   r.hypotheses.push_back(hypothesis("random starts", "numerical", "uniform-sphere init"));
-  r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-10 atol 1e-12"}, {"n", n}, {"d", d},
-                {"t_end", t_end}, {"time_grid", "0 and 20 samples per decade from 1e-2 to T"},
-                {"cluster_rule", "single linkage at Euclidean delta (clusters.hpp; merges below the resolution floor reported)"},
-                {"fit_note", "censored plateaus (still running at T) are left out of the slope fit; they are the longest ones, "
-                             "mostly at the largest beta, so the fitted slope is biased low (T bounds what can be seen)"},
-                {"plateau_rule", "maximal run of a constant cluster count >= 2, excluding the run that starts at t = 0; censored if "
-                                 "still running at T (excluded from the fit); metastable: entered at t >= 1 and t_exit >= 10 t_enter"},
-                {"fit_log_plateau_vs_beta", fit.to_json()}, {"energy_monotone_self_check", energy_ok},
-                {"values_finite", all_finite}, {"per_beta", per_beta}, {"runs", per_run}};
+  r.evidence = {
+      {"precision", "double"},
+      {"method", "dopri5 rtol 1e-10 atol 1e-12"},
+      {"n", n},
+      {"d", d},
+      {"t_end", t_end},
+      {"time_grid", "0 and 20 samples per decade from 1e-2 to T"},
+      {"cluster_rule", "single linkage at Euclidean delta (clusters.hpp; merges below the resolution floor reported)"},
+      {"fit_note",
+       "censored plateaus (still running at T) are left out of the slope fit; they are the longest ones, "
+       "mostly at the largest beta, so the fitted slope is biased low (T bounds what can be seen)"},
+      {"plateau_rule",
+       "maximal run of a constant cluster count >= 2, excluding the run that starts at t = 0; censored if "
+       "still running at T (excluded from the fit); metastable: entered at t >= 1 and t_exit >= 10 t_enter"},
+      {"fit_log_plateau_vs_beta", fit.to_json()},
+      {"energy_monotone_self_check", energy_ok},
+      {"values_finite", all_finite},
+      {"per_beta", per_beta},
+      {"runs", per_run}};
   {
     // The staircase: cluster count and energy against log₁₀ t, one curve per β (first run of each).
     nlohmann::json counts = line_figure({"log₁₀ t", "number of clusters (single linkage at δ)"});
@@ -185,8 +214,9 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
       const Outcome& o = outs[b];
       std::vector<double> lt, ct, et;
       for (std::size_t s = 0; s < o.t.size(); ++s)
-        if (o.t[s] > 0) lt.push_back(std::log10(o.t[s])), ct.push_back(o.count[s]),
-          et.push_back(o.energy[s] * 2 * o.beta / std::exp(o.beta));
+        if (o.t[s] > 0)
+          lt.push_back(std::log10(o.t[s])), ct.push_back(o.count[s]),
+              et.push_back(o.energy[s] * 2 * o.beta / std::exp(o.beta));
       const std::string name = fmt::format("β = {:g}", o.beta);
       if (counts["series"].contains(name)) continue;
       counts["series"][name] = series(lt, ct, 400);
@@ -197,9 +227,12 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
   }
 
   // Control: β = 1 (fast collapse regime): no multi-cluster plateau lasting a decade.
-  ControlResult ctl{"beta = 1 (small): tested for a metastable plateau (>= 2 clusters, entered at t >= 1, lasting a decade in t)", Verdict::Violated};
+  ControlResult ctl{
+      "beta = 1 (small): tested for a metastable plateau (>= 2 clusters, entered at t >= 1, lasting a decade in t)",
+      Verdict::Violated};
   const double t_ctl = std::min(t_end, 200.0);
-  const auto small = run_instances<Outcome>(per, [&](long i) { return measure(config(n, d, 1.0, t_ctl, ctx.instance_seed(5000 + i)), delta); });
+  const auto small = run_instances<Outcome>(
+      per, [&](long i) { return measure(config(n, d, 1.0, t_ctl, ctx.instance_seed(5000 + i)), delta); });
   bool any = false;
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& o : small) any = any || o.metastable(), rows.push_back(outcome_json(o));
@@ -221,9 +254,12 @@ CheckResult check_b_metastability(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_b_metastability() {
-  return {"B-metastability", "numerical observation", "[M] arXiv:2410.06833; [B]",
+  return {"B-metastability",
+          "numerical observation",
+          "[M] arXiv:2410.06833; [B]",
           "large beta: several clusters persist for times ~ exp(c beta) before merging (staircase in log t)",
-          Verdict::Reported, check_b_metastability};
+          Verdict::Reported,
+          check_b_metastability};
 }
 
 }  // namespace attnflow

@@ -27,9 +27,15 @@ struct Outcome {
 };
 
 nlohmann::json config(const char* V, int n, int d, double beta, double t_end, std::uint64_t seed) {
-  return {{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"V", V},
-          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}}, {"time", {{"t_end", t_end}, {"samples", 41}}},
-          {"rtol", 1e-10}, {"atol", 1e-12}};
+  return {{"model", "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"V", V},
+          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+          {"time", {{"t_end", t_end}, {"samples", 41}}},
+          {"rtol", 1e-10},
+          {"atol", 1e-12}};
 }
 
 Outcome measure(const nlohmann::json& cfg) {
@@ -86,9 +92,7 @@ void add_figure_run(CheckResult& r, int n, std::uint64_t seed) {
       add_fit(fig, -f.rate, f.log_prefactor, f.t_first, f.t_last,
               fmt::format("fit: rate {:.3g} [{:.3g}, {:.3g}]", f.rate, f.rate_ci_low, f.rate_ci_high), name);
       rates[name] = f.to_json();
-    } catch (const std::exception& e) {
-      rates[name] = e.what();
-    }
+    } catch (const std::exception& e) { rates[name] = e.what(); }
   }
   r.figures["collapse_vs_t"] = fig;
 
@@ -101,7 +105,8 @@ void add_figure_run(CheckResult& r, int n, std::uint64_t seed) {
   // QR column order is only roughly decreasing: show the three largest and the smallest by value.
   std::vector<std::size_t> byvalue(ly.exponents.size());
   for (std::size_t i = 0; i < byvalue.size(); ++i) byvalue[i] = i;
-  std::sort(byvalue.begin(), byvalue.end(), [&](std::size_t a, std::size_t b) { return ly.exponents[a] > ly.exponents[b]; });
+  std::sort(byvalue.begin(), byvalue.end(),
+            [&](std::size_t a, std::size_t b) { return ly.exponents[a] > ly.exponents[b]; });
   std::vector<std::size_t> shown(byvalue.begin(), byvalue.begin() + std::min<std::size_t>(3, byvalue.size()));
   if (byvalue.size() > 3) shown.push_back(byvalue.back());
   for (std::size_t i : shown) {
@@ -112,10 +117,14 @@ void add_figure_run(CheckResult& r, int n, std::uint64_t seed) {
   r.figures["lyapunov_vs_t"] = lfig;
   r.evidence["figure_run"] = {
       {"what", "figures only, not used by the verdict: SA, d = 3, beta = 1, Q = K = V = I, T = 20, 201 samples"},
-      {"seed", seed}, {"error_estimate", run.error_estimate}, {"fits", rates},
-      {"lyapunov_exponents", ly.exponents}, {"lyapunov_trace_residual", ly.trace_residual},
-      {"lyapunov_note", "lambda_i from Benettin QR every 0.5 over [0, 20], AD Jacobian; trace residual = |sum lambda_i - "
-                        "time-averaged tr J| (integration error only)"}};
+      {"seed", seed},
+      {"error_estimate", run.error_estimate},
+      {"fits", rates},
+      {"lyapunov_exponents", ly.exponents},
+      {"lyapunov_trace_residual", ly.trace_residual},
+      {"lyapunov_note",
+       "lambda_i from Benettin QR every 0.5 over [0, 20], AD Jacobian; trace residual = |sum lambda_i - "
+       "time-averaged tr J| (integration error only)"}};
 }
 
 CheckResult check_b_single_cluster(const CheckContext& ctx) {
@@ -123,10 +132,8 @@ CheckResult check_b_single_cluster(const CheckContext& ctx) {
   const long count = ctx.integer("instances", 8);
   const int n = static_cast<int>(ctx.integer("n", 8));
   const double t_end = ctx.real("t_end", 100), delta = ctx.real("delta", 1e-6);
-  const std::vector<Regime> regimes = {{"beta = 0", 0, 2},
-                                       {"beta <~ 1/n", 1.0 / (4 * n), 2},
-                                       {"d = 3, beta = 1", 1, 3},
-                                       {"d = 3, beta = 3", 3, 3}};
+  const std::vector<Regime> regimes = {
+      {"beta = 0", 0, 2}, {"beta <~ 1/n", 1.0 / (4 * n), 2}, {"d = 3, beta = 1", 1, 3}, {"d = 3, beta = 3", 3, 3}};
   const auto outs = run_instances<Outcome>(count, [&](long i) {
     const Regime& g = regimes[static_cast<std::size_t>(i) % regimes.size()];
     Outcome o = measure(config("identity", n, g.d, g.beta, t_end, ctx.instance_seed(i)));
@@ -145,34 +152,45 @@ CheckResult check_b_single_cluster(const CheckContext& ctx) {
     Verdict v = Verdict::Holds;
     if (o.final_min < 1 - delta - o.tolerance) v = o.final_min > o.half_min ? Verdict::Inconclusive : Verdict::Violated;
     v = confirmed(v, parse_sim_config(o.config), [&](const Trajectory<mpfr>& tr) {
-      return to_double(min_offdiag_inner<mpfr>(tr.x.back())) <= to_double(min_offdiag_inner<mpfr>(tr.x[tr.samples() / 2]));
+      return to_double(min_offdiag_inner<mpfr>(tr.x.back())) <=
+             to_double(min_offdiag_inner<mpfr>(tr.x[tr.samples() / 2]));
     });
     if (v == Verdict::Violated) r.violations.push_back(o.config);
     clustered += v == Verdict::Holds;
     worst = std::min(worst, o.final_min);
     verdicts.push_back(v);
-    per.push_back({{"regime", o.regime}, {"seed", o.config["init"]["seed"]}, {"min_inner_T", o.final_min},
-                   {"min_inner_T_half", o.half_min}, {"t_end", o.config["time"]["t_end"]},
+    per.push_back({{"regime", o.regime},
+                   {"seed", o.config["init"]["seed"]},
+                   {"min_inner_T", o.final_min},
+                   {"min_inner_T_half", o.half_min},
+                   {"t_end", o.config["time"]["t_end"]},
                    {"verdict", to_string(v)}});
   }
   r.verdict = combine(verdicts);
   r.instances = count;
-  r.key_number = std::to_string(clustered) + "/" + std::to_string(count) + " starts in one cluster at T (min <x_i,x_j> >= " +
-                 fmt::format("{:.10f}", worst) + ")";
+  r.key_number = std::to_string(clustered) + "/" + std::to_string(count) +
+                 " starts in one cluster at T (min <x_i,x_j> >= " + fmt::format("{:.10f}", worst) + ")";
   r.hypotheses.push_back(hypothesis("Q = K = V = I", "certified", "exact identity matrices"));
   r.hypotheses.push_back(hypothesis("regime: beta = 0, beta <~ 1/n, or d >= 3", "certified", "chosen by construction"));
   r.hypotheses.push_back(hypothesis("almost every start", "numerical", "independent uniform random starts"));
-  r.evidence = {{"precision", "double"}, {"delta", delta}, {"t_end", t_end}, {"instances", per},
-                {"verdict_rule", "holds: min <x_i,x_j>(T) >= 1 - delta; inconclusive: below but still rising (longer "
-                                 "T would settle it); violated: not rising, confirmed at higher precision"}};
+  r.evidence = {{"precision", "double"},
+                {"delta", delta},
+                {"t_end", t_end},
+                {"instances", per},
+                {"verdict_rule",
+                 "holds: min <x_i,x_j>(T) >= 1 - delta; inconclusive: below but still rising (longer "
+                 "T would settle it); violated: not rising, confirmed at higher precision"}};
 
   // With V = −I the energy Σ exp(β⟨x_i,x_j⟩) never increases, and one cluster is its maximum
   // n²e^β: a start below that maximum can never reach one cluster.
   ControlResult ctl{"V = -I (outside the hypotheses): the tokens spread instead of clustering", Verdict::Violated};
   const Outcome bad = measure(config("minus-identity", n, 3, 1, t_end, ctx.instance_seed(999)));
-  const bool unreachable = bad.energy_end <= bad.energy_start * (1 + 1e-9) && bad.energy_start < bad.energy_cluster * (1 - 1e-6);
+  const bool unreachable =
+      bad.energy_end <= bad.energy_start * (1 + 1e-9) && bad.energy_start < bad.energy_cluster * (1 - 1e-6);
   ctl.verdict = bad.final_min < 1 - delta - bad.tolerance && unreachable ? Verdict::Violated : Verdict::Holds;
-  ctl.evidence = {{"min_inner_T", bad.final_min}, {"energy_start", bad.energy_start}, {"energy_T", bad.energy_end},
+  ctl.evidence = {{"min_inner_T", bad.final_min},
+                  {"energy_start", bad.energy_start},
+                  {"energy_T", bad.energy_end},
                   {"energy_of_one_cluster", bad.energy_cluster}};
   r.controls.push_back(ctl);
   add_figure_run(r, n, ctx.instance_seed(4242));
@@ -182,9 +200,12 @@ CheckResult check_b_single_cluster(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_b_single_cluster() {
-  return {"B-single-cluster", "theorem", "[B] Thms 4.1/4.3/5.1/6.1",
+  return {"B-single-cluster",
+          "theorem",
+          "[B] Thms 4.1/4.3/5.1/6.1",
           "one cluster for almost every start when beta = 0, beta <~ 1/n, beta >~ n^2, or d >= 3",
-          Verdict::Holds, check_b_single_cluster};
+          Verdict::Holds,
+          check_b_single_cluster};
 }
 
 }  // namespace attnflow

@@ -6,7 +6,6 @@
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/random.hpp"
 
-
 namespace attnflow {
 
 namespace {
@@ -33,9 +32,13 @@ nlohmann::json make_config(long i, std::uint64_t seed, int n, int d, double beta
   }
   // Instances 0, 1 (mod 4) start in a hemisphere, 2, 3 uniformly on the sphere.
   const bool hemi = i % 4 < 2;
-  return {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", beta},
+  return {{"model", "layer-normalized"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
           {"Q", {{"random", "gaussian"}, {"seed", mix_seed(seed ^ 0x51)}, {"scale", 1}}},
-          {"K", {{"random", "gaussian"}, {"seed", mix_seed(seed ^ 0x4b)}, {"scale", 1}}}, {"V", V},
+          {"K", {{"random", "gaussian"}, {"seed", mix_seed(seed ^ 0x4b)}, {"scale", 1}}},
+          {"V", V},
           {"init", {{"kind", hemi ? "hemisphere" : "uniform-sphere"}, {"seed", seed}}},
           {"time", {{"layers", layers}, {"every", 1}}}};
 }
@@ -78,19 +81,26 @@ CheckResult check_blog_c1(const CheckContext& ctx) {
                      fraction_observable("fraction collapsing exponentially to the floor", collapsed, count),
                      mean_observable("mean fitted contraction rate per layer", rates)};
   }
-  r.key_number = fmt::format("{}/{} runs end in one cluster (delta {:.0e}; {}/{} from hemisphere starts); {}/{} "
-                             "collapse exponentially to the floor",
-                             one_cluster, count, cluster_delta, one_cluster_hemi, hemi, collapsed, count);
+  r.key_number = fmt::format(
+      "{}/{} runs end in one cluster (delta {:.0e}; {}/{} from hemisphere starts); {}/{} "
+      "collapse exponentially to the floor",
+      one_cluster, count, cluster_delta, one_cluster_hemi, hemi, collapsed, count);
   r.hypotheses.push_back(hypothesis("V_k diagonal, entries in [0.1, 1]", "certified", "exact 3-decimal strings"));
   r.hypotheses.push_back(hypothesis("Q, K bounded", "certified", "constant Gaussian matrices"));
   r.hypotheses.push_back(hypothesis("hemisphere start (half of the runs)", "certified",
                                     "find_hemisphere certificate per run (evidence); the other half start uniformly"));
-  r.evidence = {{"precision", "double; floor from a re-run at >= 20 more digits (MPFR)"}, {"layers", layers},
-                {"n", n}, {"d", d}, {"beta", beta}, {"cluster_delta", cluster_delta},
-                {"fraction_one_cluster", double(one_cluster) / double(count)}, {"instances", per},
-                {"verdict_rule", "as Blog-P2.1 (reported, not asserted): holds when every run's diameter falls to "
-                                 "1e4 x floor with a rate CI in (0, inf); violated when a run does not contract, "
-                                 "confirmed at >= 20 more digits; clusters by clusters.hpp at delta"}};
+  r.evidence = {{"precision", "double; floor from a re-run at >= 20 more digits (MPFR)"},
+                {"layers", layers},
+                {"n", n},
+                {"d", d},
+                {"beta", beta},
+                {"cluster_delta", cluster_delta},
+                {"fraction_one_cluster", double(one_cluster) / double(count)},
+                {"instances", per},
+                {"verdict_rule",
+                 "as Blog-P2.1 (reported, not asserted): holds when every run's diameter falls to "
+                 "1e4 x floor with a rate CI in (0, inf); violated when a run does not contract, "
+                 "confirmed at >= 20 more digits; clusters by clusters.hpp at delta"}};
 
   // Control: a diagonal with negative entries, V = diag(-1/2, ..., -1/2) (= -I/2, the Blog-C2
   // regime), uniform start: the tokens spread, no single cluster.
@@ -120,8 +130,12 @@ CheckResult check_blog_c1(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_blog_c1() {
-  return {"Blog-C1", "conjecture", "[Blog] Section 3.1",
-          "V_k diagonal with non-negative entries behaves as alpha_k I: one cluster", Verdict::Reported, check_blog_c1};
+  return {"Blog-C1",
+          "conjecture",
+          "[Blog] Section 3.1",
+          "V_k diagonal with non-negative entries behaves as alpha_k I: one cluster",
+          Verdict::Reported,
+          check_blog_c1};
 }
 
 }  // namespace attnflow

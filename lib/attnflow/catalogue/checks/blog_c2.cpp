@@ -36,8 +36,13 @@ Antipodal classify(const Tokens<double>& x, double delta) {
 
 /// Q = K = I, or (random_qk) fixed Gaussian Q, K: the outcome depends on which (see evidence).
 nlohmann::json config(const std::string& alpha, int n, int d, long layers, std::uint64_t seed, bool random_qk) {
-  nlohmann::json c = {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", 1}, {"V", {{"scaled-identity", alpha}}},
-                      {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}}, {"time", {{"layers", layers}, {"every", 10}}}};
+  nlohmann::json c = {{"model", "layer-normalized"},
+                      {"n", n},
+                      {"d", d},
+                      {"beta", 1},
+                      {"V", {{"scaled-identity", alpha}}},
+                      {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+                      {"time", {{"layers", layers}, {"every", 10}}}};
   if (random_qk) {
     c["Q"] = {{"random", "gaussian"}, {"seed", seed + 1}};
     c["K"] = {{"random", "gaussian"}, {"seed", seed + 2}};
@@ -65,9 +70,12 @@ CheckResult check_blog_c2(const CheckContext& ctx) {
     (cfg.contains("Q") ? two_random : two_identity) += a.two_antipodal;
     one += a.one_cluster;
     if (a.two_antipodal) ++splits[a.split_small];
-    per.push_back({{"seed", cfg["init"]["seed"]}, {"QK", cfg.contains("Q") ? "random gaussian" : "identity"},
-                   {"two_antipodal", a.two_antipodal}, {"one_cluster", a.one_cluster},
-                   {"smaller_group", a.split_small}, {"max_deviation_from_pm1", a.worst}});
+    per.push_back({{"seed", cfg["init"]["seed"]},
+                   {"QK", cfg.contains("Q") ? "random gaussian" : "identity"},
+                   {"two_antipodal", a.two_antipodal},
+                   {"one_cluster", a.one_cluster},
+                   {"smaller_group", a.split_small},
+                   {"max_deviation_from_pm1", a.worst}});
   }
   nlohmann::json split_json = nlohmann::json::object();
   for (const auto& [k, v] : splits) split_json[std::to_string(k)] = v;
@@ -83,18 +91,24 @@ CheckResult check_blog_c2(const CheckContext& ctx) {
   }
   r.verdict = two == count ? Verdict::Holds : (two + one == count ? Verdict::Inconclusive : Verdict::Violated);
   r.instances = count;
-  r.key_number = std::to_string(two) + "/" + std::to_string(count) + " runs end in two antipodal clusters (Q = K = I: " +
-                 std::to_string(two_identity) + ", random Q, K: " + std::to_string(two_random) + "), " +
-                 std::to_string(one) + " in one cluster";
+  r.key_number = std::to_string(two) + "/" + std::to_string(count) +
+                 " runs end in two antipodal clusters (Q = K = I: " + std::to_string(two_identity) +
+                 ", random Q, K: " + std::to_string(two_random) + "), " + std::to_string(one) + " in one cluster";
   r.hypotheses.push_back(hypothesis("V_k = -alpha I, alpha > 0", "certified", "alpha = " + alpha.substr(1)));
-  r.evidence = {{"precision", "double"}, {"layers", layers}, {"delta", delta}, {"fraction_two_antipodal",
-                double(two) / double(count)}, {"fraction_one_cluster", double(one) / double(count)},
-                {"smaller_group_sizes", split_json}, {"instances", per},
-                {"two_antipodal_with_QK_identity", two_identity}, {"two_antipodal_with_QK_random", two_random},
+  r.evidence = {{"precision", "double"},
+                {"layers", layers},
+                {"delta", delta},
+                {"fraction_two_antipodal", double(two) / double(count)},
+                {"fraction_one_cluster", double(one) / double(count)},
+                {"smaller_group_sizes", split_json},
+                {"instances", per},
+                {"two_antipodal_with_QK_identity", two_identity},
+                {"two_antipodal_with_QK_random", two_random},
                 {"runs_per_variant", nlohmann::json{{"identity", (count + 1) / 2}, {"random", count / 2}}},
-                {"verdict_rule", "holds: every run ends in two antipodal clusters (both non-empty) within delta; "
-                                 "inconclusive: some end in a single cluster (a degenerate case of +-x*); violated: "
-                                 "some end in neither"}};
+                {"verdict_rule",
+                 "holds: every run ends in two antipodal clusters (both non-empty) within delta; "
+                 "inconclusive: some end in a single cluster (a degenerate case of +-x*); violated: "
+                 "some end in neither"}};
 
   ControlResult ctl{"V = +alpha I: one cluster, not two antipodal ones", Verdict::Violated};
   const Trajectory<double> tr =
@@ -109,8 +123,12 @@ CheckResult check_blog_c2(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_blog_c2() {
-  return {"Blog-C2", "conjecture", "[Blog] Conjecture 2",
-          "V_k = -alpha I: tokens converge to two antipodal limits +-x*", Verdict::Reported, check_blog_c2};
+  return {"Blog-C2",
+          "conjecture",
+          "[Blog] Conjecture 2",
+          "V_k = -alpha I: tokens converge to two antipodal limits +-x*",
+          Verdict::Reported,
+          check_blog_c2};
 }
 
 }  // namespace attnflow

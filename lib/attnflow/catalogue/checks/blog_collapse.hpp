@@ -79,7 +79,9 @@ inline void finish_collapse(Collapse& c, bool need_hemisphere, double cluster_de
     c.fit = ExponentialFit{};  // e.g. no sample above the floor: no rate can be measured
     c.fit_note = e.what();
   }
-  const Clustering<double> cl = cluster_tokens<double>(lo.x.back(), cluster_delta, ClusterOptions{DistanceMetric::Euclidean, kDefaultFloorFactor, c.rounding_difference});
+  const Clustering<double> cl =
+      cluster_tokens<double>(lo.x.back(), cluster_delta,
+                             ClusterOptions{DistanceMetric::Euclidean, kDefaultFloorFactor, c.rounding_difference});
   c.clusters_end = cl.count;
   c.cluster_summary = cl.summary();
 
@@ -117,7 +119,9 @@ inline nlohmann::json describe(const Collapse& c) {
   nlohmann::json h = {{"certified", c.hemisphere.certified}, {"exists", c.hemisphere.exists}};
   if (c.hemisphere.certified && c.hemisphere.exists) h["margin"] = c.hemisphere.margin;
   return {{"label", c.label},
-          {"seed", c.config.contains("init") && c.config["init"].is_object() && c.config["init"].contains("seed") ? c.config["init"]["seed"] : nlohmann::json()},
+          {"seed", c.config.contains("init") && c.config["init"].is_object() && c.config["init"].contains("seed")
+                       ? c.config["init"]["seed"]
+                       : nlohmann::json()},
           {"hemisphere", h},
           {"diameter_0", c.diameter.front()},
           {"diameter_end", c.diameter_end},

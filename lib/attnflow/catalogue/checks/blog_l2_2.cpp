@@ -66,10 +66,14 @@ Setup make_setup(std::uint64_t seed, int n, int d, long layers, bool constant_al
     }
     s.dir.push_back(m);
   }
-  s.base = {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", 1},
+  s.base = {{"model", "layer-normalized"},
+            {"n", n},
+            {"d", d},
+            {"beta", 1},
             {"Q", {{"random", "gaussian"}, {"seed", mix_seed(seed ^ 0x51)}, {"scale", 1}}},
             {"K", {{"random", "gaussian"}, {"seed", mix_seed(seed ^ 0x4b)}, {"scale", 1}}},
-            {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}}, {"time", {{"layers", layers}, {"every", 1}}},
+            {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+            {"time", {{"layers", layers}, {"every", 1}}},
             {"precision", {{"digits", kDigits}}}};
   return s;
 }
@@ -164,8 +168,11 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
     const Sweep w = run_sweep(s, eps_list);
     const PerturbationFit f = fit_perturbation_logs(w.eps, w.layers, w.log_delta, w.log_floor, opt);
     Verdict v = lemma_holds(f, min_decades) ? Verdict::Holds : Verdict::Violated;
-    nlohmann::json row = {{"seed", s.base["init"]["seed"]}, {"alpha", i % 2 == 1 ? "constant " + alpha : "alpha_k in [0.2, 0.9] per layer"},
-                          {"fit", f.to_json()}, {"delta_last_layer_per_eps", w.delta_last}, {"eps", w.eps}};
+    nlohmann::json row = {{"seed", s.base["init"]["seed"]},
+                          {"alpha", i % 2 == 1 ? "constant " + alpha : "alpha_k in [0.2, 0.9] per layer"},
+                          {"fit", f.to_json()},
+                          {"delta_last_layer_per_eps", w.delta_last},
+                          {"eps", w.eps}};
     if (v == Verdict::Violated) {
       // Confirm at 60 digits (floor 20 digits lower): the same sweep must fail there too.
       const PerturbationFit g = fit_perturbation_logs(w.eps, w.layers, w.log_delta_hi, w.log_floor_hi, opt);
@@ -173,7 +180,8 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
       if (lemma_holds(g, min_decades)) v = Verdict::Inconclusive;
       if (v == Verdict::Violated) {
         nlohmann::json cfg = s.base;
-        cfg["V"] = perturbed_layers(s.alpha, s.dir, std::isfinite(f.break_eps) ? fmt::format("{:g}", f.break_eps) : "1e-12");
+        cfg["V"] =
+            perturbed_layers(s.alpha, s.dir, std::isfinite(f.break_eps) ? fmt::format("{:g}", f.break_eps) : "1e-12");
         r.violations.push_back(cfg);
       }
     }
@@ -187,11 +195,13 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
       D_max = std::max(D_max, f.D);
       // Figure: Δ_k against ε on log-log axes at the first and the last layer, each with its
       // fitted line ln Δ_k = a_k + s_k ln ε over the linear regime (the lemma: s_k = 1).
-      nlohmann::json fig = line_figure({"perturbation size ε = ‖E‖", "Δₖ = maxᵢ ‖xᵢ − yᵢ‖ at layer k (y: perturbed run)", true, true});
+      nlohmann::json fig =
+          line_figure({"perturbation size ε = ‖E‖", "Δₖ = maxᵢ ‖xᵢ − yᵢ‖ at layer k (y: perturbed run)", true, true});
       for (std::size_t k : {std::size_t(0), w.layers.size() - 1}) {
         if (k >= w.layers.size() || k >= f.slope_fits.size()) continue;
         std::vector<double> ex, dy;
-        for (std::size_t e = 0; e < w.eps.size(); ++e) ex.push_back(w.eps[e]), dy.push_back(std::exp(w.log_delta[e][k]));
+        for (std::size_t e = 0; e < w.eps.size(); ++e)
+          ex.push_back(w.eps[e]), dy.push_back(std::exp(w.log_delta[e][k]));
         const std::string name = fmt::format("layer k = {:g}", w.layers[k]);
         fig["series"][name] = series(ex, dy);
         const LinearFit& lf = f.slope_fits[k];
@@ -203,24 +213,36 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
   }
   r.verdict = combine(verdicts);
   r.instances = count;
-  r.key_number = fmt::format("slope-1 regime >= {:.0f} decades in every instance, linear up to eps = {:.0e}; "
-                             "C_env <= {:.3g}, D <= {:.3g}", worst_decades, eps_lin_min, C_max, D_max);
-  r.hypotheses.push_back(hypothesis("alpha_k in (0, 1)", "certified", "exact decimals: in [0.2, 0.9] per layer, or " + alpha));
-  r.hypotheses.push_back(hypothesis("Q_k, K_k, E_k bounded", "certified",
-                                    "constant Gaussian Q, K; E_k = eps * E^_k with ||E^_k||_2 = 1 (SVD in double, entries "
-                                    "then fixed as exact 17-digit decimals, so ||E^_k||_2 = 1 up to 1e-16)"));
-  r.hypotheses.push_back(hypothesis("||E|| small", "numerical", "eps swept 1e-12 ... 1e-1; the lemma's threshold is unspecified"));
-  r.evidence = {{"precision", "mpfr-40 for every run; floor from re-runs at 60 digits"}, {"layers", layers}, {"n", n}, {"d", d},
-                {"slope_tolerance", opt.slope_tolerance}, {"floor_margin", opt.floor_margin}, {"min_decades", min_decades},
-                {"instances", per},
-                {"tolerance", fmt::format("floor = {} x max_k |Delta_k(40 digits) - Delta_k(60 digits)| (>= 1e-40), points "
-                                          "with Delta <= {} x floor excluded; local slopes d log Delta / d log eps within "
-                                          "{} of 1 (second-order terms give 1 + O(eps), so this fixes where 'linear' ends)",
-                                          kFloorSafety, opt.floor_margin, opt.slope_tolerance)},
-                {"verdict_rule", "holds: a slope-1 regime over >= min_decades decades in every layer, every per-layer "
-                                 "slope CI meets [1 - tol, 1 + tol], and the bound C_env D^k eps fitted on the lower half "
-                                 "of the regime covers every regime point (within 1 + tol); violated: not so at 40 and "
-                                 "at 60 digits"}};
+  r.key_number = fmt::format(
+      "slope-1 regime >= {:.0f} decades in every instance, linear up to eps = {:.0e}; "
+      "C_env <= {:.3g}, D <= {:.3g}",
+      worst_decades, eps_lin_min, C_max, D_max);
+  r.hypotheses.push_back(
+      hypothesis("alpha_k in (0, 1)", "certified", "exact decimals: in [0.2, 0.9] per layer, or " + alpha));
+  r.hypotheses.push_back(
+      hypothesis("Q_k, K_k, E_k bounded", "certified",
+                 "constant Gaussian Q, K; E_k = eps * E^_k with ||E^_k||_2 = 1 (SVD in double, entries "
+                 "then fixed as exact 17-digit decimals, so ||E^_k||_2 = 1 up to 1e-16)"));
+  r.hypotheses.push_back(
+      hypothesis("||E|| small", "numerical", "eps swept 1e-12 ... 1e-1; the lemma's threshold is unspecified"));
+  r.evidence = {
+      {"precision", "mpfr-40 for every run; floor from re-runs at 60 digits"},
+      {"layers", layers},
+      {"n", n},
+      {"d", d},
+      {"slope_tolerance", opt.slope_tolerance},
+      {"floor_margin", opt.floor_margin},
+      {"min_decades", min_decades},
+      {"instances", per},
+      {"tolerance", fmt::format("floor = {} x max_k |Delta_k(40 digits) - Delta_k(60 digits)| (>= 1e-40), points "
+                                "with Delta <= {} x floor excluded; local slopes d log Delta / d log eps within "
+                                "{} of 1 (second-order terms give 1 + O(eps), so this fixes where 'linear' ends)",
+                                kFloorSafety, opt.floor_margin, opt.slope_tolerance)},
+      {"verdict_rule",
+       "holds: a slope-1 regime over >= min_decades decades in every layer, every per-layer "
+       "slope CI meets [1 - tol, 1 + tol], and the bound C_env D^k eps fitted on the lower half "
+       "of the regime covers every regime point (within 1 + tol); violated: not so at 40 and "
+       "at 60 digits"}};
 
   // Control: E_k = -2 alpha I (V~ = -alpha I), the sweep along E^ = -I continued up to eps = 2 alpha.
   {
@@ -234,10 +256,14 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
     const Sweep w = run_sweep(s, el);
     const PerturbationFit f = fit_perturbation_logs(w.eps, w.layers, w.log_delta, w.log_floor, opt);
     const PerturbationFit g = fit_perturbation_logs(w.eps, w.layers, w.log_delta_hi, w.log_floor_hi, opt);
-    auto fails = [&](const PerturbationFit& p) { return !p.has_regime || p.eps_linear_max < 2 * a * (1 - 1e-12) || !p.covers_all; };
+    auto fails = [&](const PerturbationFit& p) {
+      return !p.has_regime || p.eps_linear_max < 2 * a * (1 - 1e-12) || !p.covers_all;
+    };
     ctl.verdict = fails(f) && fails(g) ? Verdict::Violated : (fails(f) ? Verdict::Inconclusive : Verdict::Holds);
-    ctl.evidence = {{"fit", f.to_json()}, {"delta_last_layer_at_2alpha", w.delta_last.back()},
-                    {"delta_last_layer_per_eps", w.delta_last}, {"eps", w.eps}};
+    ctl.evidence = {{"fit", f.to_json()},
+                    {"delta_last_layer_at_2alpha", w.delta_last.back()},
+                    {"delta_last_layer_per_eps", w.delta_last},
+                    {"eps", w.eps}};
     r.controls.push_back(ctl);
   }
   return r;
@@ -246,8 +272,9 @@ CheckResult check_blog_l2_2(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_blog_l2_2() {
-  return {"Blog-L2.2", "lemma", "[Blog] Lemma 2.2",
-          "V_k = alpha_k I + E_k: ||x_k - x~_k|| <= C D^k ||E|| for small ||E||", Verdict::Holds, check_blog_l2_2};
+  return {"Blog-L2.2",        "lemma",
+          "[Blog] Lemma 2.2", "V_k = alpha_k I + E_k: ||x_k - x~_k|| <= C D^k ||E|| for small ||E||",
+          Verdict::Holds,     check_blog_l2_2};
 }
 
 }  // namespace attnflow

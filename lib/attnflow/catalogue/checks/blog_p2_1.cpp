@@ -7,7 +7,6 @@
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/random.hpp"
 
-
 namespace attnflow {
 
 namespace {
@@ -48,13 +47,18 @@ Instance make_instance(long i, std::uint64_t seed, int n, int d, double beta, lo
   const std::uint64_t qs = mix_seed(seed ^ 0x51), ks = mix_seed(seed ^ 0x4b);
   const bool per_layer_qk = variant != 0;
   Instance inst;
-  inst.label = variant == 0 ? "alpha_k random in [0.2, 1], Q, K constant Gaussian"
-             : variant == 1 ? "alpha = " + alpha + " constant, Q_k, K_k Gaussian per layer"
-                            : "alpha_k random in [0.2, 1], Q_k, K_k Gaussian per layer";
-  inst.config = {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", beta},
+  inst.label = variant == 0   ? "alpha_k random in [0.2, 1], Q, K constant Gaussian"
+               : variant == 1 ? "alpha = " + alpha + " constant, Q_k, K_k Gaussian per layer"
+                              : "alpha_k random in [0.2, 1], Q_k, K_k Gaussian per layer";
+  inst.config = {{"model", "layer-normalized"},
+                 {"n", n},
+                 {"d", d},
+                 {"beta", beta},
                  {"Q", per_layer_qk ? per_layer_random(qs, static_cast<int>(layers)) : random_matrix(qs)},
-                 {"K", per_layer_qk ? per_layer_random(ks, static_cast<int>(layers)) : random_matrix(ks)}, {"V", V},
-                 {"init", {{"kind", "hemisphere"}, {"seed", seed}}}, {"time", {{"layers", layers}, {"every", 1}}}};
+                 {"K", per_layer_qk ? per_layer_random(ks, static_cast<int>(layers)) : random_matrix(ks)},
+                 {"V", V},
+                 {"init", {{"kind", "hemisphere"}, {"seed", seed}}},
+                 {"time", {{"layers", layers}, {"every", 1}}}};
   double s = 0;
   for (double a : alphas) s += std::log1p(a);
   inst.predicted_rate = s / double(alphas.size());
@@ -73,8 +77,14 @@ nlohmann::json antipodal_config(int pairs, int d, long layers, std::uint64_t see
       for (int k = 0; k < d; ++k) row.push_back(fmt::format("{:.17g}", sign * p(m, k)));
       pts.push_back(row);
     }
-  return {{"model", "layer-normalized"}, {"n", 2 * pairs}, {"d", d}, {"beta", 1}, {"Q", random_matrix(mix_seed(seed + 1))},
-          {"K", random_matrix(mix_seed(seed + 2))}, {"V", "identity"}, {"init", {{"kind", "explicit"}, {"points", pts}}},
+  return {{"model", "layer-normalized"},
+          {"n", 2 * pairs},
+          {"d", d},
+          {"beta", 1},
+          {"Q", random_matrix(mix_seed(seed + 1))},
+          {"K", random_matrix(mix_seed(seed + 2))},
+          {"V", "identity"},
+          {"init", {{"kind", "explicit"}, {"points", pts}}},
           {"time", {{"layers", layers}, {"every", 1}}}};
 }
 
@@ -118,40 +128,54 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
       nlohmann::json& fig = r.figures["diameter_vs_layer"];
       const std::string name = fmt::format("instance {}", i + 1);
       fig["series"][name] = series(c.k, c.diameter);
-      add_fit(fig, -c.fit.rate, c.fit.log_prefactor, c.fit.t_first, c.fit.t_last,
-              fmt::format("fit {}: λ = {:.3g} [{:.3g}, {:.3g}]", i + 1, c.fit.rate, c.fit.rate_ci_low, c.fit.rate_ci_high), name);
+      add_fit(
+          fig, -c.fit.rate, c.fit.log_prefactor, c.fit.t_first, c.fit.t_last,
+          fmt::format("fit {}: λ = {:.3g} [{:.3g}, {:.3g}]", i + 1, c.fit.rate, c.fit.rate_ci_low, c.fit.rate_ci_high),
+          name);
     }
   }
   r.verdict = combine(verdicts);
   r.instances = count;
-  r.key_number = fmt::format("{}/{} collapse; min rate CI low {:.3g}; max final diameter {:.2g}; min hemisphere margin {:.3g}",
-                             held, count, min_rate, max_end, min_margin);
+  r.key_number =
+      fmt::format("{}/{} collapse; min rate CI low {:.3g}; max final diameter {:.2g}; min hemisphere margin {:.3g}",
+                  held, count, min_rate, max_end, min_margin);
   // Computer-assisted consequences of the proposition (attnflow prove on a layer model): starts in
   // NO hemisphere whose rigorous layer enclosure enters one. A rejected proof leaves the check inconclusive.
   const CitedProofs proofs = cite_proofs_for(ctx, "layer4", r);
-  r.hypotheses.push_back(hypothesis("V_k = alpha_k I, 0 < alpha_k <= 1", "certified",
-                                    "alpha_k exact 3-decimal strings drawn in [0.2, 1] per layer, or alpha = " + alpha));
+  r.hypotheses.push_back(
+      hypothesis("V_k = alpha_k I, 0 < alpha_k <= 1", "certified",
+                 "alpha_k exact 3-decimal strings drawn in [0.2, 1] per layer, or alpha = " + alpha));
   r.hypotheses.push_back(hypothesis("Q_k, K_k bounded", "certified",
-                                    "Gaussian matrices (scale 1), constant or drawn afresh for every layer: bounded with overwhelming probability, and finitely many layers"));
+                                    "Gaussian matrices (scale 1), constant or drawn afresh for every layer: bounded "
+                                    "with overwhelming probability, and finitely many layers"));
   r.hypotheses.push_back(hypothesis("all x_0 in one open hemisphere", "certified",
                                     "find_hemisphere: exact rational w with min_i <x_i, w> > 0 on the double start; "
                                     "margin per instance in evidence"));
-  r.evidence = {{"precision", "double; floor from a re-run at >= 20 more digits (MPFR)"}, {"layers", layers},
-                {"n", n}, {"d", d}, {"beta", beta}, {"instances", per}, {"certificates", proofs.evidence},
+  r.evidence = {{"precision", "double; floor from a re-run at >= 20 more digits (MPFR)"},
+                {"layers", layers},
+                {"n", n},
+                {"d", d},
+                {"beta", beta},
+                {"instances", per},
+                {"certificates", proofs.evidence},
                 {"tolerance", fmt::format("floor = {} x max(|x_double - x_mpfr|, eps) (safety factor fixed before the "
                                           "runs); the fit excludes diameters <= 1e4 x floor, and the run must reach "
-                                          "that level (target)", blog::kFloorSafety)},
-                {"observation", "near the cluster P_ij -> 1/n, so diameter_{k+1} ~ diameter_k / (1 + alpha_k): the late "
-                                "rate should be about the mean of log(1 + alpha_k) (reported, not asserted)"},
-                {"verdict_rule", "holds: hemisphere certified, final diameter <= target and rate CI in (0, inf); "
-                                 "inconclusive: still contracting at the horizon (more layers) or no certificate; "
-                                 "violated: not contracting above the floor, confirmed by a re-run at >= 20 more digits"}};
+                                          "that level (target)",
+                                          blog::kFloorSafety)},
+                {"observation",
+                 "near the cluster P_ij -> 1/n, so diameter_{k+1} ~ diameter_k / (1 + alpha_k): the late "
+                 "rate should be about the mean of log(1 + alpha_k) (reported, not asserted)"},
+                {"verdict_rule",
+                 "holds: hemisphere certified, final diameter <= target and rate CI in (0, inf); "
+                 "inconclusive: still contracting at the horizon (more layers) or no certificate; "
+                 "violated: not contracting above the floor, confirmed by a re-run at >= 20 more digits"}};
 
   // Control 1: an antipodal pair, V = I (outside the hypothesis: certified "no hemisphere").
   // y^(1) = (1 + P_11 - P_12) x^(1): the pair is fixed exactly, also in floating point.
   {
     ControlResult ctl{"antipodal pair +-x, V = I: no hemisphere, no collapse", Verdict::Violated};
-    Collapse c = blog::run_collapse_double(antipodal_config(1, d, std::min<long>(layers, 200), ctx.instance_seed(901)), "antipodal pair");
+    Collapse c = blog::run_collapse_double(antipodal_config(1, d, std::min<long>(layers, 200), ctx.instance_seed(901)),
+                                           "antipodal pair");
     blog::finish_collapse(c, false, cluster_delta);
     ctl.verdict = c.verdict;
     ctl.evidence = blog::describe(c);
@@ -162,13 +186,15 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
   // so the pairs stay antipodal (diameter 2); the symmetric state is unstable, and rounding can
   // break it. Reported, not a control (see the finding).
   {
-    Collapse c = blog::run_collapse_double(antipodal_config(3, d, std::min<long>(layers, 200), ctx.instance_seed(903)), "3 antipodal pairs");
+    Collapse c = blog::run_collapse_double(antipodal_config(3, d, std::min<long>(layers, 200), ctx.instance_seed(903)),
+                                           "3 antipodal pairs");
     blog::finish_collapse(c, false, cluster_delta);
     nlohmann::json e = blog::describe(c);
     e["no_hemisphere_certified"] = c.hemisphere.certified && !c.hemisphere.exists;
-    e["note"] = "exactly, the pairs stay antipodal (the layer map is odd on a symmetric set); a rounding_difference "
-                "of order 1 means the double run left the symmetric state (it is unstable) and collapsed: "
-                "a rounding artefact, not a counterexample, since no hemisphere exists";
+    e["note"] =
+        "exactly, the pairs stay antipodal (the layer map is odd on a symmetric set); a rounding_difference "
+        "of order 1 means the double run left the symmetric state (it is unstable) and collapsed: "
+        "a rounding artefact, not a counterexample, since no hemisphere exists";
     r.evidence["three_antipodal_pairs_reported"] = e;
   }
   // Control 2: alpha_k = 0 (V = 0) makes the layer map the identity: THEORY.md's 0 <= alpha_k
@@ -194,9 +220,12 @@ CheckResult check_blog_p2_1(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_blog_p2_1() {
-  return {"Blog-P2.1", "theorem", "[Blog] Proposition 2.1",
+  return {"Blog-P2.1",
+          "theorem",
+          "[Blog] Proposition 2.1",
           "V_k = alpha_k I, tokens in an open hemisphere: exponential collapse to one point",
-          Verdict::Holds, check_blog_p2_1};
+          Verdict::Holds,
+          check_blog_p2_1};
 }
 
 }  // namespace attnflow

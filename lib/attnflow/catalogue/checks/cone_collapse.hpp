@@ -33,11 +33,20 @@ struct Outcome {
   std::vector<double> t, D;
 };
 
-inline nlohmann::json config(bool usa, nlohmann::json Q, nlohmann::json K, int n, int d, double beta, nlohmann::json init,
-                      double t_end) {
-  return {{"model", usa ? "usa-sphere" : "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"Q", Q}, {"K", K},
-          {"V", "identity"}, {"init", init}, {"time", {{"t_end", t_end}, {"samples", 201}}},
-          {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+inline nlohmann::json config(bool usa, nlohmann::json Q, nlohmann::json K, int n, int d, double beta,
+                             nlohmann::json init, double t_end) {
+  return {{"model", usa ? "usa-sphere" : "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"Q", Q},
+          {"K", K},
+          {"V", "identity"},
+          {"init", init},
+          {"time", {{"t_end", t_end}, {"samples", 201}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 inline Outcome measure(const nlohmann::json& cfg) {
@@ -58,8 +67,8 @@ inline Outcome measure(const nlohmann::json& cfg) {
   for (const auto& x : tr.x)
     for (Eigen::Index i = 0; i < x.rows(); ++i) drift = std::max(drift, std::abs(x.row(i).norm() - 1));
   // Distance error: 2√d·(per-coordinate error) + rounding c·n·d·u + norm drift; D = dist²/2.
-  const double dist_err = 2 * std::sqrt(double(c.d)) * run.error_estimate +
-                          16 * c.n * c.d * std::numeric_limits<double>::epsilon() + drift;
+  const double dist_err =
+      2 * std::sqrt(double(c.d)) * run.error_estimate + 16 * c.n * c.d * std::numeric_limits<double>::epsilon() + drift;
   o.floor = kSafety * dist_err * dist_err;
   if (o.in_hemisphere) o.monotone = check_min_inner_product_nondecreasing(tr, Vector<double>(hem.w));
   o.t.assign(tr.t.begin(), tr.t.end());
@@ -69,7 +78,8 @@ inline Outcome measure(const nlohmann::json& cfg) {
   // Our linearisation at the cluster x*: SA rate 2 (any Q, K); USA 2 e^{β⟨Qx*,Kx*⟩}.
   Vector<double> xs = tr.x.back().colwise().sum().transpose();
   xs.normalize();
-  const Matrix<double> Q = build_matrix<double>(c.heads[0].Q.values[0], c.d), K = build_matrix<double>(c.heads[0].K.values[0], c.d);
+  const Matrix<double> Q = build_matrix<double>(c.heads[0].Q.values[0], c.d),
+                       K = build_matrix<double>(c.heads[0].K.values[0], c.d);
   o.qk_at_limit = (Q * xs).dot(K * xs);
   o.predicted_linearised = o.usa ? 2 * std::exp(o.beta * o.qk_at_limit) : 2.0;
   o.survey_rate = o.usa ? 2 * std::exp(o.beta) : 2.0;

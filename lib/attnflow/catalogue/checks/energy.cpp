@@ -21,19 +21,18 @@ constexpr double kSafety = 10;  // fixed in advance; multiplies the derived erro
 /// step-2h centred differences exist).
 struct IdentityTest {
   double max_residual = 0, max_rate = 0, max_tolerance = 0, worst_ratio = 0, t_worst = 0;
-  double max_relative = 0;        // max |residual| / max |rate|
-  double residual_h2_ratio = 0;   // max residual on the 2h grid / on the h grid (≈ 4 for O(h²))
-  double chain_rule_residual = 0; // |FD − exact chain-rule rate| (control only; sanity of the FD)
-  bool informative = false;       // some sample has tolerance < |rate|
-  bool within = true;             // every |residual| ≤ tolerance
+  double max_relative = 0;         // max |residual| / max |rate|
+  double residual_h2_ratio = 0;    // max residual on the 2h grid / on the h grid (≈ 4 for O(h²))
+  double chain_rule_residual = 0;  // |FD − exact chain-rule rate| (control only; sanity of the FD)
+  bool informative = false;        // some sample has tolerance < |rate|
+  bool within = true;              // every |residual| ≤ tolerance
   std::vector<double> t, fd, predicted, tolerance;
 };
 
 /// Q, K non-null: the closed form is evaluated with the model's actual velocity Π(Σ_j P_ij(Q,K) x_j)
 /// (V = I), i.e. the identity "as written" applied outside Q = K = I.
-template <class T>
-IdentityTest identity_test(const Trajectory<T>& tr, double beta_d, Normalization norm, int sign, double err,
-                           const Matrix<T>* Q = nullptr, const Matrix<T>* K = nullptr) {
+template <class T> IdentityTest identity_test(const Trajectory<T>& tr, double beta_d, Normalization norm, int sign,
+                                              double err, const Matrix<T>* Q = nullptr, const Matrix<T>* K = nullptr) {
   using std::abs;
   const T beta(beta_d);
   const EnergyIdentityResidual<T> full = energy_identity_residual(tr, beta, norm, sign);
@@ -44,8 +43,8 @@ IdentityTest identity_test(const Trajectory<T>& tr, double beta_d, Normalization
   IdentityTest r;
   double max_res_2h = 0;
   for (std::size_t m = 0; m < coarse.t.size(); ++m) {
-    const std::size_t k = 2 * m + 1;     // index into full's interior arrays
-    const std::size_t s = 2 * (m + 1);   // sample index in tr
+    const std::size_t k = 2 * m + 1;    // index into full's interior arrays
+    const std::size_t s = 2 * (m + 1);  // sample index in tr
     if (k >= full.t.size()) break;
     T pred = full.predicted[k];
     if (Q != nullptr) {
@@ -53,7 +52,8 @@ IdentityTest identity_test(const Trajectory<T>& tr, double beta_d, Normalization
       Tokens<T> v = A * tr.x[s];
       project_tangent_rows(tr.x[s], v);
       pred = energy_rate_identity(tr.x[s], v, beta, norm, +1);
-      r.chain_rule_residual = std::max(r.chain_rule_residual, to_double(T(abs(T(full.finite_difference[k] - energy_rate(tr.x[s], v, beta))))));
+      r.chain_rule_residual = std::max(r.chain_rule_residual,
+                                       to_double(T(abs(T(full.finite_difference[k] - energy_rate(tr.x[s], v, beta))))));
     }
     const double fd_h = to_double(full.finite_difference[k]), fd_2h = to_double(coarse.finite_difference[m]);
     const double h = to_double(T(tr.t[s] - tr.t[s - 1]));
@@ -66,7 +66,8 @@ IdentityTest identity_test(const Trajectory<T>& tr, double beta_d, Normalization
     const double res = std::abs(fd_h - to_double(pred));
     const double rate = std::abs(to_double(pred));
     max_res_2h = std::max(max_res_2h, std::abs(fd_2h - to_double(pred)));
-    r.t.push_back(to_double(tr.t[s])), r.fd.push_back(fd_h), r.predicted.push_back(to_double(pred)), r.tolerance.push_back(tol);
+    r.t.push_back(to_double(tr.t[s])), r.fd.push_back(fd_h), r.predicted.push_back(to_double(pred)),
+        r.tolerance.push_back(tol);
     r.max_rate = std::max(r.max_rate, rate);
     r.max_tolerance = std::max(r.max_tolerance, tol);
     if (res > r.max_residual) r.max_residual = res, r.t_worst = r.t.back();
@@ -81,10 +82,18 @@ IdentityTest identity_test(const Trajectory<T>& tr, double beta_d, Normalization
 
 nlohmann::json config(bool usa, int sign, nlohmann::json K, int n, int d, double beta, double t_end, long samples,
                       std::uint64_t seed) {
-  return {{"model", usa ? "usa-sphere" : "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta},
-          {"Q", "identity"}, {"K", K}, {"V", sign > 0 ? "identity" : "minus-identity"},
+  return {{"model", usa ? "usa-sphere" : "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"Q", "identity"},
+          {"K", K},
+          {"V", sign > 0 ? "identity" : "minus-identity"},
           {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
-          {"time", {{"t_end", t_end}, {"samples", samples}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+          {"time", {{"t_end", t_end}, {"samples", samples}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 struct Outcome {
@@ -109,7 +118,8 @@ Outcome measure(const nlohmann::json& cfg, Direction dir, bool actual_velocity) 
   const Normalization norm = o.usa ? Normalization::Uniform : Normalization::Softmax;
   o.monotone = check_energy_monotone(run.trajectory, o.beta, dir);
   if (actual_velocity) {
-    const Matrix<double> Q = build_matrix<double>(c.heads[0].Q.values[0], c.d), K = build_matrix<double>(c.heads[0].K.values[0], c.d);
+    const Matrix<double> Q = build_matrix<double>(c.heads[0].Q.values[0], c.d),
+                         K = build_matrix<double>(c.heads[0].K.values[0], c.d);
     o.identity = identity_test<double>(run.trajectory, o.beta, norm, o.sign, run.error_estimate, &Q, &K);
   } else {
     o.identity = identity_test<double>(run.trajectory, o.beta, norm, o.sign, run.error_estimate);
@@ -129,8 +139,10 @@ bool fails_at_high_precision(const SimConfig& c, Direction dir, bool test_identi
     if (!check_energy_monotone(tr, mpfr(beta), dir).holds) return true;
     if (!test_identity) return false;
     if (actual_velocity) {
-      const Matrix<mpfr> Q = build_matrix<mpfr>(c.heads[0].Q.values[0], c.d), K = build_matrix<mpfr>(c.heads[0].K.values[0], c.d);
-      const IdentityTest it = identity_test<mpfr>(tr, beta, norm, sign, std::numeric_limits<double>::quiet_NaN(), &Q, &K);
+      const Matrix<mpfr> Q = build_matrix<mpfr>(c.heads[0].Q.values[0], c.d),
+                         K = build_matrix<mpfr>(c.heads[0].K.values[0], c.d);
+      const IdentityTest it =
+          identity_test<mpfr>(tr, beta, norm, sign, std::numeric_limits<double>::quiet_NaN(), &Q, &K);
       return it.informative && !it.within;
     }
     const IdentityTest it = identity_test<mpfr>(tr, beta, norm, sign, std::numeric_limits<double>::quiet_NaN());
@@ -139,14 +151,20 @@ bool fails_at_high_precision(const SimConfig& c, Direction dir, bool test_identi
 }
 
 nlohmann::json outcome_json(const Outcome& o, Verdict v) {
-  return {{"model", o.usa ? "usa-sphere" : "sa-sphere"}, {"V", o.sign > 0 ? "I" : "-I"}, {"beta", o.beta},
-          {"seed", o.config["init"]["seed"]}, {"error_estimate", o.error_estimate},
+  return {{"model", o.usa ? "usa-sphere" : "sa-sphere"},
+          {"V", o.sign > 0 ? "I" : "-I"},
+          {"beta", o.beta},
+          {"seed", o.config["init"]["seed"]},
+          {"error_estimate", o.error_estimate},
           {"monotone", o.monotone.summary()},
-          {"identity_max_residual", o.identity.max_residual}, {"identity_max_rate", o.identity.max_rate},
+          {"identity_max_residual", o.identity.max_residual},
+          {"identity_max_rate", o.identity.max_rate},
           {"identity_relative_residual", o.identity.max_relative},
-          {"identity_max_tolerance", o.identity.max_tolerance}, {"identity_worst_residual_over_tolerance", o.identity.worst_ratio},
+          {"identity_max_tolerance", o.identity.max_tolerance},
+          {"identity_worst_residual_over_tolerance", o.identity.worst_ratio},
           {"residual_2h_over_residual_h", o.identity.residual_h2_ratio},
-          {"identity_informative", o.identity.informative}, {"verdict", to_string(v)}};
+          {"identity_informative", o.identity.informative},
+          {"verdict", to_string(v)}};
 }
 
 CheckResult check_energy(const CheckContext& ctx) {
@@ -168,8 +186,8 @@ CheckResult check_energy(const CheckContext& ctx) {
   double worst_rel = 0, worst_ratio = 0;
   auto verdict_of = [](const Outcome& o) {
     return !o.monotone.holds || (o.identity.informative && !o.identity.within) ? Verdict::Violated
-           : !o.identity.informative                                          ? Verdict::Inconclusive
-                                                                              : Verdict::Holds;
+           : !o.identity.informative                                           ? Verdict::Inconclusive
+                                                                               : Verdict::Holds;
   };
   for (auto o : outs) {
     Verdict v = verdict_of(o);
@@ -186,7 +204,8 @@ CheckResult check_energy(const CheckContext& ctx) {
       o = measure(cfg, dir, false);
       v = verdict_of(o);
     }
-    if (v == Verdict::Violated && !fails_at_high_precision(parse_sim_config(o.config), dir, true, false)) v = Verdict::Inconclusive;
+    if (v == Verdict::Violated && !fails_at_high_precision(parse_sim_config(o.config), dir, true, false))
+      v = Verdict::Inconclusive;
     if (v == Verdict::Violated) r.violations.push_back(o.config);
     worst_rel = std::max(worst_rel, o.identity.max_relative);
     worst_ratio = std::max(worst_ratio, o.identity.worst_ratio);
@@ -199,20 +218,27 @@ CheckResult check_energy(const CheckContext& ctx) {
   r.key_number = "E_beta monotone in " + std::to_string(count) + " runs; identity residual <= " + sci(worst_rel) +
                  " x |dE/dt| (<= " + sci(worst_ratio) + " x tolerance)";
   r.hypotheses.push_back(hypothesis("Q = K = I, V = +I or -I", "certified", "exact identity matrices"));
-  r.hypotheses.push_back(hypothesis("unit tokens", "numerical", "uniform-sphere start; norm defect reported by energy_identity_residual"));
-  r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-12 atol 1e-14"}, {"betas", betas},
-                {"monotone_tolerance", "energy.hpp: 2 sensitivity error_estimate + 16 eps |E| (error_estimate from run_measured)"},
-                {"identity_tolerance", fmt::format("{:g} x (|FD_2h - FD_h|/3 [Richardson, 2nd order] + 2 sensitivity error_estimate / h "
-                                                   "+ 16 eps |E| / h), at the even interior samples", kSafety)},
+  r.hypotheses.push_back(
+      hypothesis("unit tokens", "numerical", "uniform-sphere start; norm defect reported by energy_identity_residual"));
+  r.evidence = {{"precision", "double"},
+                {"method", "dopri5 rtol 1e-12 atol 1e-14"},
+                {"betas", betas},
+                {"monotone_tolerance",
+                 "energy.hpp: 2 sensitivity error_estimate + 16 eps |E| (error_estimate from run_measured)"},
+                {"identity_tolerance",
+                 fmt::format("{:g} x (|FD_2h - FD_h|/3 [Richardson, 2nd order] + 2 sensitivity error_estimate / h "
+                             "+ 16 eps |E| / h), at the even interior samples",
+                             kSafety)},
                 {"instances", per}};
   if (!outs.empty()) {
     const Outcome& o = outs[0];
     const std::string name = fmt::format("{}, V = {}, β = {:g}", o.usa ? "USA" : "SA", o.sign > 0 ? "I" : "−I", o.beta);
     r.figures["energy_vs_t"] = line_figure({"t", "interaction energy Eᵦ(t)"}, {{name, series(o.t, o.energy)}});
-    r.figures["energy_identity"] = line_figure(
-        {"t", "dEᵦ/dt"}, {{"finite differences of Eᵦ", series(o.identity.t, o.identity.fd)},
-                          {std::string(o.sign > 0 ? "" : "−") + (o.usa ? "(1/n) Σᵢ ‖dxᵢ/dt‖²" : "(1/n²) Σᵢ Zᵢ ‖dxᵢ/dt‖²") + " (identity)",
-                           series(o.identity.t, o.identity.predicted)}});
+    r.figures["energy_identity"] =
+        line_figure({"t", "dEᵦ/dt"}, {{"finite differences of Eᵦ", series(o.identity.t, o.identity.fd)},
+                                      {std::string(o.sign > 0 ? "" : "−") +
+                                           (o.usa ? "(1/n) Σᵢ ‖dxᵢ/dt‖²" : "(1/n²) Σᵢ Zᵢ ‖dxᵢ/dt‖²") + " (identity)",
+                                       series(o.identity.t, o.identity.predicted)}});
   }
 
   // Control 1: the V = −I flow tested for "never decreases" (wrong sign claim).
@@ -230,7 +256,8 @@ CheckResult check_energy(const CheckContext& ctx) {
   // Control 2: V = I but Q = I, K = diag(2, 1, ...): the closed form with the model's actual
   // velocity no longer equals dE/dt (the exact chain-rule rate still does: a sanity check of the FD).
   {
-    ControlResult ctl{"Q = I, K = diag(2,1,..,1), V = I (SA, beta = 1): identity as written, outside Q^T K = I", Verdict::Violated};
+    ControlResult ctl{"Q = I, K = diag(2,1,..,1), V = I (SA, beta = 1): identity as written, outside Q^T K = I",
+                      Verdict::Violated};
     std::vector<double> kd(static_cast<std::size_t>(d), 1.0);
     kd[0] = 2;
     const nlohmann::json cfg = config(false, 1, {{"diag", kd}}, n, d, 1.0, t_end, samples, ctx.instance_seed(1001));
@@ -238,9 +265,11 @@ CheckResult check_energy(const CheckContext& ctx) {
     ctl.verdict = o.identity.informative && !o.identity.within ? Verdict::Violated
                   : o.identity.informative                     ? Verdict::Holds
                                                                : Verdict::Inconclusive;
-    if (ctl.verdict == Verdict::Violated && !fails_at_high_precision(parse_sim_config(cfg), Direction::NonDecreasing, true, true))
+    if (ctl.verdict == Verdict::Violated &&
+        !fails_at_high_precision(parse_sim_config(cfg), Direction::NonDecreasing, true, true))
       ctl.verdict = Verdict::Inconclusive;
-    ctl.evidence = {{"identity_max_residual", o.identity.max_residual}, {"identity_max_rate", o.identity.max_rate},
+    ctl.evidence = {{"identity_max_residual", o.identity.max_residual},
+                    {"identity_max_rate", o.identity.max_rate},
                     {"identity_relative_residual", o.identity.max_relative},
                     {"identity_worst_residual_over_tolerance", o.identity.worst_ratio},
                     {"fd_minus_exact_chain_rule_rate", o.identity.chain_rule_residual},
@@ -253,9 +282,12 @@ CheckResult check_energy(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_energy() {
-  return {"energy", "theorem", "[B] energy identity (Q = K = I)",
+  return {"energy",
+          "theorem",
+          "[B] energy identity (Q = K = I)",
           "E_beta never decreases for V = I and never increases for V = -I (SA and USA), with the exact rate identity",
-          Verdict::Holds, check_energy};
+          Verdict::Holds,
+          check_energy};
 }
 
 }  // namespace attnflow

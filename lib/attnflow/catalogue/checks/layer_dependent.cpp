@@ -11,7 +11,6 @@
 #include "attnflow/catalogue/checks/sphere_conjecture.hpp"
 #include "attnflow/random.hpp"
 
-
 namespace attnflow {
 
 namespace {
@@ -41,7 +40,8 @@ nlohmann::json continuous_config(long family, int n, int d, double t_end, long p
       for (int a = 0; a < d; ++a) {
         nlohmann::json row = nlohmann::json::array();
         for (int b = 0; b < d; ++b)
-          row.push_back(scale * (std::stod(Q0[a][b].get<std::string>()) + std::sin(omega * t) * std::stod(A[a][b].get<std::string>())));
+          row.push_back(scale * (std::stod(Q0[a][b].get<std::string>()) +
+                                 std::sin(omega * t) * std::stod(A[a][b].get<std::string>())));
         Mt.push_back(row);
       }
       knots.push_back({{"t", t}, {"value", Mt}});
@@ -59,9 +59,18 @@ nlohmann::json continuous_config(long family, int n, int d, double t_end, long p
     Q = {{"layers", qs}}, K = {{"layers", ks}}, V = {{"layers", vs}};
   }
   const bool hemisphere = family != 2;
-  return {{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", Q}, {"K", K}, {"V", V},
+  return {{"model", "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", 1},
+          {"Q", Q},
+          {"K", K},
+          {"V", V},
           {"init", {{"kind", hemisphere ? "hemisphere" : "uniform-sphere"}, {"seed", seed}}},
-          {"time", {{"t_end", t_end}, {"samples", 201}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+          {"time", {{"t_end", t_end}, {"samples", 201}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 nlohmann::json discrete_config(int n, int d, long layers, std::uint64_t seed) {
@@ -72,8 +81,14 @@ nlohmann::json discrete_config(int n, int d, long layers, std::uint64_t seed) {
     ks.push_back(gaussian(mix_seed(seed + 11 + 3 * k), 1));
     vs.push_back({{"scaled-identity", blog::draw_decimal(rng, 0.3, 1.0)}});
   }
-  return {{"model", "layer-normalized"}, {"n", n}, {"d", d}, {"beta", 1}, {"Q", {{"layers", qs}}},
-          {"K", {{"layers", ks}}}, {"V", {{"layers", vs}}}, {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+  return {{"model", "layer-normalized"},
+          {"n", n},
+          {"d", d},
+          {"beta", 1},
+          {"Q", {{"layers", qs}}},
+          {"K", {{"layers", ks}}},
+          {"V", {{"layers", vs}}},
+          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
           {"time", {{"layers", layers}, {"every", 1}}}};
 }
 
@@ -96,8 +111,10 @@ CheckResult check_layer_dependent(const CheckContext& ctx) {
     Instance in;
     in.family = i % 4;
     const std::uint64_t seed = ctx.instance_seed(i);
-    if (in.family == 3) in.discrete = blog::run_collapse_double(discrete_config(n, d, layers, seed), kFamilies[3]);
-    else in.cone = measure(continuous_config(in.family, n, d, t_end, pieces, seed));
+    if (in.family == 3)
+      in.discrete = blog::run_collapse_double(discrete_config(n, d, layers, seed), kFamilies[3]);
+    else
+      in.cone = measure(continuous_config(in.family, n, d, t_end, pieces, seed));
     return in;
   });
   std::vector<Verdict> verdicts;
@@ -125,7 +142,8 @@ CheckResult check_layer_dependent(const CheckContext& ctx) {
   for (std::size_t f = 0; f < 3; ++f)
     if (!by_family[f].empty()) collapse_observables(r, kFamilies[f], by_family[f], verdicts_by_family[f]);
   if (discrete_runs > 0) {
-    r.observables.push_back(fraction_observable(kFamilies[3] + ": fraction in one cluster", discrete_one, discrete_runs));
+    r.observables.push_back(
+        fraction_observable(kFamilies[3] + ": fraction in one cluster", discrete_one, discrete_runs));
     std::vector<double> rates;
     for (const auto& in : outs)
       if (in.family == 3) rates.push_back(in.discrete.fit.rate);
@@ -135,21 +153,31 @@ CheckResult check_layer_dependent(const CheckContext& ctx) {
   r.instances = count;
   long holds = 0;
   for (Verdict v : verdicts) holds += v == Verdict::Holds;
-  r.key_number = fmt::format("{}/{} runs collapse to one point under layer-dependent weights (4 families)", holds, count);
-  r.hypotheses.push_back(hypothesis("V(t) = alpha(t) I, alpha in [0.3, 1] (or V = I)", "certified", "exact decimal alpha per piece"));
-  r.hypotheses.push_back(hypothesis("sup_t ||Q(t)|| + ||K(t)|| < infinity", "certified", "finitely many pieces / knots"));
+  r.key_number =
+      fmt::format("{}/{} runs collapse to one point under layer-dependent weights (4 families)", holds, count);
+  r.hypotheses.push_back(
+      hypothesis("V(t) = alpha(t) I, alpha in [0.3, 1] (or V = I)", "certified", "exact decimal alpha per piece"));
+  r.hypotheses.push_back(
+      hypothesis("sup_t ||Q(t)|| + ||K(t)|| < infinity", "certified", "finitely many pieces / knots"));
   r.hypotheses.push_back(hypothesis("open hemisphere at t = 0 (hemisphere families)", "certified",
                                     "find_hemisphere exact certificate per run; uniform families need d >= 3 instead"));
   r.evidence = {{"precision", "double; violations confirmed at >= 20 more digits"},
-                {"families", kFamilies}, {"n", n}, {"d", d}, {"t_end", t_end}, {"pieces", pieces}, {"layers", layers},
-                {"collapse_rule", "continuous: as B-6.4 (D(T) <= max(1e4 floor, 1e-6 D(0)), rate CI in (0, inf)); "
-                                  "discrete: as Blog-C1 (diameter to 1e4 x floor, rate CI positive)"},
+                {"families", kFamilies},
+                {"n", n},
+                {"d", d},
+                {"t_end", t_end},
+                {"pieces", pieces},
+                {"layers", layers},
+                {"collapse_rule",
+                 "continuous: as B-6.4 (D(T) <= max(1e4 floor, 1e-6 D(0)), rate CI in (0, inf)); "
+                 "discrete: as Blog-C1 (diameter to 1e4 x floor, rate CI positive)"},
                 {"instances", per}};
 
   // Control: an antipodal pair with V = I and the same time-dependent Q, K: stationary.
   nlohmann::json cfg = continuous_config(0, 2, d, t_end, pieces, ctx.instance_seed(900));
   cfg["V"] = "identity";
-  r.controls.push_back(antipodal_control(cfg, d, "antipodal pair x_2 = -x_1, V = I, piecewise random Q(t), K(t): stationary"));
+  r.controls.push_back(
+      antipodal_control(cfg, d, "antipodal pair x_2 = -x_1, V = I, piecewise random Q(t), K(t): stationary"));
   // Control: V_k = -alpha I (Blog-C2 regime), discrete, uniform start: not one cluster.
   {
     ControlResult ctl{"discrete, V_k = -0.5 I, layer-dependent Q_k, K_k: no single cluster", Verdict::Violated};
@@ -167,9 +195,12 @@ CheckResult check_layer_dependent(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_layer_dependent() {
-  return {"layer-dependent", "conjecture", "attnflow (reviewers of [A]); [Blog] P2.1/L2.2",
+  return {"layer-dependent",
+          "conjecture",
+          "attnflow (reviewers of [A]); [Blog] P2.1/L2.2",
           "clustering conclusions (B-6.4, B-single-cluster d >= 3) survive layer-dependent weights Q_k, K_k, V_k",
-          Verdict::Reported, check_layer_dependent};
+          Verdict::Reported,
+          check_layer_dependent};
 }
 
 }  // namespace attnflow

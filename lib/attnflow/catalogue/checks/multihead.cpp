@@ -33,12 +33,24 @@ nlohmann::json multihead_config(const Family& f, int n, int d, double t_end, std
   for (int h = 0; h < f.heads; ++h) {
     qs.push_back({{"random", "gaussian"}, {"seed", mix_seed(seed + 10 + 3 * h)}, {"scale", scale}});
     ks.push_back({{"random", "gaussian"}, {"seed", mix_seed(seed + 11 + 3 * h)}, {"scale", scale}});
-    if (f.scaled_v) vs.push_back({{"scaled-identity", blog::draw_decimal(rng, 0.3, 1.0)}});
-    else vs.push_back("identity");
+    if (f.scaled_v)
+      vs.push_back({{"scaled-identity", blog::draw_decimal(rng, 0.3, 1.0)}});
+    else
+      vs.push_back("identity");
   }
-  return {{"model", "multihead"}, {"n", n}, {"d", d}, {"heads", f.heads}, {"beta", 1}, {"Q", {{"heads", qs}}}, {"K", {{"heads", ks}}},
-          {"V", {{"heads", vs}}}, {"init", {{"kind", f.hemisphere ? "hemisphere" : "uniform-sphere"}, {"seed", seed}}},
-          {"time", {{"t_end", t_end}, {"samples", 201}}}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}};
+  return {{"model", "multihead"},
+          {"n", n},
+          {"d", d},
+          {"heads", f.heads},
+          {"beta", 1},
+          {"Q", {{"heads", qs}}},
+          {"K", {{"heads", ks}}},
+          {"V", {{"heads", vs}}},
+          {"init", {{"kind", f.hemisphere ? "hemisphere" : "uniform-sphere"}, {"seed", seed}}},
+          {"time", {{"t_end", t_end}, {"samples", 201}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-12},
+          {"atol", 1e-14}};
 }
 
 CheckResult check_multihead(const CheckContext& ctx) {
@@ -48,9 +60,8 @@ CheckResult check_multihead(const CheckContext& ctx) {
   const int n = static_cast<int>(ctx.integer("n", 6)), d = static_cast<int>(ctx.integer("d", 3));
   const double t_end = ctx.real("t_end", 30);
   if (d < 3) input_error(ctx.id + ".d", "clause (b) needs d >= 3");
-  const auto outs = run_instances<Outcome>(count, [&](long i) {
-    return measure(multihead_config(family_of(i), n, d, t_end, ctx.instance_seed(i)));
-  });
+  const auto outs = run_instances<Outcome>(
+      count, [&](long i) { return measure(multihead_config(family_of(i), n, d, t_end, ctx.instance_seed(i))); });
   std::vector<Verdict> verdicts;
   nlohmann::json per = nlohmann::json::array();
   std::map<std::string, std::pair<std::vector<Outcome>, std::vector<Verdict>>> groups;  // by H and start
@@ -73,22 +84,29 @@ CheckResult check_multihead(const CheckContext& ctx) {
   r.hypotheses.push_back(hypothesis("Q_h, K_h arbitrary", "certified", "i.i.d. Gaussian, scale 1/sqrt(d)"));
   r.hypotheses.push_back(hypothesis("open hemisphere at t = 0 (clause a) / d >= 3 (clause b)", "certified",
                                     "find_hemisphere exact certificate per run; d = " + std::to_string(d)));
-  r.evidence = {{"precision", "double; violations confirmed at >= 20 more digits"}, {"n", n}, {"d", d},
+  r.evidence = {{"precision", "double; violations confirmed at >= 20 more digits"},
+                {"n", n},
+                {"d", d},
                 {"t_end", t_end},
-                {"collapse_rule", "as B-6.4: D(T) <= max(1e4 floor, 1e-6 D(0)) with fitted rate CI in (0, inf); "
-                                  "min<x_i, w> non-decreasing from hemisphere starts"},
+                {"collapse_rule",
+                 "as B-6.4: D(T) <= max(1e4 floor, 1e-6 D(0)) with fitted rate CI in (0, inf); "
+                 "min<x_i, w> non-decreasing from hemisphere starts"},
                 {"instances", per}};
   nlohmann::json cfg = multihead_config({2, true, false}, 2, d, t_end, ctx.instance_seed(900));
-  r.controls.push_back(antipodal_control(cfg, d, "antipodal pair x_2 = -x_1, H = 2, V_h = I, random Q_h, K_h: stationary"));
+  r.controls.push_back(
+      antipodal_control(cfg, d, "antipodal pair x_2 = -x_1, H = 2, V_h = I, random Q_h, K_h: stationary"));
   return r;
 }
 
 }  // namespace
 
 CatalogueEntry entry_multihead() {
-  return {"multihead", "conjecture", "attnflow; [B] eq. (2.7)",
+  return {"multihead",
+          "conjecture",
+          "attnflow; [B] eq. (2.7)",
           "H in {2, 4} heads, V_h = I, any Q_h, K_h: hemisphere starts (and, for d >= 3, almost every start) collapse",
-          Verdict::Reported, check_multihead};
+          Verdict::Reported,
+          check_multihead};
 }
 
 }  // namespace attnflow

@@ -26,8 +26,8 @@ inline Weights weights(const SimConfig& c) {
 /// (Sylvester's criterion). No rounding anywhere.
 struct PdCertificate {
   bool positive_definite = false;
-  bool symmetric = false;            // B = Bᵀ exactly
-  double min_pivot = 0;              // the smallest pivot (rounded to double for display)
+  bool symmetric = false;  // B = Bᵀ exactly
+  double min_pivot = 0;    // the smallest pivot (rounded to double for display)
   std::string detail;
 };
 
@@ -60,10 +60,11 @@ inline PdCertificate certify_positive_definite(const Matrix<double>& Q, const Ma
     }
   }
   c.min_pivot = min_pivot.get_d();
-  c.detail = fmt::format("exact rational Gaussian elimination of the symmetric part of Q^T K (Sylvester): {}; "
-                         "smallest pivot {:.4g}; Q^T K {}symmetric",
-                         c.positive_definite ? "all pivots > 0, positive definite" : "a pivot <= 0, NOT positive definite",
-                         c.min_pivot, c.symmetric ? "" : "not ");
+  c.detail = fmt::format(
+      "exact rational Gaussian elimination of the symmetric part of Q^T K (Sylvester): {}; "
+      "smallest pivot {:.4g}; Q^T K {}symmetric",
+      c.positive_definite ? "all pivots > 0, positive definite" : "a pivot <= 0, NOT positive definite", c.min_pivot,
+      c.symmetric ? "" : "not ");
   return c;
 }
 

@@ -14,8 +14,8 @@ namespace attnflow {
 
 namespace {
 
-constexpr double kDelta = 1e-3;   // ⟨x_i,x_j⟩ > 1 − δ  ⇔  ‖x_i − x_j‖²/2 < δ
-constexpr double kSafety = 10;    // fixed in advance; multiplies the derived error of ‖x_i − x_j‖²/2
+constexpr double kDelta = 1e-3;  // ⟨x_i,x_j⟩ > 1 − δ  ⇔  ‖x_i − x_j‖²/2 < δ
+constexpr double kSafety = 10;   // fixed in advance; multiplies the derived error of ‖x_i − x_j‖²/2
 
 struct Run {
   double beta = 0;
@@ -26,9 +26,16 @@ struct Run {
 };
 
 nlohmann::json config(const char* V, int n, int d, double beta, double t_end, long samples, std::uint64_t seed) {
-  return {{"model", "sa-sphere"}, {"n", n}, {"d", d}, {"beta", beta}, {"V", V},
-          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}}, {"time", {{"t_end", t_end}, {"samples", samples}}},
-          {"method", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12}};
+  return {{"model", "sa-sphere"},
+          {"n", n},
+          {"d", d},
+          {"beta", beta},
+          {"V", V},
+          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+          {"time", {{"t_end", t_end}, {"samples", samples}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-10},
+          {"atol", 1e-12}};
 }
 
 template <class T> std::vector<double> fractions(const Trajectory<T>& tr, double tol, long* undecided) {
@@ -50,7 +57,8 @@ template <class T> std::vector<double> fractions(const Trajectory<T>& tr, double
 
 /// Configs [first, last) integrated, and re-run 100× tighter for their error estimates (as
 /// run_measured), by the batched driver: parallel over the runs, results by index.
-void measure_chunk(const std::vector<nlohmann::json>& cfgs, std::size_t first, std::size_t last, std::vector<Run>& out) {
+void measure_chunk(const std::vector<nlohmann::json>& cfgs, std::size_t first, std::size_t last,
+                   std::vector<Run>& out) {
   std::vector<SimConfig> cs, tight;
   for (std::size_t k = first; k < last; ++k) {
     const nlohmann::json& cfg = cfgs[k];
@@ -118,7 +126,8 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
   const long count = runs * static_cast<long>(betas.size());
   std::vector<nlohmann::json> cfgs;
   for (long i = 0; i < count; ++i)
-    cfgs.push_back(config("identity", n, d, betas[static_cast<std::size_t>(i) % betas.size()], t_end, samples, ctx.instance_seed(i)));
+    cfgs.push_back(config("identity", n, d, betas[static_cast<std::size_t>(i) % betas.size()], t_end, samples,
+                          ctx.instance_seed(i)));
   const long chunk = ctx.integer("chunk", 2048);  // runs held in memory at once (results do not depend on it)
   if (chunk < 1) input_error(ctx.id + ".chunk", "must be at least 1");
   const auto all = measure_all(cfgs, static_cast<std::size_t>(chunk));
@@ -135,7 +144,8 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
         undecided += run.undecided;
         for (std::size_t k = 0; run.clustered_from >= 0 && k < t_axis.size(); ++k)
           all_close[k] += static_cast<long>(k) >= run.clustered_from;
-        for (std::size_t k = 0; k < t_axis.size(); ++k) mean[k] += run.fraction[k], sq[k] += run.fraction[k] * run.fraction[k];
+        for (std::size_t k = 0; k < t_axis.size(); ++k)
+          mean[k] += run.fraction[k], sq[k] += run.fraction[k] * run.fraction[k];
       }
     std::vector<double> se(t_axis.size(), 0.0);
     for (std::size_t k = 0; k < t_axis.size(); ++k) {
@@ -150,11 +160,19 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
     for (int k = 0; k <= 4000; ++k) fine.push_back(20 * t_end * k / 4000.0);
     const std::vector<double> g = gamma_curve(false, n, b, fine);
     const double t_delta = crossing(fine, g, 1 - kDelta);
-    const double t_half = crossing(t_axis, mean, 0.5), t10 = crossing(t_axis, mean, 0.1), t90 = crossing(t_axis, mean, 0.9);
-    rows.push_back({{"beta", b}, {"runs", m}, {"t_half_monte_carlo", t_half}, {"t_0.1", t10}, {"t_0.9", t90},
-                    {"t_delta_gamma", t_delta}, {"t_delta_beyond_T", !(t_delta <= t_end)},
+    const double t_half = crossing(t_axis, mean, 0.5), t10 = crossing(t_axis, mean, 0.1),
+                 t90 = crossing(t_axis, mean, 0.9);
+    rows.push_back({{"beta", b},
+                    {"runs", m},
+                    {"t_half_monte_carlo", t_half},
+                    {"t_0.1", t10},
+                    {"t_0.9", t90},
+                    {"t_delta_gamma", t_delta},
+                    {"t_delta_beyond_T", !(t_delta <= t_end)},
                     {"t_delta_in_band_0.1_0.9", t10 <= t_delta && t_delta <= t90},
-                    {"half_minus_predicted", t_half - t_delta}, {"F_at_T", mean.back()}, {"F_se_at_T", se.back()},
+                    {"half_minus_predicted", t_half - t_delta},
+                    {"F_at_T", mean.back()},
+                    {"F_se_at_T", se.back()},
                     {"runs_all_pairs_close_by_T", all_close.back()},
                     {"t_half_runs_all_pairs_close", crossing(t_axis, all_close, 0.5)}});
     heat.push_back(mean);
@@ -174,12 +192,19 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
   r.key_number = key;
   r.hypotheses.push_back(hypothesis("Q = K = V = I, SA", "certified", "exact identity matrices"));
   r.hypotheses.push_back(hypothesis("uniform random starts", "numerical", "uniform-sphere init"));
-  r.evidence = {{"precision", "double"}, {"method", "dopri5 rtol 1e-10 atol 1e-12"}, {"n", n}, {"d", d}, {"t_end", t_end},
-                {"runs_per_beta", runs}, {"threshold", "|x_i - x_j|^2 / 2 < 1e-3"},
-                {"undecided_pairs_total", undecided},
-                {"undecided_rule", fmt::format("|D - 1e-3| <= {:g} x 2 (2 sqrt(d) error_estimate + 16 n d eps)", kSafety)},
-                {"values_finite", finite}, {"per_beta", rows},
-                {"note", "THEORY.md gives no d; gamma is the orthogonal-start curve, expected to match for large d (B-6.9)"}};
+  r.evidence = {
+      {"precision", "double"},
+      {"method", "dopri5 rtol 1e-10 atol 1e-12"},
+      {"n", n},
+      {"d", d},
+      {"t_end", t_end},
+      {"runs_per_beta", runs},
+      {"threshold", "|x_i - x_j|^2 / 2 < 1e-3"},
+      {"undecided_pairs_total", undecided},
+      {"undecided_rule", fmt::format("|D - 1e-3| <= {:g} x 2 (2 sqrt(d) error_estimate + 16 n d eps)", kSafety)},
+      {"values_finite", finite},
+      {"per_beta", rows},
+      {"note", "THEORY.md gives no d; gamma is the orthogonal-start curve, expected to match for large d (B-6.9)"}};
   {
     // The heat map F(t, β) (rows in the order of `betas`, sorted for drawing) with the predicted
     // boundary {γ_β(t) = 1 − δ} on a finer β grid: the t where γ_β reaches 1 − δ.
@@ -194,14 +219,15 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
     const bool geometric = !ys.empty() && ys.front() > 0;
     for (int k = 0; k <= 48 && !ys.empty(); ++k) {
       const double u = k / 48.0;
-      const double b = geometric ? ys.front() * std::pow(ys.back() / ys.front(), u) : ys.front() + u * (ys.back() - ys.front());
+      const double b =
+          geometric ? ys.front() * std::pow(ys.back() / ys.front(), u) : ys.front() + u * (ys.back() - ys.front());
       const double td = crossing(fine, gamma_curve(false, n, b, fine), 1 - kDelta);
       if (std::isfinite(td)) curve_t.push_back(td), curve_b.push_back(b);
     }
     nlohmann::json curves = nlohmann::json::object();
     if (!curve_t.empty()) curves["predicted γᵦ(t) = 1 − δ"] = series(curve_t, curve_b);
-    r.figures["fraction_heat_map"] = heatmap_figure({"t", "β", false, geometric}, "fraction of pairs with ⟨xᵢ, xⱼ⟩ > 1 − δ",
-                                                    t_axis, ys, zs, curves);
+    r.figures["fraction_heat_map"] =
+        heatmap_figure({"t", "β", false, geometric}, "fraction of pairs with ⟨xᵢ, xⱼ⟩ > 1 − δ", t_axis, ys, zs, curves);
     r.figures["fraction_heat_map"]["z_min"] = 0, r.figures["fraction_heat_map"]["z_max"] = 1;
   }
 
@@ -209,7 +235,8 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
   ControlResult ctl{"V = -I, beta = 1: tested for 'F crosses 1/2 before T' (clustering)", Verdict::Violated};
   const long m = std::min<long>(runs, 8);
   std::vector<nlohmann::json> bad_cfgs;
-  for (long i = 0; i < m; ++i) bad_cfgs.push_back(config("minus-identity", n, d, 1.0, t_end, samples, ctx.instance_seed(7000 + i)));
+  for (long i = 0; i < m; ++i)
+    bad_cfgs.push_back(config("minus-identity", n, d, 1.0, t_end, samples, ctx.instance_seed(7000 + i)));
   const auto bad = measure_all(bad_cfgs, static_cast<std::size_t>(chunk));
   std::vector<double> mean(t_axis.size(), 0.0);
   for (const auto& run : bad)
@@ -230,9 +257,12 @@ CheckResult check_phase_diagram(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_phase_diagram() {
-  return {"phase-diagram", "numerical observation", "[B] Fig. 3",
+  return {"phase-diagram",
+          "numerical observation",
+          "[B] Fig. 3",
           "fraction of pairs with <x_i,x_j> > 0.999 over (t, beta) against the curve gamma_beta(t) = 1 - delta",
-          Verdict::Reported, check_phase_diagram};
+          Verdict::Reported,
+          check_phase_diagram};
 }
 
 }  // namespace attnflow

@@ -15,10 +15,22 @@ namespace {
 
 nlohmann::json trap_config(const std::string& eps, double t_end, const nlohmann::json& precision, const char* rtol) {
   const std::string minus = eps.front() == '-' ? eps.substr(1) : "-" + eps;
-  return {{"model", "sa-rescaled"}, {"n", 2}, {"d", 2}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
-          {"V", "identity"}, {"init", {{"kind", "explicit"}, {"points", nlohmann::json::array({nlohmann::json::array({"1", eps}), nlohmann::json::array({"1", minus})})}}},
-          {"time", {{"t_end", t_end}, {"samples", 201}}}, {"method", "dopri5"}, {"rtol", rtol},
-          {"atol", "1e-60"}, {"precision", precision}};
+  return {
+      {"model", "sa-rescaled"},
+      {"n", 2},
+      {"d", 2},
+      {"beta", 1},
+      {"Q", "identity"},
+      {"K", "identity"},
+      {"V", "identity"},
+      {"init",
+       {{"kind", "explicit"},
+        {"points", nlohmann::json::array({nlohmann::json::array({"1", eps}), nlohmann::json::array({"1", minus})})}}},
+      {"time", {{"t_end", t_end}, {"samples", 201}}},
+      {"method", "dopri5"},
+      {"rtol", rtol},
+      {"atol", "1e-60"},
+      {"precision", precision}};
 }
 
 /// b at every sample (half the gap between the tokens' second coordinates).
@@ -60,7 +72,8 @@ struct Classified {
 
 Classified classify(const TrapRun& run) {
   const std::size_t last = run.b.size() - 1, before = last - last / 8;
-  Classified c{Verdict::Inconclusive, "", run.b[last], run.b[before], run.b[before] > 0 ? run.b[last] / run.b[before] : 0};
+  Classified c{Verdict::Inconclusive, "", run.b[last], run.b[before],
+               run.b[before] > 0 ? run.b[last] / run.b[before] : 0};
   const double dt = run.t[last] - run.t[before];
   if (!(run.b[last] > 0)) {
     c.verdict = Verdict::Violated;
@@ -103,18 +116,26 @@ CheckResult check_precision_trap(const CheckContext& ctx) {
     if (c_hi.verdict == Verdict::Violated) {
       // Only believe "merged" if 20 more digits and tighter tolerances say so too.
       const TrapRun higher = run_trap(trap_config(e, t_end, {{"digits", digits + 20}}, "1e-16"));
-      if (classify(higher).verdict != Verdict::Violated) c_hi.verdict = Verdict::Inconclusive;
-      else r.violations.push_back(hi_cfg);
+      if (classify(higher).verdict != Verdict::Violated)
+        c_hi.verdict = Verdict::Inconclusive;
+      else
+        r.violations.push_back(hi_cfg);
     }
     verdicts.push_back(c_hi.verdict);
     spurious_mergers += c_hi.verdict == Verdict::Holds && c_lo.b_end <= logit_floor(lo.eps);
-    const std::string lo_says = c_lo.b_end > logit_floor(lo.eps) ? "separated at precision double"
-                                                                 : "merged below precision double";
-    per.push_back({{"epsilon", e}, {"t_end", t_end}, {"digits", digits},
-                   {"b_T_high_precision", c_hi.b_end}, {"plateau_ratio_high", c_hi.plateau_ratio},
-                   {"high_precision_verdict", to_string(c_hi.verdict)}, {"high_precision_reason", c_hi.reason},
-                   {"b_T_double", c_lo.b_end}, {"double_says", lo_says},
-                   {"double_logit_floor", logit_floor(lo.eps)}, {"double_reason", c_lo.reason},
+    const std::string lo_says =
+        c_lo.b_end > logit_floor(lo.eps) ? "separated at precision double" : "merged below precision double";
+    per.push_back({{"epsilon", e},
+                   {"t_end", t_end},
+                   {"digits", digits},
+                   {"b_T_high_precision", c_hi.b_end},
+                   {"plateau_ratio_high", c_hi.plateau_ratio},
+                   {"high_precision_verdict", to_string(c_hi.verdict)},
+                   {"high_precision_reason", c_hi.reason},
+                   {"b_T_double", c_lo.b_end},
+                   {"double_says", lo_says},
+                   {"double_logit_floor", logit_floor(lo.eps)},
+                   {"double_reason", c_lo.reason},
                    {"predicted_order_eps_exp", eps * std::exp(-t_star)}});
     // log10 of the gap: deterministic; its tolerance (1e-6 in log10, 2.3e-6 relative) is far above the
     // tighter-run error of the high-precision solve, far below any change in the physics.
@@ -136,16 +157,16 @@ CheckResult check_precision_trap(const CheckContext& ctx) {
   if (spurious_mergers > 0)
     finding += "In " + std::to_string(spurious_mergers) + " of " + std::to_string(epsilons.size()) +
                " cases double precision loses b^2 against 1 in the attention logits and shows a spurious merger. ";
-  if (r.verdict == Verdict::Holds)
-    finding += "This contradicts the remark in [A] that both tokens go to one point.";
+  if (r.verdict == Verdict::Holds) finding += "This contradicts the remark in [A] that both tokens go to one point.";
   if (finding.empty()) finding = "no conclusion: see the per-epsilon verdicts";
   r.key_number = key;
   r.hypotheses.push_back(hypothesis("d = n = 2, V = Q = K = I, x(0) = (1, +-eps)", "certified",
                                     "explicit start read exactly from decimal strings at each precision"));
   r.evidence = {{"instances", per},
                 {"finding", finding},
-                {"verdict_rule", "holds: at the high precision b(T)/b(T - T/8) > 1 - 1e-6 and b(T) > sqrt(eps); "
-                                 "violated: b still decays like e^-t, confirmed with 20 more digits"}};
+                {"verdict_rule",
+                 "holds: at the high precision b(T)/b(T - T/8) > 1 - 1e-6 and b(T) > sqrt(eps); "
+                 "violated: b still decays like e^-t, confirmed with 20 more digits"}};
 
   ControlResult ctl{"eps = 0: the two tokens start equal, so the gap is zero", Verdict::Violated};
   const TrapRun zero = run_trap(trap_config("0", 10, {{"digits", 40}}, "1e-14"));
@@ -159,9 +180,12 @@ CheckResult check_precision_trap(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_precision_trap() {
-  return {"precision-trap", "numerical observation", "[A] remark; THEORY.md",
+  return {"precision-trap",
+          "numerical observation",
+          "[A] remark; THEORY.md",
           "d = n = 2, x(0) = (1, +-eps): two clusters with gap ~ exp(-1/(2 eps^2)), invisible in double",
-          Verdict::Holds, check_precision_trap};
+          Verdict::Holds,
+          check_precision_trap};
 }
 
 }  // namespace attnflow

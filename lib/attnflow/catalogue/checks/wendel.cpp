@@ -43,9 +43,16 @@ Verdict judge(const WendelMonteCarlo& mc, double p) {
 }
 
 nlohmann::json describe(const WendelMonteCarlo& mc) {
-  return {{"n", mc.n}, {"d", mc.d}, {"samples", mc.samples}, {"in_hemisphere", mc.in_hemisphere},
-          {"uncertified", mc.uncertified}, {"frequency", mc.frequency}, {"probability", mc.probability},
-          {"standard_error", mc.standard_error}, {"z", mc.z_score}, {"seed", mc.seed}};
+  return {{"n", mc.n},
+          {"d", mc.d},
+          {"samples", mc.samples},
+          {"in_hemisphere", mc.in_hemisphere},
+          {"uncertified", mc.uncertified},
+          {"frequency", mc.frequency},
+          {"probability", mc.probability},
+          {"standard_error", mc.standard_error},
+          {"z", mc.z_score},
+          {"seed", mc.seed}};
 }
 
 CheckResult check_wendel(const CheckContext& ctx) {
@@ -87,7 +94,8 @@ CheckResult check_wendel(const CheckContext& ctx) {
       const auto& re = second[std::size_t(i)];
       v = judge(re, re.probability);
       row["confirmation_run"] = describe(re);
-      if (v == Verdict::Violated) r.violations.push_back({{"n", mc.n}, {"d", mc.d}, {"samples", mc.samples}, {"seed", mc.seed}});
+      if (v == Verdict::Violated)
+        r.violations.push_back({{"n", mc.n}, {"d", mc.d}, {"samples", mc.samples}, {"seed", mc.seed}});
     }
     row["verdict"] = to_string(v);
     verdicts.push_back(v);
@@ -98,21 +106,27 @@ CheckResult check_wendel(const CheckContext& ctx) {
   }
   r.verdict = combine(verdicts);
   r.instances = count;
-  r.key_number = fmt::format("{} (n, d) pairs, {} samples each: max |z| = {:.2f} (limit {})", count, samples, worst_z, kZLimit);
+  r.key_number =
+      fmt::format("{} (n, d) pairs, {} samples each: max |z| = {:.2f} (limit {})", count, samples, worst_z, kZLimit);
   r.hypotheses.push_back(hypothesis("n i.i.d. uniform points on S^{d-1}", "numerical",
                                     "normalised Gaussian vectors from a seeded mt19937_64 (Box-Muller, random.hpp)"));
   r.hypotheses.push_back(hypothesis("in an open hemisphere (per sample)", "certified",
                                     "exact rational certificate either way: w with min <x_i, w> > 0, or lambda >= 0, "
                                     "sum lambda = 1, sum lambda_i x_i = 0 (Gordan)"));
-  r.evidence = {{"precision", "double points, exact rational certificates"}, {"samples", samples}, {"pairs", per},
-                {"tolerance", "statistical: |freq - p| <= 4 SE, SE = sqrt(p (1 - p) / N) with the exact p; for p = 1 "
-                              "every sample must be certified in a hemisphere"},
-                {"verdict_rule", "holds: every pair within 4 SE and every sample certified; violated: a pair outside "
-                                 "4 SE on the first run and on an independent 4x larger run; inconclusive: an "
-                                 "uncertified sample"}};
+  r.evidence = {{"precision", "double points, exact rational certificates"},
+                {"samples", samples},
+                {"pairs", per},
+                {"tolerance",
+                 "statistical: |freq - p| <= 4 SE, SE = sqrt(p (1 - p) / N) with the exact p; for p = 1 "
+                 "every sample must be certified in a hemisphere"},
+                {"verdict_rule",
+                 "holds: every pair within 4 SE and every sample certified; violated: a pair outside "
+                 "4 SE on the first run and on an independent 4x larger run; inconclusive: an "
+                 "uncertified sample"}};
   {
     // The diagonal is where frequency = probability: a fit of slope 1, intercept 0 to compare by eye.
-    nlohmann::json fig = line_figure({"Wendel probability p(n, d)", "Monte-Carlo frequency"}, {{"(n, d) pairs", series(fig_p, fig_f)}});
+    nlohmann::json fig =
+        line_figure({"Wendel probability p(n, d)", "Monte-Carlo frequency"}, {{"(n, d) pairs", series(fig_p, fig_f)}});
     add_fit(fig, 1, 0, 0, 1, "reference: frequency = p", "");
     r.figures["frequency_vs_probability"] = fig;
   }
@@ -163,14 +177,16 @@ CheckResult check_wendel(const CheckContext& ctx) {
       Tokens<double> both(2 * half, p.d);
       both << pts, -pts;
       const HemisphereResult h = find_hemisphere<double>(both);
-      if (!h.certified) ++uncertified;
-      else yes += h.exists;
+      if (!h.certified)
+        ++uncertified;
+      else
+        yes += h.exists;
     }
     const double prob = wendel_probability(2 * half, p.d).value;
     const double z = binomial_z_score(yes, m - uncertified, prob);
-    ctl.verdict = uncertified > 0 ? Verdict::Inconclusive : (std::abs(z) > kZLimit ? Verdict::Violated : Verdict::Holds);
-    ctl.evidence = {{"samples", m}, {"in_hemisphere", yes}, {"uncertified", uncertified},
-                    {"wendel_p", prob}, {"z", z}};
+    ctl.verdict =
+        uncertified > 0 ? Verdict::Inconclusive : (std::abs(z) > kZLimit ? Verdict::Violated : Verdict::Holds);
+    ctl.evidence = {{"samples", m}, {"in_hemisphere", yes}, {"uncertified", uncertified}, {"wendel_p", prob}, {"z", z}};
     r.controls.push_back(ctl);
   }
   return r;
@@ -179,9 +195,12 @@ CheckResult check_wendel(const CheckContext& ctx) {
 }  // namespace
 
 CatalogueEntry entry_wendel() {
-  return {"Wendel", "probability", "Wendel (1962); [Blog] Section 2",
+  return {"Wendel",
+          "probability",
+          "Wendel (1962); [Blog] Section 2",
           "n uniform points on S^{d-1} lie in an open hemisphere with probability 2^{-(n-1)} sum_{k<d} C(n-1, k)",
-          Verdict::Holds, check_wendel};
+          Verdict::Holds,
+          check_wendel};
 }
 
 }  // namespace attnflow
