@@ -3,6 +3,7 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/latex_template.hpp"
+#include "attnflow/verify/prove.hpp"
 
 #include <cstdio>
 #include <string>
@@ -129,8 +130,6 @@ std::string interval_kind(const Fields& f) {
                                              : "double intervals";
 }
 
-bool is_layer_model(const std::string& model) { return model == "layer-normalized" || model == "euler-renormalize"; }
-
 }  // namespace
 
 std::string proof_appendix_tex(const json& certificate) {
@@ -144,7 +143,7 @@ std::string proof_appendix_tex(const json& certificate) {
   v.set("model", model).set("n", f.integer("instance.n")).set("d", f.integer("instance.d"));
   v.set("reason", proved ? std::string() : f.text("reason"));
   std::string name;
-  if (is_layer_model(model))
+  if (verify::is_layer_model(model))
     name = "proof_layer_collapse.tex";
   else if (model == "sa-euclid")
     name = f.integer("instance.d") == 1 ? "proof_boolean_attention.tex" : "proof_vertex_capture.tex";
@@ -167,13 +166,13 @@ std::string proof_appendix_tex(const json& certificate) {
   std::string recheck = render_template("proof_recheck.tex", {});
   if (!recheck.empty() && recheck.back() == '\n') recheck.pop_back();  // the template's line ends it
   v.set("recheck", recheck);
-  if (is_layer_model(model) || model != "sa-euclid") {
-    v.set("step", is_layer_model(model) ? f.text("instance.step") : "");
+  if (model != "sa-euclid") {  // the hemisphere proofs: cone collapse and the layer models
+    v.set("step", verify::is_layer_model(model) ? f.text("instance.step") : "");
     v.set("w", g3_list(f.decimals("predicate.w"))).set("margin", g3(f.decimal("predicate.margin")));
     v.flag("start_outside_hemisphere",
            f.boolean("start.hemisphere_test_certified") && !f.boolean("start.in_open_hemisphere"));
     v.set("model_short", model == "sa-sphere" ? "SA" : "USA").set("sphere_dim", f.integer("instance.d") - 1);
-    v.set("interval", is_layer_model(model) ? "" : interval_kind(f)).set("order", f.integer("method.order"));
+    v.set("interval", verify::is_layer_model(model) ? "" : interval_kind(f)).set("order", f.integer("method.order"));
     return render_template(name, v);
   }
   std::vector<std::string> hypotheses;
