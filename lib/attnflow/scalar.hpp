@@ -69,6 +69,17 @@ template <class T> bool is_finite(const T& x) {
   return isfinite(x);
 }
 
+/// What generic code asks of a scalar's order. Interval types have none (two overlapping
+/// intervals compare neither way) and specialise this beside their definition.
+template <class T> struct ScalarOrder {
+  static constexpr bool total = true;
+  /// A number that may stand in for x where any fixed number will do (a softmax shift cancels
+  /// exactly): x itself here; for an interval a point inside it, so that such values compare.
+  static const T& point(const T& x) { return x; }
+  /// x > 0 for every value x stands for.
+  static bool certainly_positive(const T& x) { return x > T(0); }
+};
+
 /// Sets the MPFR working precision for a scope and restores it afterwards. In Boost 1.74 the
 /// default precision is one atomic per process, not per thread: parallel MPFR work must agree
 /// on one precision (set it before the parallel region).

@@ -100,6 +100,20 @@ template <class T> class Dual {
 template <class T> struct is_dual : std::false_type {};
 template <class T> struct is_dual<Dual<T>> : std::true_type {};
 
+/// A dual is ordered by its value part. Over an unordered value type (intervals) its point is a
+/// constant: a softmax shift drops out of the result and of its derivative alike.
+template <class T> struct ScalarOrder<Dual<T>> {
+  static constexpr bool total = ScalarOrder<T>::total;
+  using point_type = std::conditional_t<total, const Dual<T>&, Dual<T>>;
+  static point_type point(const Dual<T>& x) {
+    if constexpr (total)
+      return x;
+    else
+      return Dual<T>(T(ScalarOrder<T>::point(x.v)));
+  }
+  static bool certainly_positive(const Dual<T>& x) { return ScalarOrder<T>::certainly_positive(x.v); }
+};
+
 }  // namespace attnflow
 
 namespace std {

@@ -2,7 +2,8 @@
 // The attention kernel, written once for every scalar type:
 //   P_ij = exp(β⟨Q x_i, K x_j⟩) / Z_i,  Z_i = Σ_k exp(β⟨Q x_i, K x_k⟩)   (softmax, "SA")
 //   P_ij = exp(β⟨Q x_i, K x_j⟩) / n                                    (unnormalised, "USA")
-// The softmax subtracts each row's maximum before exponentiating, so it never overflows.
+// The softmax subtracts each row's maximum before exponentiating, so it never overflows. Interval
+// scalars (the verified layer) evaluate the same code: see ScalarOrder in scalar.hpp.
 #include "attnflow/config/normalization.hpp"
 #include "attnflow/tokens.hpp"
 
@@ -14,6 +15,7 @@ namespace attnflow {
 template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
                                               Normalization norm = Normalization::Softmax, bool causal = false) {
   using std::exp;
+  using Order = ScalarOrder<T>;
   const Eigen::Index n = x.rows();
   const Tokens<T> qx = x * Q.transpose();  // rows Q x_i
   const Tokens<T> kx = x * K.transpose();  // rows K x_j
@@ -21,9 +23,10 @@ template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T
   Matrix<T> P(n, n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index last = causal ? i : n - 1;
-    T row_max = L(i, 0);
+    // Any constant shift is exact; the row's maximum (of points, for interval scalars) keeps exp finite.
+    T row_max = Order::point(L(i, 0));
     for (Eigen::Index j = 1; j <= last; ++j)
-      if (L(i, j) > row_max) row_max = L(i, j);
+      if (Order::point(L(i, j)) > row_max) row_max = Order::point(L(i, j));
     T z = 0;
     for (Eigen::Index j = 0; j < n; ++j) {
       P(i, j) = j <= last ? T(exp(L(i, j) - row_max)) : T(0);

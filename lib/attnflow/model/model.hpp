@@ -147,7 +147,7 @@ template <class T> class Model {
     Tokens<T> y = X + a * step;
     for (int i = 0; i < n; ++i) {
       const T norm = sqrt(y.row(i).squaredNorm());
-      if (!(norm > T(0)))
+      if (!ScalarOrder<T>::certainly_positive(norm))
         throw DegenerateStateError("token " + std::to_string(i) + " has zero length at layer " + std::to_string(k + 1) +
                                    ": x + update = 0 cannot be normalised");
       y.row(i) /= norm;

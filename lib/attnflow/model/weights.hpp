@@ -51,6 +51,14 @@ template <class T> class WeightSchedule {
     for (const auto& t : spec.knot_times) knots_.push_back(from_decimal<T>(t));
   }
 
+  /// A constant schedule holding m (for callers that read their own numbers, as the verified
+  /// layer does with enclosures of decimals).
+  static WeightSchedule constant_matrix(Matrix<T> m) {
+    WeightSchedule w;
+    w.values_.push_back(std::move(m));
+    return w;
+  }
+
   /// The same schedule with every number converted to another scalar type by `convert`
   /// (e.g. to a dual number, to differentiate the model: see diagnostics/lyapunov.hpp).
   template <class U, class F> WeightSchedule<U> converted(F convert) const {

@@ -290,14 +290,20 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
       {"start", start},
       {"method", o.to_json()},
       {"method_description",
-       std::string(in.model == "sa-euclid"
-                       ? "in co-moving coordinates x = M z, M = e^{tV} (state z and M; softmax rows "
-                         "relative to a reference token r, logits from A M (z_j - z_r)); "
-                       : "") +
-           "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
-           "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
-           "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed rounding, "
-           "exp by MPFR; start and the orders <= 2 of each step's point part in MPFI at 40 digits)"},
+       is_layer_model(in.model)
+           ? std::string("each layer x_i' = y_i/|y_i|, y_i = x_i + sum_j P_ij V x_j (Model<T>::layer, the model's own "
+                         "definition) enclosed by the mean-value form Phi(c) + DPhi(X)(X - c) around the box centre, "
+                         "DPhi(X) by forward-mode dual numbers over double intervals, intersected with the natural "
+                         "extension Phi(X); no truncation error; outward rounding (directed rounding, exp by MPFR)")
+           : std::string(in.model == "sa-euclid"
+                             ? "in co-moving coordinates x = M z, M = e^{tV} (state z and M; softmax rows "
+                               "relative to a reference token r, logits from A M (z_j - z_r)); "
+                             : "") +
+                 "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
+                 "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
+                 "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed "
+                 "rounding, "
+                 "exp by MPFR; start and the orders <= 2 of each step's point part in MPFI at 40 digits)"},
       {"attnflow_version", kVersion},
       {"git", attnflow::git_commit()},
       {"steps", r.proved ? r.steps_to_T : r.steps},

@@ -21,6 +21,9 @@
 #include <mpfr.h>
 
 #include <cfenv>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -28,10 +31,49 @@ namespace attnflow::verify {
 
 namespace bi = boost::numeric::interval_lib;
 
-// save_state_nothing: an operation does not touch the rounding mode; RoundUpward (below) sets
-// it once for the whole rigorous computation, which is what makes double intervals fast.
-using DInterval = boost::numeric::interval<
-    double, bi::policies<bi::save_state_nothing<bi::rounded_arith_opp<double>>, bi::checking_base<double>>>;
+namespace detail {
+// exp of one double rounded in a chosen direction, by MPFR at 53 bits. The double is converted
+// exactly; mpfr_exp returns the correctly rounded value in the requested direction; at 53 bits the
+// conversion back to double is exact (the result is a double, or ±inf / 0 on over/underflow,
+// which are themselves valid bounds in the direction asked for). MPFR does not depend on the FPU
+// rounding mode. Hence: exp_rounded(x, MPFR_RNDD) ≤ e^x ≤ exp_rounded(x, MPFR_RNDU).
+// The results are remembered in a small direct-mapped table: they depend on (x, rnd) alone, and
+// the layer proof's N directional evaluations of one layer repeat the same exponentials.
+inline double exp_rounded(double x, mpfr_rnd_t rnd) {
+  constexpr int kBits = 14;
+  thread_local struct Buf {
+    mpfr_t v;
+    double key[2][1 << kBits], value[2][1 << kBits];
+    Buf() {
+      mpfr_init2(v, 53);
+      for (auto& row : key)
+        for (double& k : row) k = std::numeric_limits<double>::quiet_NaN();  // matches nothing
+    }
+    ~Buf() { mpfr_clear(v); }
+  } buf;
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  const bool remembered = rnd == MPFR_RNDD || rnd == MPFR_RNDU;
+  const std::size_t dir = rnd == MPFR_RNDD ? 0 : 1, slot = (bits * 0x9E3779B97F4A7C15ull) >> (64 - kBits);
+  if (remembered && buf.key[dir][slot] == x) return buf.value[dir][slot];  // ±0 share e^0 = 1
+  mpfr_set_d(buf.v, x, MPFR_RNDN);                                         // exact: 53 bits hold any double
+  mpfr_exp(buf.v, buf.v, rnd);
+  const double e = mpfr_get_d(buf.v, rnd);
+  if (remembered) buf.key[dir][slot] = x, buf.value[dir][slot] = e;
+  return e;
+}
+}  // namespace detail
+
+/// Boost.Interval's "opposite" rounding (arithmetic, sqrt) with exp bounded by MPFR. Generic code
+/// (Model<T>, Dual<T>) calls exp unqualified and reaches boost::numeric::exp, which asks the policy
+/// for exp_down / exp_up: with these it is as rigorous as the arithmetic. save_state_nothing: an
+/// operation does not touch the rounding mode; RoundUpward (below) sets it once for the whole
+/// rigorous computation, which is what makes double intervals fast.
+struct OppositeRounding : bi::save_state_nothing<bi::rounded_arith_opp<double>> {
+  static double exp_down(double x) { return detail::exp_rounded(x, MPFR_RNDD); }
+  static double exp_up(double x) { return detail::exp_rounded(x, MPFR_RNDU); }
+};
+using DInterval = boost::numeric::interval<double, bi::policies<OppositeRounding, bi::checking_base<double>>>;
 using MInterval = mp::number<mp::mpfi_float_backend<0>, mp::et_off>;
 
 /// Sets the FPU to round upward for a scope (required by DInterval arithmetic) and restores the
@@ -136,28 +178,8 @@ inline DInterval mul(const DInterval& a, const DInterval& b) {
   return DInterval(lo, hi);
 }
 
-namespace detail {
-// exp of one double rounded in a chosen direction, by MPFR at 53 bits. The double is converted
-// exactly; mpfr_exp returns the correctly rounded value in the requested direction; at 53 bits the
-// conversion back to double is exact (the result is a double, or ±inf / 0 on over/underflow,
-// which are themselves valid bounds in the direction asked for). MPFR does not depend on the FPU
-// rounding mode. Hence: exp_rounded(x, MPFR_RNDD) ≤ e^x ≤ exp_rounded(x, MPFR_RNDU).
-inline double exp_rounded(double x, mpfr_rnd_t rnd) {
-  thread_local struct Buf {
-    mpfr_t v;
-    Buf() { mpfr_init2(v, 53); }
-    ~Buf() { mpfr_clear(v); }
-  } buf;
-  mpfr_set_d(buf.v, x, MPFR_RNDN);  // exact: 53 bits hold any double
-  mpfr_exp(buf.v, buf.v, rnd);
-  return mpfr_get_d(buf.v, rnd);
-}
-}  // namespace detail
-
-/// e^x for every x in the interval (exp is increasing, so the end points suffice).
-inline DInterval exp(const DInterval& x) {
-  return DInterval(detail::exp_rounded(x.lower(), MPFR_RNDD), detail::exp_rounded(x.upper(), MPFR_RNDU));
-}
+/// e^x for every x in the interval (exp is increasing: Boost bounds the end points by the policy).
+inline DInterval exp(const DInterval& x) { return boost::numeric::exp(x); }
 
 /// The decimal string s enclosed (MPFR reads it with directed rounding at 53 bits).
 inline DInterval from_decimal_enclosure(DInterval*, const std::string& s) {
@@ -287,3 +309,32 @@ template <class I> I time_range(const point_t<I>& h) {
 
 }  // namespace iv
 }  // namespace attnflow::verify
+
+namespace attnflow {
+/// Intervals have no total order: a softmax shift takes a point inside, and a value is positive
+/// only when its whole interval is.
+template <> struct ScalarOrder<verify::DInterval> {
+  static constexpr bool total = false;
+  static verify::DInterval point(const verify::DInterval& x) { return verify::DInterval(verify::iv::mid(x)); }
+  static bool certainly_positive(const verify::DInterval& x) { return x.lower() > 0; }
+};
+}  // namespace attnflow
+
+namespace Eigen {
+/// DInterval as an Eigen scalar (matrices of interval duals in the layer proofs).
+template <> struct NumTraits<attnflow::verify::DInterval> : GenericNumTraits<attnflow::verify::DInterval> {
+  using Real = attnflow::verify::DInterval;
+  using NonInteger = attnflow::verify::DInterval;
+  using Nested = attnflow::verify::DInterval;
+  using Literal = attnflow::verify::DInterval;
+  enum {
+    IsComplex = 0,
+    IsInteger = 0,
+    IsSigned = 1,
+    RequireInitialization = 1,
+    ReadCost = 2,
+    AddCost = 4,
+    MulCost = 8
+  };
+};
+}  // namespace Eigen

@@ -4,11 +4,13 @@
 // hemisphere; by [Blog] Proposition 2.1 (V_k = α_k I with 0 ≤ α_k ≤ 1, bounded Q_k, K_k, applied
 // to the layers from K on) the tokens then converge to one point. A layer map has no truncation
 // error, so each layer is one mean-value step: Φ(X) ⊆ Φ(c) + DΦ(X)(X − c), intersected with the
-// natural extension Φ(X); DΦ(X) comes from forward-mode automatic differentiation in interval
-// arithmetic. Double intervals with directed rounding (exp through MPFR).
+// natural extension Φ(X). Φ is Model<T>::layer itself, evaluated on dual numbers over double
+// intervals with directed rounding (exp through MPFR): no second copy of the map.
 #define ATTNFLOW_ROUNDING_TU
+#include "attnflow/diagnostics/dual.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/model/model.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "attnflow/verify/box_of.hpp"
@@ -25,84 +27,59 @@ namespace {
 
 using I = DInterval;
 
-/// A value and its gradient with respect to the N state coordinates. Evaluated on a box with
-/// seeds e_k, the gradient encloses the derivative at every point of the box. An empty gradient
-/// means a constant (or a point evaluation that needs no derivative).
-struct Dual {
-  I v;
-  std::vector<I> g;
-};
+using D = Dual<I>;
 
-std::vector<I> combine(const std::vector<I>& a, const I& ca, const std::vector<I>& b, const I& cb) {
-  if (a.empty() && b.empty()) return {};
-  std::vector<I> out(std::max(a.size(), b.size()), I(0));
-  for (std::size_t k = 0; k < a.size(); ++k) out[k] += ca * a[k];
-  for (std::size_t k = 0; k < b.size(); ++k) out[k] += cb * b[k];
-  return out;
-}
-Dual operator+(const Dual& a, const Dual& b) { return {a.v + b.v, combine(a.g, I(1), b.g, I(1))}; }
-Dual operator-(const Dual& a, const Dual& b) { return {a.v - b.v, combine(a.g, I(1), b.g, I(-1))}; }
-Dual operator*(const Dual& a, const Dual& b) { return {a.v * b.v, combine(a.g, b.v, b.g, a.v)}; }
-Dual operator*(const I& c, const Dual& a) { return {c * a.v, combine(a.g, c, {}, I(0))}; }
-Dual operator/(const Dual& a, const Dual& b) {
-  const I q = a.v / b.v;
-  return {q, combine(a.g, I(1) / b.v, b.g, -q / b.v)};
-}
-Dual exp(const Dual& a) {
-  const I e = iv::exp(a.v);
-  return {e, combine(a.g, e, {}, I(0))};
-}
-Dual sqrt(const Dual& a) {
-  const I r = iv::sqrt(a.v);
-  return {r, combine(a.g, I(1) / (I(2) * r), {}, I(0))};
-}
-
-struct LayerMap {
-  int n = 0, d = 0;
-  std::vector<I> Q, K;  // d×d row-major
-  I beta, step;
-
-  /// x' = Φ(x) over x (n·d duals, token-major).
-  std::vector<Dual> operator()(const std::vector<Dual>& x) const {
-    const std::size_t dd = static_cast<std::size_t>(d);
-    auto apply = [&](const std::vector<I>& M, int i) {
-      std::vector<Dual> out(dd);
-      for (int a = 0; a < d; ++a) {
-        Dual s{I(0), {}};
-        for (int b = 0; b < d; ++b) s = s + Dual{M[a * dd + b], {}} * x[i * dd + b];
-        out[a] = s;
-      }
-      return out;
-    };
-    std::vector<std::vector<Dual>> q(n), k(n);
-    for (int i = 0; i < n; ++i) q[i] = apply(Q, i), k[i] = apply(K, i);
-    std::vector<Dual> next(x.size());
-    for (int i = 0; i < n; ++i) {
-      std::vector<Dual> logit(n);
-      double shift = -INFINITY;  // any constant shift is exact in the softmax; this one avoids overflow
-      for (int j = 0; j < n; ++j) {
-        Dual s{I(0), {}};
-        for (int a = 0; a < d; ++a) s = s + q[i][a] * k[j][a];
-        logit[j] = beta * s;
-        shift = std::max(shift, iv::mid(logit[j].v));
-      }
-      Dual Z{I(0), {}};
-      std::vector<Dual> e(n);
-      for (int j = 0; j < n; ++j) e[j] = exp(logit[j] - Dual{I(shift), {}}), Z = Z + e[j];
-      std::vector<Dual> y(dd);
-      for (int a = 0; a < d; ++a) {
-        Dual acc{I(0), {}};
-        for (int j = 0; j < n; ++j) acc = acc + e[j] * x[j * dd + a];
-        y[a] = x[i * dd + a] + step * (acc / Z);
-      }
-      Dual norm2{I(0), {}};
-      for (int a = 0; a < d; ++a) norm2 = norm2 + y[a] * y[a];
-      const Dual norm = sqrt(norm2);
-      for (int a = 0; a < d; ++a) next[i * dd + a] = y[a] / norm;
+/// The layer map of Model<T>::layer, the definition every other run uses, on interval duals:
+/// V = αI (layer-normalized) or V = I with the step η (euler-renormalize), one head, softmax.
+Model<D> layer_model(const ProveInstance& in, const I& beta, const I& step, const std::vector<I>& Q,
+                     const std::vector<I>& K) {
+  Model<D> m;
+  m.info = &model_info(in.model);
+  m.n = in.n;
+  m.d = in.d;
+  m.beta = D(beta);
+  const bool euler = m.info->kind == ModelKind::EulerRenormalize;
+  if (euler) m.eta = D(step);
+  const Eigen::Index d = in.d;
+  Matrix<D> q(d, d), k(d, d), v(d, d);
+  for (Eigen::Index a = 0; a < d; ++a)
+    for (Eigen::Index b = 0; b < d; ++b) {
+      q(a, b) = D(Q[static_cast<std::size_t>(a * d + b)]);
+      k(a, b) = D(K[static_cast<std::size_t>(a * d + b)]);
+      v(a, b) = D(a != b ? I(0) : euler ? I(1) : step);
     }
-    return next;
+  m.heads.push_back(Head<D>{WeightSchedule<D>::constant_matrix(q), WeightSchedule<D>::constant_matrix(k),
+                            WeightSchedule<D>::constant_matrix(v)});
+  return m;
+}
+
+/// One layer over the box X: the mean-value form Φ(c) + DΦ(X)(X − c) around the centre c,
+/// intersected with the natural extension Φ(X). Φ(c) is one evaluation at the point c; seeding
+/// direction l gives Φ(X) and column l of DΦ over X, so the Jacobian costs N evaluations.
+std::vector<I> enclose_layer(const Model<D>& map, const std::vector<I>& X, long layer) {
+  const std::size_t N = X.size();
+  State<D> centre(N);
+  for (std::size_t k = 0; k < N; ++k) centre[k] = D(I(iv::mid(X[k])));
+  State<D> at_centre = centre;
+  map.layer(at_centre, layer);
+  std::vector<I> natural(N), jacobian(N * N);  // jacobian[k·N + l] = ∂Φ_k/∂x_l over X
+  for (std::size_t l = 0; l < N; ++l) {
+    State<D> x(N);
+    for (std::size_t k = 0; k < N; ++k) x[k] = D(X[k], I(k == l ? 1 : 0));
+    map.layer(x, layer);
+    for (std::size_t k = 0; k < N; ++k) jacobian[k * N + l] = x[k].d;
+    if (l == 0)
+      for (std::size_t k = 0; k < N; ++k) natural[k] = x[k].v;
   }
-};
+  std::vector<I> next(N);
+  for (std::size_t k = 0; k < N; ++k) {
+    I mv = at_centre[k].v;
+    for (std::size_t l = 0; l < N; ++l) mv += jacobian[k * N + l] * (X[l] - centre[l].v);
+    next[k] = mv;
+    if (!iv::intersect_into(next[k], natural[k])) next[k] = mv;  // disjoint only through NaN
+  }
+  return next;
+}
 
 /// A hemisphere normal w from the LP on the box centres, and the margin min_i ⟨w, x_i⟩ bounded
 /// below over the whole enclosure (> 0 proves every point of every box in {⟨w, x⟩ > 0}).
@@ -126,19 +103,19 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
   if (!(o.max_time >= 0 && o.max_time <= 1e6)) input_error("max_time", "the number of layers must be in [0, 1e6]");
   const auto t0 = std::chrono::steady_clock::now();
   const RoundUpward up;
-  LayerMap map;
-  map.n = in.n, map.d = in.d;
   const std::size_t N = static_cast<std::size_t>(in.n) * in.d, dd = static_cast<std::size_t>(in.d) * in.d;
   if (in.Q.size() != dd || in.K.size() != dd || in.points.size() != N) input_error("instance", "wrong sizes");
+  std::vector<I> Q, K;
+  I beta, step;
   try {
-    for (std::size_t k = 0; k < dd; ++k)
-      map.Q.push_back(iv::decimal<I>(in.Q[k])), map.K.push_back(iv::decimal<I>(in.K[k]));
-    map.beta = iv::decimal<I>(in.beta);
-    map.step = iv::decimal<I>(in.step);
+    for (std::size_t k = 0; k < dd; ++k) Q.push_back(iv::decimal<I>(in.Q[k])), K.push_back(iv::decimal<I>(in.K[k]));
+    beta = iv::decimal<I>(in.beta);
+    step = iv::decimal<I>(in.step);
   } catch (const std::invalid_argument& e) { input_error("instance", e.what()); }
   // [Blog] Proposition 2.1 needs 0 <= alpha <= 1: proved on the decimal's enclosure.
-  if (!(map.step.lower() >= 0 && map.step.upper() <= 1))
+  if (!(step.lower() >= 0 && step.upper() <= 1))
     input_error("step", "the layer factor (alpha for V = alpha I, or eta) must lie in [0, 1] for [Blog] Prop 2.1");
+  const Model<D> map = layer_model(in, beta, step, Q, K);
   // Start: x_i = p_i / ‖p_i‖ enclosed.
   std::vector<I> X(N);
   for (int i = 0; i < in.n; ++i) {
@@ -190,22 +167,16 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
       r.reason = "no hemisphere certified up to the layer limit " + std::to_string(max_layers);
       break;
     }
-    // One layer: mean-value form around the centre c, intersected with the natural extension.
-    std::vector<Dual> centre(N), box(N);
-    for (std::size_t k = 0; k < N; ++k) {
-      centre[k] = {I(iv::mid(X[k])), {}};
-      box[k] = {X[k], std::vector<I>(N, I(0))};
-      box[k].g[k] = I(1);
+    try {
+      X = enclose_layer(map, X, layer);
+    } catch (const DegenerateStateError&) {
+      r.reason =
+          "enclosure lost at layer " + std::to_string(layer) + ": a token's update may vanish (|y_i| encloses 0)";
+      break;
+    } catch (const boost::numeric::interval_lib::comparison_error&) {
+      r.reason = "enclosure lost at layer " + std::to_string(layer) + " (an undefined value)";
+      break;
     }
-    const std::vector<Dual> at_centre = map(centre), over_box = map(box);
-    std::vector<I> next(N);
-    for (std::size_t k = 0; k < N; ++k) {
-      I mv = at_centre[k].v;
-      for (std::size_t l = 0; l < N; ++l) mv += over_box[k].g[l] * (X[l] - centre[l].v);
-      next[k] = mv;
-      if (!iv::intersect_into(next[k], over_box[k].v)) next[k] = mv;  // disjoint only through NaN
-    }
-    X = std::move(next);
     r.step_sizes.push_back(1.0);
   }
   if (r.proved) r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
