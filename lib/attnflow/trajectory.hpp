@@ -27,6 +27,9 @@ template <class T> struct Trajectory {
   std::vector<T> t;
   std::vector<Tokens<T>> x;  // one n×d configuration per sample
   IntegrationStats stats;
+  /// Controlled steppers that land on every sample: the step the controller proposes next, where a
+  /// run continued from the last sample would start.
+  T next_step = T(0);
   // Largest deviation (max norm over samples and coordinates) from a re-run at a tighter
   // tolerance and higher precision; NaN when no such re-run was made.
   double error_estimate = std::numeric_limits<double>::quiet_NaN();

@@ -1,6 +1,7 @@
 #include "attnflow/diagnostics/lyapunov.hpp"
 
-#include "attnflow/odeint_compat.hpp"
+#include "attnflow/integrate/integrate.hpp"
+#include "attnflow/integrate/vector_field.hpp"
 #include "attnflow/random.hpp"
 
 #include <Eigen/QR>
@@ -78,9 +79,7 @@ namespace {
 template <class T> struct Augmented {
   const JacobianField<T>* field;
   int N, k;
-  long* evaluations;
   void operator()(const State<T>& z, State<T>& dz, const T& t) const {
-    ++*evaluations;
     const State<T> x(z.begin(), z.begin() + N);
     State<T> f;
     Matrix<T> J;
@@ -114,7 +113,6 @@ template <class T> Vector<T> orthonormalise(Eigen::Map<Matrix<T>>& Y) {
 
 template <class T>
 LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, const LyapunovSettings<T>& s) {
-  namespace odeint = boost::numeric::odeint;
   using std::ceil;
   using std::log;
   using S = State<T>;
@@ -142,34 +140,35 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
     orthonormalise<T>(Y);
   }
 
-  Augmented<T> sys{&field, N, k, &res.jacobian_evaluations};
-  auto stepper = odeint::make_controlled(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>());
+  // Each interval through integrate(): dopri5, steps clipped to land on its end, the next interval
+  // starting from the controller's last proposal. A fresh stepper per interval is what the
+  // re-orthonormalised tangent block needs (dopri5's stored FSAL derivative would be stale).
+  const auto sys = vector_field<T>("benettin", 1, static_cast<int>(z.size()), Augmented<T>{&field, N, k});
+  IntegrationSettings<T> is;
+  is.method = "dopri5";
+  is.dense_output = false;
+  is.rtol = s.rtol;
+  is.atol = s.atol;
+  is.dt = s.dt;
   const long M = std::max<long>(1, static_cast<long>(to_double(ceil((s.t_end - s.t_start) / s.interval))));
   std::vector<T> sums(static_cast<std::size_t>(k), T(0));
-  T t = s.t_start, dt = s.dt;
+  T t = s.t_start;
   for (long m = 1; m <= M; ++m) {
     const T target = m == M ? s.t_end : s.t_start + s.interval * T(m);
-    while (t < target) {
-      const bool clipped = t + dt > target;
-      T step = clipped ? target - t : dt;
-      const T t_before = t;
-      if (stepper.try_step(sys, z, t, step) == odeint::success) {
-        ++res.steps;
-        if (clipped) t = target;
-        if (!clipped || step > dt) dt = step;
-      } else {
-        ++res.rejected_steps;
-        dt = step;
-        if (!(dt > T(0)) || t_before != t)
-          throw std::runtime_error("benettin: the controlled stepper failed to advance");
-      }
-      if (res.steps + res.rejected_steps > s.max_steps)
-        throw std::runtime_error("benettin: more than max_steps steps before t = " + to_decimal(target));
-    }
+    is.sample_times = {t, target};
+    is.max_steps = s.max_steps - res.steps - res.rejected_steps;
+    const Trajectory<T> tr = integrate(sys, Tokens<T>(Eigen::Map<const Tokens<T>>(z.data(), 1, sys.d)), is);
+    res.steps += tr.stats.steps;
+    res.rejected_steps += tr.stats.rejected_steps;
+    res.jacobian_evaluations += tr.stats.rhs_evaluations;
+    if (tr.stats.stop_reason != "end")
+      throw std::runtime_error("benettin: more than max_steps steps before t = " + to_decimal(target));
+    std::copy(tr.x.back().data(), tr.x.back().data() + z.size(), z.begin());
+    t = target;
+    is.dt = tr.next_step;
     Eigen::Map<Matrix<T>> Yt(z.data() + N, N, k);
     const Vector<T> r = orthonormalise<T>(Yt);
     for (int i = 0; i < k; ++i) sums[static_cast<std::size_t>(i)] += log(r(i));
-    stepper.reset();  // the tangent block changed: dopri5's stored FSAL derivative is stale
     res.times.push_back(t);
     res.log_growth.push_back(sums);
     res.trace_integral.push_back(z.back());

@@ -1,33 +1,51 @@
 #pragma once
-// integrate(model, x0, settings) → Trajectory, through Boost.Odeint's steppers. The loops are
+// integrate(system, x0, settings) → Trajectory, through Boost.Odeint's steppers. The loops are
 // written out (rather than odeint's integrate_times) so that every stepper gets the same step
-// counting, stop conditions and progress reporting.
+// counting, stop conditions and progress reporting. The system is a Model<T> or anything with its
+// interface (integrate/vector_field.hpp wraps a callable):
+//   n, d          the state is n·d numbers, sampled as n tokens of dimension d;
+//   discrete()    a layer map, layer(x, k), rather than a vector field, rhs(x, dxdt, t);
+//   rhs / layer   only the one discrete() selects is called (layer may be absent);
+//   system_id()   the name the trajectory records (a Model's id, or the system's id()).
 #include "attnflow/integrate/settings.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/odeint_compat.hpp"
 #include "attnflow/trajectory.hpp"
 
 #include <cmath>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 namespace attnflow {
+
+template <class T> std::string system_id(const Model<T>& m) { return m.info->id; }
+template <class System> std::string system_id(const System& s) { return s.id(); }
+
+/// Whether the system has a layer map (discrete systems) for states of scalar type T.
+template <class System, class T, class = void> struct has_layer_map : std::false_type {};
+template <class System, class T>
+struct has_layer_map<System, T,
+                     std::void_t<decltype(std::declval<const System&>().layer(std::declval<State<T>&>(), 0L))>>
+    : std::true_type {};
 
 namespace detail {
 
 namespace odeint = boost::numeric::odeint;
 
-/// Wraps the model as an odeint system and counts right-hand-side evaluations.
-template <class T> struct CountingSystem {
-  const Model<T>* model;
+/// Wraps the system as an odeint system and counts right-hand-side evaluations.
+template <class T, class System> struct CountingSystem {
+  const System* system;
   long* evaluations;
   void operator()(const State<T>& x, State<T>& dxdt, const T& t) const {
     ++*evaluations;
-    model->rhs(x, dxdt, t);
+    system->rhs(x, dxdt, t);
   }
 };
 
 /// Shared bookkeeping of every stepping loop: samples, step limit, predicate, progress.
-template <class T> struct LoopControl {
-  const Model<T>& model;
+template <class T, class System> struct LoopControl {
+  const System& model;
   const IntegrationSettings<T>& s;
   Trajectory<T>& traj;
   std::size_t next_sample = 1;
@@ -52,11 +70,12 @@ template <class T> struct LoopControl {
   }
 };
 
-template <class T, class Stepper> void fixed_step_loop(Stepper stepper, const Model<T>& model, State<T> x,
-                                                       const IntegrationSettings<T>& s, Trajectory<T>& traj) {
+template <class T, class System, class Stepper> void fixed_step_loop(Stepper stepper, const System& model, State<T> x,
+                                                                     const IntegrationSettings<T>& s,
+                                                                     Trajectory<T>& traj) {
   using std::ceil;
-  CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
-  LoopControl<T> ctl{model, s, traj};
+  CountingSystem<T, System> sys{&model, &traj.stats.rhs_evaluations};
+  LoopControl<T, System> ctl{model, s, traj};
   ctl.record(x, s.sample_times.front());
   for (std::size_t k = 1; k < s.sample_times.size(); ++k) {
     const T t0 = s.sample_times[k - 1], t1 = s.sample_times[k];
@@ -75,10 +94,11 @@ template <class T, class Stepper> void fixed_step_loop(Stepper stepper, const Mo
   }
 }
 
-template <class T, class Stepper> void dense_output_loop(Stepper stepper, const Model<T>& model, State<T> x,
-                                                         const IntegrationSettings<T>& s, Trajectory<T>& traj) {
-  CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
-  LoopControl<T> ctl{model, s, traj};
+template <class T, class System, class Stepper> void dense_output_loop(Stepper stepper, const System& model, State<T> x,
+                                                                       const IntegrationSettings<T>& s,
+                                                                       Trajectory<T>& traj) {
+  CountingSystem<T, System> sys{&model, &traj.stats.rhs_evaluations};
+  LoopControl<T, System> ctl{model, s, traj};
   ctl.record(x, s.sample_times.front());
   stepper.initialize(x, s.sample_times.front(), s.dt);
   State<T> xs(x.size());
@@ -95,13 +115,19 @@ template <class T, class Stepper> void dense_output_loop(Stepper stepper, const 
   }
 }
 
-template <class T, class Stepper> void controlled_loop(Stepper stepper, const Model<T>& model, State<T> x,
-                                                       const IntegrationSettings<T>& s, Trajectory<T>& traj) {
-  CountingSystem<T> sys{&model, &traj.stats.rhs_evaluations};
-  LoopControl<T> ctl{model, s, traj};
+template <class T, class System, class Stepper> void controlled_loop(Stepper stepper, const System& model, State<T> x,
+                                                                     const IntegrationSettings<T>& s,
+                                                                     Trajectory<T>& traj) {
+  CountingSystem<T, System> sys{&model, &traj.stats.rhs_evaluations};
+  LoopControl<T, System> ctl{model, s, traj};
   ctl.record(x, s.sample_times.front());
   T t = s.sample_times.front();
   T dt = s.dt;
+  struct KeepProposal {  // on every way out: a run continued from the last sample starts here
+    Trajectory<T>& traj;
+    const T& dt;
+    ~KeepProposal() { traj.next_step = dt; }
+  } keep{traj, dt};
   traj.stats.rejected_steps = 0;
   for (std::size_t k = 1; k < s.sample_times.size(); ++k) {
     const T target = s.sample_times[k];
@@ -131,9 +157,9 @@ template <class T, class Stepper> void controlled_loop(Stepper stepper, const Mo
   }
 }
 
-template <class T>
-void layer_loop(const Model<T>& model, State<T> x, const IntegrationSettings<T>& s, Trajectory<T>& traj) {
-  LoopControl<T> ctl{model, s, traj};
+template <class T, class System>
+void layer_loop(const System& model, State<T> x, const IntegrationSettings<T>& s, Trajectory<T>& traj) {
+  LoopControl<T, System> ctl{model, s, traj};
   ctl.record(x, T(0));
   for (long k = 0; k < s.layers; ++k) {
     model.layer(x, k);
@@ -156,14 +182,14 @@ void layer_loop(const Model<T>& model, State<T> x, const IntegrationSettings<T>&
 
 }  // namespace detail
 
-/// Integrates the model from x0, sampling at s.sample_times (continuous) or every
-/// s.sample_every layers (discrete).
-template <class T>
-Trajectory<T> integrate(const Model<T>& model, const Tokens<T>& x0, const IntegrationSettings<T>& s) {
+/// Integrates the system (a Model<T>, or see the header note) from x0, sampling at
+/// s.sample_times (continuous) or every s.sample_every layers (discrete).
+template <class T, class System>
+Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const IntegrationSettings<T>& s) {
   namespace odeint = boost::numeric::odeint;
   using S = State<T>;
   Trajectory<T> traj;
-  traj.model = model.info->id;
+  traj.model = system_id(model);
   traj.n = model.n;
   traj.d = model.d;
   traj.discrete = model.discrete();
@@ -175,7 +201,10 @@ Trajectory<T> integrate(const Model<T>& model, const Tokens<T>& x0, const Integr
   traj.stats.rejected_steps = -1;  // known for rkf78 only
   const S x = as_state<T>(x0);
   if (model.discrete()) {
-    detail::layer_loop(model, x, s, traj);
+    if constexpr (has_layer_map<System, T>::value)
+      detail::layer_loop(model, x, s, traj);
+    else
+      throw std::invalid_argument("integrate: " + traj.model + " is discrete but has no layer map");
   } else if (s.method == "euler") {
     detail::fixed_step_loop(odeint::euler<S, T, S, T>(), model, x, s, traj);
   } else if (s.method == "rk4") {
@@ -186,6 +215,9 @@ Trajectory<T> integrate(const Model<T>& model, const Tokens<T>& x0, const Integr
     detail::fixed_step_loop(odeint::runge_kutta_fehlberg78<S, T, S, T>(), model, x, s, traj);
   } else if (s.fixed_step) {
     throw std::invalid_argument("integrate: fixed steps are available for euler, rk4, dopri5 and rkf78");
+  } else if (s.method == "dopri5" && !s.dense_output) {
+    detail::controlled_loop(odeint::make_controlled(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>()), model, x,
+                            s, traj);
   } else if (s.method == "dopri5") {
     detail::dense_output_loop(odeint::make_dense_output(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>()),
                               model, x, s, traj);

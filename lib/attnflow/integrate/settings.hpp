@@ -11,8 +11,11 @@ namespace attnflow {
 template <class T> struct IntegrationSettings {
   std::string method = "dopri5";  // euler | rk4 | dopri5 | rkf78 | bulirsch-stoer
   T rtol = T(1) / T(10000000000LL), atol = T(1) / T(1000000000000LL);
-  T dt = T(1) / 100;            // fixed-step methods: largest step; controlled: first step
-  bool fixed_step = false;      // run dopri5 / rkf78 without step control, at steps ≤ dt (order tests)
+  T dt = T(1) / 100;        // fixed-step methods: largest step; controlled: first step
+  bool fixed_step = false;  // run dopri5 / rkf78 without step control, at steps ≤ dt (order tests)
+  /// dopri5: samples interpolated between free steps (true), or steps clipped to land on every sample
+  /// (false; rkf78 always lands) — for callers that change the state between calls.
+  bool dense_output = true;
   std::vector<T> sample_times;  // increasing, first = start time
   long layers = 0;              // discrete models
   long sample_every = 1;        // discrete models: keep every k-th layer (and the last)

@@ -1,0 +1,29 @@
+#pragma once
+// A vector field given as a callable f(x, dxdt, t), as a system integrate() accepts beside
+// Model<T>: the reference ODEs and augmented systems of the diagnostics (γ(t) of [B] Theorem 6.8,
+// Benettin's tangent flow) then run through the same stepping loops as every model.
+#include "attnflow/tokens.hpp"
+
+#include <string>
+#include <utility>
+
+namespace attnflow {
+
+template <class T, class F> struct VectorField {
+  std::string name;  // recorded as the trajectory's model
+  int n = 1, d = 1;  // the state: n·d numbers, sampled as n rows of d
+  F f;
+
+  std::string id() const { return name; }
+  bool discrete() const { return false; }
+  void rhs(const State<T>& x, State<T>& dxdt, const T& t) const {
+    dxdt.resize(x.size());
+    f(x, dxdt, t);
+  }
+};
+
+template <class T, class F> VectorField<T, F> vector_field(std::string name, int n, int d, F f) {
+  return VectorField<T, F>{std::move(name), n, d, std::move(f)};
+}
+
+}  // namespace attnflow
