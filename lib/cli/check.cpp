@@ -95,6 +95,8 @@ void register_check(CLI::App& app) {
   auto* sub = app.add_subcommand("check", "run a check suite: verdicts for the statements of the catalogue");
   sub->add_option("--suite", o->suite, "quick, full, blog, paper-A, paper-B, conjectures, or a suite file")
       ->capture_default_str();
+  sub->add_option("--statement", o->statements,
+                  "check these statement files (JSON; docs/statements.md) instead of a suite");
   sub->add_option("--only", o->only, "only these statement ids")->delimiter(',');
   sub->add_option("--out", o->out, "output directory")->capture_default_str();
   sub->add_option("--jobs", o->jobs, "threads (default: all cores)");

@@ -1,8 +1,10 @@
 #include "attnflow/suite/check_runner.hpp"
 
 #include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/catalogue/statement_runner.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/version.hpp"
@@ -57,6 +59,7 @@ SuiteFile load_suite(const std::string& name_or_path) {
   const nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("checks") || !j.at("checks").is_object())
     input_error(path, "a suite must be {\"name\": ..., \"seed\": s, \"checks\": {id: parameters}}");
+  reject_unknown_keys(j, {"name", "seed", "comment", "checks", "statements"}, path);
   SuiteFile s;
   s.name = j.value("name", fs::path(path).stem().string());
   if (j.contains("seed")) {
@@ -68,21 +71,47 @@ SuiteFile load_suite(const std::string& name_or_path) {
     if (j.at("checks").contains(entry.id)) s.checks.emplace_back(entry.id, j.at("checks").at(entry.id));
   for (auto it = j.at("checks").begin(); it != j.at("checks").end(); ++it)
     if (!find_entry(it.key())) input_error(path + ": checks." + it.key(), "no such statement in the catalogue");
+  // "statements": {file: parameters}, files relative to the suite file's folder (or the source tree).
+  if (j.contains("statements")) {
+    const nlohmann::json& st = j.at("statements");
+    if (!st.is_object()) input_error(path + ": statements", "must be {\"file.json\": parameters}");
+    for (auto it = st.begin(); it != st.end(); ++it) {
+      fs::path file = fs::path(path).parent_path() / it.key();
+      if (!fs::exists(file)) file = fs::path(attnflow::source_dir()) / it.key();
+      add_statement_file(s, file.string(), it.value());
+    }
+  }
   return s;
+}
+
+void add_statement_file(SuiteFile& suite, const std::string& path, const nlohmann::json& params) {
+  const StatementSpec spec = load_statement(path);
+  if (find_entry(spec.id))
+    input_error(path + ": id", "\"" + spec.id + "\" is a catalogue statement; choose another id");
+  for (const auto& e : suite.statements)
+    if (e.id == spec.id) input_error(path + ": id", "two statements named \"" + spec.id + "\"");
+  if (!params.is_object()) input_error(path, "suite parameters must be an object");
+  (void)with_suite_parameters(spec, params, path);  // bad parameters fail now, not mid-run
+  suite.statements.push_back(statement_entry(spec));
+  suite.checks.emplace_back(spec.id, params);
 }
 
 CheckResult run_catalogue_check(const std::string& id, const nlohmann::json& params, std::uint64_t suite_seed) {
   const CatalogueEntry* entry = find_entry(id);
   if (!entry) input_error("check", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
+  return run_entry(*entry, params, suite_seed);
+}
+
+CheckResult run_entry(const CatalogueEntry& entry, const nlohmann::json& params, std::uint64_t suite_seed) {
   CheckContext ctx;
   ctx.params = params;
   ctx.suite_seed = suite_seed;
-  ctx.id = id;
-  CheckResult r = entry->run(ctx);
-  r.id = entry->id;
-  r.kind = entry->kind;
-  r.source = entry->source;
-  r.expected = entry->expected;
+  ctx.id = entry.id;
+  CheckResult r = entry.run(ctx);
+  r.id = entry.id;
+  r.kind = entry.kind;
+  r.source = entry.source;
+  r.expected = entry.expected;
   return r;
 }
 
@@ -93,10 +122,21 @@ nlohmann::json deterministic_part(const nlohmann::json& results) {
 }
 
 CheckRunOutcome run_checks(const CheckRunOptions& o) {
-  SuiteFile suite = load_suite(o.suite);
+  SuiteFile suite;
+  if (o.statements.empty()) {
+    suite = load_suite(o.suite);
+  } else {
+    suite.name = "statements";
+    for (const auto& path : o.statements) add_statement_file(suite, path, nlohmann::json::object());
+  }
   if (o.seed) suite.seed = *o.seed;
+  auto entry_of = [&](const std::string& id) -> const CatalogueEntry* {
+    for (const auto& e : suite.statements)
+      if (e.id == id) return &e;
+    return find_entry(id);
+  };
   for (const auto& id : o.only)
-    if (!find_entry(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
+    if (!entry_of(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
   std::vector<std::pair<std::string, nlohmann::json>> selected;
   for (const auto& c : suite.checks)
     if (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.first) != o.only.end()) selected.push_back(c);
@@ -169,7 +209,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     CheckResult r;
     try {
-      r = run_catalogue_check(id, params, suite.seed);
+      r = run_entry(*entry_of(id), params, suite.seed);
     } catch (const Cancelled&) {
       outcome.cancelled = true;
       break;

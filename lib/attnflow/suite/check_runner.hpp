@@ -2,6 +2,7 @@
 // attnflow check: load a suite, run its checks (or --only some), write results.json atomically
 // after each check, resume. It prints nothing: what happens goes to an event sink, and a
 // cancellation flag stops it between instances (the command line handles signals and output).
+#include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/verdict.hpp"
 
 #include <atomic>
@@ -17,7 +18,11 @@ struct SuiteFile {
   std::string name;
   std::uint64_t seed = 1;
   std::vector<std::pair<std::string, nlohmann::json>> checks;  // id → parameters, in order
+  std::vector<CatalogueEntry> statements;  // from statement files (the suite's "statements", or --statement)
 };
+
+/// Adds the statement file at `path` to the suite (its id after the others; parameters for it).
+void add_statement_file(SuiteFile& suite, const std::string& path, const nlohmann::json& params);
 
 /// `name_or_path`: a suite name (checks/<name>.json) or a path to a suite file.
 SuiteFile load_suite(const std::string& name_or_path);
@@ -40,6 +45,7 @@ class CheckEvents {
 
 struct CheckRunOptions {
   std::string suite = "quick";
+  std::vector<std::string> statements;  // statement files: run these alone (an ad-hoc suite)
   std::vector<std::string> only;
   std::string out = "out/check";
   int jobs = 0;  // 0: all cores
@@ -62,6 +68,8 @@ CheckRunOutcome run_checks(const CheckRunOptions& options);
 /// One catalogue check with its suite parameters and the suite seed; id, kind, source and
 /// expected filled in from the catalogue. Throws InputError for an unknown id.
 CheckResult run_catalogue_check(const std::string& id, const nlohmann::json& params, std::uint64_t suite_seed);
+/// The same for any entry (a catalogue entry or a statement file's).
+CheckResult run_entry(const CatalogueEntry& entry, const nlohmann::json& params, std::uint64_t suite_seed);
 
 /// results.json without "provenance": what must be identical between identical runs.
 nlohmann::json deterministic_part(const nlohmann::json& results);

@@ -1,0 +1,105 @@
+#include "attnflow/catalogue/observable_registry.hpp"
+
+#include "attnflow/diagnostics/energy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnflow {
+
+namespace {
+
+template <class T> T max_norm(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::sqrt;
+  T m = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max<T>(m, sqrt(T(x.row(i).squaredNorm())));
+  return m;
+}
+
+template <class T> T diameter(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::sqrt;
+  T m = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) m = std::max<T>(m, T((x.row(i) - x.row(j)).squaredNorm()));
+  return sqrt(m);
+}
+
+/// min_{i≠j}⟨x_i, x_j⟩ (1 for one token).
+template <class T> T min_inner(const Tokens<T>& x, const ObservableContext<T>&) {
+  T m = 1;
+  bool any = false;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
+      const T p = x.row(i).dot(x.row(j));
+      m = any ? std::min<T>(m, p) : p;
+      any = true;
+    }
+  return m;
+}
+
+/// 1 − min⟨x_i, x_j⟩ = max‖x_i − x_j‖²/2 on the sphere, computed from the differences so that it
+/// keeps its relative precision as the tokens merge.
+template <class T> T one_minus_min_inner(const Tokens<T>& x, const ObservableContext<T>&) {
+  T m = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
+      // 1 − ⟨x_i,x_j⟩ = (‖x_i − x_j‖² + (1 − ‖x_i‖²) + (1 − ‖x_j‖²)) / 2
+      const T v = (T((x.row(i) - x.row(j)).squaredNorm()) + (T(1) - T(x.row(i).squaredNorm())) +
+                   (T(1) - T(x.row(j).squaredNorm()))) /
+                  T(2);
+      m = std::max<T>(m, v);
+    }
+  return m;
+}
+
+template <class T> T min_x_w(const Tokens<T>& x, const ObservableContext<T>& c) {
+  T m = x.row(0).dot(c.w);
+  for (Eigen::Index i = 1; i < x.rows(); ++i) m = std::min<T>(m, T(x.row(i).dot(c.w)));
+  return m;
+}
+
+template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
+
+double root_d(const Tokens<double>& x) { return std::sqrt(double(x.cols())); }
+double norm_bound(const Tokens<double>& x) {
+  double m = 1;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max(m, x.row(i).norm());
+  return m;
+}
+
+}  // namespace
+
+const std::vector<ObservableDef>& observable_registry() {
+  static const std::vector<ObservableDef> registry = {
+      {"diameter", "diameter", "\\max_{i,j}\\lVert x_i - x_j\\rVert", false,
+       [](const Tokens<double>& x, double) { return 2 * root_d(x); }, diameter<double>, diameter<mpfr>},
+      {"D", "one minus the smallest inner product", "1 - \\min_{i\\ne j}\\langle x_i, x_j\\rangle", false,
+       [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
+       one_minus_min_inner<mpfr>},
+      {"min_inner", "smallest inner product", "\\min_{i\\ne j}\\langle x_i, x_j\\rangle", false,
+       [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, min_inner<double>,
+       min_inner<mpfr>},
+      {"max_norm", "largest token norm", "\\max_i\\lVert x_i\\rVert", false,
+       [](const Tokens<double>& x, double) { return root_d(x); }, max_norm<double>, max_norm<mpfr>},
+      {"min_x_w", "smallest component along the start's hemisphere normal", "\\min_i\\langle x_i, w\\rangle", true,
+       [](const Tokens<double>& x, double) { return root_d(x); }, min_x_w<double>, min_x_w<mpfr>},
+      {"energy", "interaction energy", "E_\\beta", false,
+       [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
+       energy<mpfr>},
+  };
+  return registry;
+}
+
+const ObservableDef* find_observable(const std::string& name) {
+  for (const auto& o : observable_registry())
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+std::string observable_names() {
+  std::string s;
+  for (const auto& o : observable_registry()) s += (s.empty() ? "" : ", ") + o.name;
+  return s;
+}
+
+}  // namespace attnflow

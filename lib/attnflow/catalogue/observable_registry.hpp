@@ -1,0 +1,43 @@
+#pragma once
+// The observables a statement's conclusion may name: one registry over diagnostics/, each entry
+// with a human label and a symbol (for reports and regress), its value on a token configuration in
+// double and in MPFR (a violation is confirmed at higher precision by the same definition), and a
+// sensitivity that turns a trajectory's per-coordinate error estimate into a bound on the
+// observable's own error.
+#include "attnflow/scalar.hpp"
+#include "attnflow/tokens.hpp"
+
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+/// What some observables need beyond the tokens.
+template <class T> struct ObservableContext {
+  T beta = T(1);
+  Vector<T> w;  // the certified hemisphere normal of the start (min_x_w); empty when there is none
+};
+
+struct ObservableDef {
+  std::string name, label, symbol;
+  bool needs_hemisphere = false;  // defined only when the start has a certified hemisphere normal
+  /// |change of the observable| <= sensitivity(x) · (max per-coordinate change of x), near x.
+  double (*sensitivity)(const Tokens<double>& x, double beta) = nullptr;
+  double (*at_double)(const Tokens<double>&, const ObservableContext<double>&) = nullptr;
+  mpfr (*at_mpfr)(const Tokens<mpfr>&, const ObservableContext<mpfr>&) = nullptr;
+
+  template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
+    if constexpr (std::is_same_v<T, double>)
+      return at_double(x, c);
+    else
+      return at_mpfr(x, c);
+  }
+};
+
+const std::vector<ObservableDef>& observable_registry();
+/// nullptr when unknown.
+const ObservableDef* find_observable(const std::string& name);
+/// "diameter, D, ..." for error messages.
+std::string observable_names();
+
+}  // namespace attnflow

@@ -1,0 +1,454 @@
+#include "attnflow/catalogue/statement_runner.hpp"
+
+#include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/observable.hpp"
+#include "attnflow/catalogue/observable_registry.hpp"
+#include "attnflow/diagnostics/hemisphere.hpp"
+#include "attnflow/diagnostics/rates.hpp"
+#include "attnflow/run/ensemble.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+namespace attnflow {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double kSafety = 10;              // fixed in advance: multiplies every derived error bound
+constexpr double kRelativeLimit = 1e-6;     // a limit is reached after a 10^6-fold approach ...
+constexpr double kConfirmSampleFactor = 4;  // a claimed probability is re-tested on a 4× larger sample
+constexpr std::uint64_t kControlSeedOffset = 1000000, kConfirmSeedOffset = 100000000;
+
+const char* kToleranceRule =
+    "tol(t) = 10 * sensitivity(observable, x(t)) * (measured error + 16 n d eps max(1, |x|)); the measured error "
+    "is the largest deviation from a 100x tighter re-run at the same precision";
+const char* kConfirmationRule =
+    "a violation counts only when a re-run at >= 20 more digits and 100x tighter tolerances (layer maps: more "
+    "digits) violates the same clause, judged by the same code; a violated claimed probability only when an "
+    "independent 4x larger sample violates it too; otherwise inconclusive";
+
+double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+
+/// What one clause says about one trajectory.
+struct ClauseJudgement {
+  Verdict verdict = Verdict::Holds;
+  bool unsettled = false;  // not decided yet, and a longer horizon may decide it
+  json evidence = json::object();
+  double value = nan();  // the observable at T (or the fitted rate), for regress
+};
+
+template <class T>
+std::vector<double> tolerances(const ObservableDef& o, const Trajectory<T>& tr, double error, double beta) {
+  const double eps = to_double(epsilon<T>());
+  std::vector<double> tol;
+  for (const auto& x : tr.x) {
+    const Tokens<double> xd = convert_tokens<double>(x);
+    const double scale = std::max(1.0, xd.cwiseAbs().maxCoeff());
+    tol.push_back(kSafety * o.sensitivity(xd, beta) * (error + 16.0 * tr.n * tr.d * eps * scale));
+  }
+  return tol;
+}
+
+template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const Trajectory<T>& tr, double error,
+                                                double beta, const ObservableContext<T>& oc) {
+  using std::abs;
+  const ObservableDef& o = *find_observable(c.observable);
+  std::vector<T> y;
+  for (const auto& x : tr.x) y.push_back(o.at(x, oc));
+  const std::vector<double> tol = tolerances(o, tr, error, beta);
+  const std::size_t last = y.size() - 1;
+  ClauseJudgement j;
+  j.evidence = {{"clause", c.text()}, {"at_T", to_double(y[last])}, {"tolerance_at_T", tol[last]}};
+  j.value = to_double(y[last]);
+  switch (c.kind) {
+    case ConclusionSpec::Kind::Bound: {
+      const std::size_t from = c.every_sample ? 0 : last;
+      double worst_margin = std::numeric_limits<double>::infinity();  // > 0: certainly on the claimed side
+      for (std::size_t k = from; k <= last; ++k) {
+        const double v = to_double(y[k]);
+        const double margin = (c.relation == "<=" ? c.value - v : v - c.value) - tol[k];
+        worst_margin = std::min(worst_margin, margin);
+        const double beyond = (c.relation == "<=" ? v - c.value : c.value - v) - tol[k];
+        if (beyond > 0) {
+          j.verdict = Verdict::Violated;
+          j.evidence["violated_at_t"] = to_double(tr.t[k]);
+          j.evidence["value_there"] = v;
+          return j;
+        }
+      }
+      if (!(worst_margin > 0)) {
+        j.verdict = Verdict::Inconclusive;
+        j.evidence["reason"] = "within the error of the bound";
+      }
+      return j;
+    }
+    case ConclusionSpec::Kind::Limit: {
+      const T v = T(c.value);
+      const double d0 = to_double(T(abs(y[0] - v))), dT = to_double(T(abs(y[last] - v))),
+                   dmid = to_double(T(abs(y[last / 2] - v)));
+      const double reach = std::max(tol[last], kRelativeLimit * d0);
+      j.evidence["distance_start"] = d0;
+      j.evidence["distance_T"] = dT;
+      j.evidence["reached_if_below"] = reach;
+      if (dT <= reach) return j;
+      std::vector<T> dist;
+      for (const auto& yk : y) dist.push_back(abs(yk - v));
+      const ExponentialFit fit = fit_exponential_auto<T>(tr.t, dist, T(tol[last]));
+      j.evidence["fit"] = fit.to_json();
+      const bool approaching =
+          (std::isfinite(fit.rate_ci_low) && fit.rate_ci_low > 0) || (dT < dmid - tol[last] - tol[last / 2] && dT < d0);
+      j.verdict = approaching ? Verdict::Inconclusive : Verdict::Violated;
+      j.unsettled = approaching;
+      j.evidence["reason"] =
+          approaching ? "still approaching at T" : "not approaching: the distance at T is not below the one at T/2";
+      return j;
+    }
+    case ConclusionSpec::Kind::Monotone: {
+      const bool up = c.relation == "non-decreasing";
+      double worst = 0;
+      for (std::size_t k = 0; k + 1 <= last; ++k) {
+        const double step = to_double(T(up ? y[k] - y[k + 1] : y[k + 1] - y[k])) - tol[k] - tol[k + 1];
+        if (step > worst) {
+          worst = step;
+          j.evidence["violated_at_t"] = to_double(tr.t[k + 1]);
+        }
+      }
+      j.evidence["largest_step_against_beyond_error"] = worst;
+      if (worst > 0) j.verdict = Verdict::Violated;
+      return j;
+    }
+    case ConclusionSpec::Kind::Rate: {
+      std::vector<T> dist;
+      const T v = T(c.value);
+      for (const auto& yk : y) dist.push_back(abs(yk - v));
+      const ExponentialFit fit = fit_exponential_auto<T>(tr.t, dist, T(*std::max_element(tol.begin(), tol.end())));
+      j.evidence["fit"] = fit.to_json();
+      if (!std::isfinite(fit.rate) || fit.last < fit.first + 8) {
+        j.verdict = Verdict::Inconclusive;
+        j.unsettled = true;
+        j.evidence["reason"] = "no decay window above the error level yet";
+        return j;
+      }
+      // The fit's model error: how far the rate moves between the window and its later half.
+      const std::size_t mid = fit.first + (fit.last - fit.first) / 2;
+      const ExponentialFit late = fit_exponential<T>(tr.t, dist, mid, fit.last);
+      const double model_error = std::isfinite(late.rate) ? std::abs(late.rate - fit.rate) : 0.0;
+      const double half = (fit.rate_ci_high - fit.rate_ci_low) / 2, allowed = half + model_error;
+      const double dev = fit.rate - c.claimed;
+      bool agrees = true;
+      if (c.relation == "=") agrees = std::abs(dev) <= allowed;
+      if (c.relation == ">=") agrees = dev >= -allowed;
+      if (c.relation == "<=") agrees = dev <= allowed;
+      // A window the curvature test calls curved is a rate still moving: when it moves towards a
+      // claim within 10× the allowance (the same safety factor as the tolerances), the disagreement
+      // is not established yet — a longer straight window (more digits) would settle it.
+      const bool moving_towards = std::isfinite(late.rate) && !fit.line_consistent &&
+                                  (late.rate - fit.rate) * (c.claimed - fit.rate) > 0 &&
+                                  std::abs(dev) <= kSafety * allowed;
+      j.evidence["window_straight"] = fit.line_consistent;
+      j.evidence["later_half_rate"] = late.rate;
+      j.value = fit.rate;
+      j.evidence["fitted_rate"] = fit.rate;
+      j.evidence["ci_half_width"] = half;
+      j.evidence["model_error"] = model_error;
+      j.evidence["relative_deviation"] = std::abs(dev) / c.claimed;
+      j.evidence["rule"] =
+          "agrees when |fitted - claimed| <= CI half-width + model error (the change of the "
+          "fitted rate between the window and its later half)";
+      j.evidence["in_words"] = agrees ? fmt::format("agrees to {:.2g}", std::abs(dev) / c.claimed)
+                                      : fmt::format("differs by {:.3g} %", 100 * std::abs(dev) / c.claimed);
+      if (!agrees && moving_towards) {
+        j.verdict = Verdict::Inconclusive;
+        j.unsettled = true;
+        j.evidence["reason"] =
+            "the window is curved and its later half moves towards the claim: not settled at this precision";
+      } else if (!agrees) {
+        j.verdict = Verdict::Violated;
+      }
+      return j;
+    }
+  }
+  return j;
+}
+
+/// Every clause on one trajectory: the instance's verdict.
+struct RunJudgement {
+  Verdict verdict = Verdict::Holds;
+  bool unsettled = false;
+  json clauses = json::array();
+  std::vector<double> values;
+  std::string note;
+};
+
+template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajectory<T>& tr, double error, double beta,
+                                          const Vector<double>& w) {
+  RunJudgement r;
+  ObservableContext<T> oc;
+  oc.beta = T(beta);
+  if (w.size() > 0) oc.w = w.template cast<T>();
+  std::vector<Verdict> vs;
+  for (const auto& c : s.conclusions) {
+    if (find_observable(c.observable)->needs_hemisphere && w.size() == 0) {
+      vs.push_back(Verdict::Inconclusive);
+      r.values.push_back(nan());
+      r.clauses.push_back({{"clause", c.text()}, {"reason", "no certified hemisphere at the start"}});
+      continue;
+    }
+    ClauseJudgement j = judge_clause(c, tr, error, beta, oc);
+    j.evidence["verdict"] = to_string(j.verdict);
+    vs.push_back(j.verdict);
+    r.values.push_back(j.value);
+    r.unsettled |= j.unsettled;
+    r.clauses.push_back(j.evidence);
+  }
+  r.verdict = combine(vs);
+  r.unsettled &= r.verdict != Verdict::Violated;
+  return r;
+}
+
+struct InstanceOutcome {
+  json config;
+  double beta = 0;
+  Verdict verdict = Verdict::Inconclusive;
+  RunJudgement judgement;
+  double error_estimate = nan();
+  double horizon_factor = 1;
+  bool hypothesis_met = true;
+  Vector<double> w;
+  std::string confirmation;  // what the re-run said, for a violation
+};
+
+bool needs_hemisphere(const StatementSpec& s) {
+  if (std::find(s.hypotheses.begin(), s.hypotheses.end(), "hemisphere-start") != s.hypotheses.end()) return true;
+  for (const auto& c : s.conclusions)
+    if (find_observable(c.observable)->needs_hemisphere) return true;
+  return false;
+}
+
+/// First pass of one instance at the config's precision (double, or MPFR digits set by the caller
+/// for the whole ensemble): run, judge, extend the horizon while unsettled.
+template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index, std::uint64_t seed) {
+  InstanceOutcome o;
+  for (double factor = 1;; factor *= s.extend_factor) {
+    o.config = instance_config(s, index, seed, factor);
+    o.horizon_factor = factor;
+    const SimConfig c = parse_sim_config(o.config);
+    o.beta = decimal_as_double(c.beta);
+    const MeasuredRun<T> run = run_measured<T>(c);
+    o.error_estimate = run.error_estimate;
+    if (needs_hemisphere(s)) {
+      const HemisphereResult h = find_hemisphere<double>(convert_tokens<double>(run.trajectory.x.front()));
+      o.hypothesis_met = h.certified && h.exists;
+      if (o.hypothesis_met) o.w = h.w / h.w.norm();
+    }
+    const bool required = std::find(s.hypotheses.begin(), s.hypotheses.end(), "hemisphere-start") != s.hypotheses.end();
+    if (required && !o.hypothesis_met) {
+      o.verdict = Verdict::Inconclusive;
+      o.judgement.note = "hypothesis not met: the start is not certified in an open hemisphere";
+      return o;
+    }
+    o.judgement = judge_run<T>(s, run.trajectory, run.error_estimate, o.beta, o.w);
+    o.verdict = o.judgement.verdict;
+    if (!o.judgement.unsettled || factor * s.extend_factor > s.extend_cap * (1 + 1e-12)) return o;
+  }
+}
+
+/// The confirmation of a violated instance: the same clauses on a re-run at >= 20 more digits.
+void confirm(const StatementSpec& s, InstanceOutcome& o) {
+  if (o.verdict != Verdict::Violated) return;
+  const SimConfig tight = tightened_config(parse_sim_config(o.config));
+  MpfrDigitsScope scope(tight.precision.digits);
+  const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
+  const RunJudgement again = judge_run<mpfr>(s, run.trajectory, run.error_estimate, o.beta, o.w);
+  o.confirmation = fmt::format("{}: {} (measured error {:.3g})", describe_reference(tight), to_string(again.verdict),
+                               run.error_estimate);
+  if (again.verdict != Verdict::Violated) {
+    o.verdict = Verdict::Inconclusive;
+    o.judgement.note = "the violation did not survive the re-run";
+  }
+}
+
+json describe(const InstanceOutcome& o) {
+  json j = {{"seed", o.config["init"]["seed"]},   {"beta", o.beta},
+            {"verdict", to_string(o.verdict)},    {"error_estimate", o.error_estimate},
+            {"horizon_factor", o.horizon_factor}, {"clauses", o.judgement.clauses}};
+  if (!o.judgement.note.empty()) j["note"] = o.judgement.note;
+  if (!o.confirmation.empty()) j["confirmation"] = o.confirmation;
+  return j;
+}
+
+/// Wilson 95 % interval of a binomial proportion.
+std::pair<double, double> wilson(long hits, long n) {
+  if (n == 0) return {0.0, 1.0};
+  const double z = 1.959963984540054, p = double(hits) / double(n), nn = double(n);
+  const double centre = (p + z * z / (2 * nn)) / (1 + z * z / nn);
+  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+struct EnsembleOutcome {
+  std::vector<InstanceOutcome> instances;
+  Verdict verdict = Verdict::Inconclusive;
+  long holds = 0, violated = 0, inconclusive = 0;
+  json probability = json();
+};
+
+std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset,
+                                          long count) {
+  const Precision precision = parse_sim_config(instance_config(s, 0, 1)).precision;
+  const long grid = s.instances * std::max<long>(1, long(s.betas.size()));
+  std::vector<InstanceOutcome> outs;
+  if (precision.kind == Precision::Kind::Mpfr) {
+    const MpfrDigitsScope digits(precision.digits);  // one precision for every thread
+    outs = run_instances<InstanceOutcome>(
+        count, [&](long i) { return first_pass<mpfr>(s, i % grid, ctx.instance_seed(offset + std::uint64_t(i))); });
+  } else {
+    outs = run_instances<InstanceOutcome>(
+        count, [&](long i) { return first_pass<double>(s, i % grid, ctx.instance_seed(offset + std::uint64_t(i))); });
+  }
+  for (auto& o : outs) confirm(s, o);  // sequential: the MPFR precision is process-wide
+  return outs;
+}
+
+EnsembleOutcome check_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset) {
+  EnsembleOutcome e;
+  const long count = s.instances * std::max<long>(1, static_cast<long>(s.betas.size()));
+  e.instances = run_ensemble(s, ctx, offset, count);
+  std::vector<Verdict> vs;
+  for (const auto& o : e.instances) {
+    vs.push_back(o.verdict);
+    e.holds += o.verdict == Verdict::Holds;
+    e.violated += o.verdict == Verdict::Violated;
+    e.inconclusive += o.verdict == Verdict::Inconclusive;
+  }
+  if (!s.probability) {
+    e.verdict = combine(vs);
+    return e;
+  }
+  auto judge_fraction = [&](long holds, long decided) {
+    const auto [lo, hi] = wilson(holds, decided);
+    const bool at_least = s.probability->relation == ">=";
+    const bool violated = decided > 0 && (at_least ? hi < s.probability->claimed : lo > s.probability->claimed);
+    return std::make_tuple(violated, lo, hi);
+  };
+  const long decided = e.holds + e.violated;
+  auto [violated, lo, hi] = judge_fraction(e.holds, decided);
+  e.probability = {{"claimed", s.probability->relation + " " + fmt::format("{:g}", s.probability->claimed)},
+                   {"holds", e.holds},
+                   {"decided", decided},
+                   {"wilson_95", {lo, hi}}};
+  e.verdict = decided == 0 ? Verdict::Inconclusive : violated ? Verdict::Violated : Verdict::Holds;
+  if (e.verdict == Verdict::Violated) {
+    // An independent, larger sample must show it too.
+    const long big = static_cast<long>(kConfirmSampleFactor * double(count));
+    const auto more = run_ensemble(s, ctx, offset + kConfirmSeedOffset, big);
+    long h = 0, d = 0;
+    for (const auto& o : more) h += o.verdict == Verdict::Holds, d += o.verdict != Verdict::Inconclusive;
+    auto [again, lo2, hi2] = judge_fraction(h, d);
+    e.probability["confirmation"] = {{"instances", big},
+                                     {"holds", h},
+                                     {"decided", d},
+                                     {"wilson_95", {lo2, hi2}},
+                                     {"verdict", again ? "violated" : "inconclusive"}};
+    if (!again) e.verdict = Verdict::Inconclusive;
+  }
+  return e;
+}
+
+std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
+  const long n = static_cast<long>(e.instances.size());
+  std::string k = fmt::format("{}/{} instances hold, {} violated (confirmed), {} inconclusive", e.holds, n, e.violated,
+                              e.inconclusive);
+  for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
+    if (s.conclusions[c].kind != ConclusionSpec::Kind::Rate) continue;
+    double worst = -1, rate = nan();
+    for (const auto& o : e.instances) {
+      if (c >= o.judgement.clauses.size() || !o.judgement.clauses[c].contains("relative_deviation")) continue;
+      const double dev = o.judgement.clauses[c]["relative_deviation"].get<double>();
+      if (dev > worst) worst = dev, rate = o.judgement.clauses[c]["fitted_rate"].get<double>();
+    }
+    if (worst >= 0)
+      k += fmt::format("; rate: worst fit {:.6g} against {} {:g} ({:.2g} relative)", rate, s.conclusions[c].relation,
+                       s.conclusions[c].claimed, worst);
+  }
+  if (s.probability && e.probability.contains("wilson_95"))
+    k += fmt::format("; fraction {}/{} (95 % CI [{:.2f}, {:.2f}]) against {}", e.holds, e.holds + e.violated,
+                     e.probability["wilson_95"][0].get<double>(), e.probability["wilson_95"][1].get<double>(),
+                     e.probability["claimed"].get<std::string>());
+  return k;
+}
+
+}  // namespace
+
+CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
+  CheckResult r;
+  r.id = s.id;
+  r.kind = s.kind;
+  r.source = s.source;
+  r.expected = s.expected;
+  const EnsembleOutcome e = check_ensemble(s, ctx, 0);
+  r.verdict = e.verdict;
+  r.instances = static_cast<long>(e.instances.size());
+  r.key_number = key_number(s, e);
+  for (const auto& h : s.hypotheses)
+    r.hypotheses.push_back(h == "hemisphere-start"
+                               ? hypothesis("start in an open hemisphere", "certified",
+                                            "exact LP certificate per instance (find_hemisphere); instances without "
+                                            "one are inconclusive")
+                               : hypothesis("numerical", "numerical", "the statement's setting, as configured"));
+  json per = json::array();
+  for (const auto& o : e.instances) {
+    per.push_back(describe(o));
+    if (o.verdict == Verdict::Violated) r.violations.push_back(o.config);
+  }
+  r.evidence = {
+      {"statement", s.statement},
+      {"conclusion",
+       [&] {
+         json c = json::array();
+         for (const auto& x : s.conclusions) c.push_back(x.text());
+         return c;
+       }()},
+      {"tolerance_rule", kToleranceRule},
+      {"confirmation_policy", kConfirmationRule},
+      {"horizon", fmt::format("T = {} (x{:g} while unsettled, up to x{:g})",
+                              s.layers > 0 ? std::to_string(s.layers) + " layers" : fmt::format("{:g}", s.t_end),
+                              s.extend_factor, s.extend_cap)},
+      {"instances", per},
+      {"specification", s.source_json}};
+  if (!e.probability.is_null()) r.evidence["probability"] = e.probability;
+  r.observables.push_back(fraction_observable("fraction of instances holding", e.holds, r.instances));
+  for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
+    std::vector<double> values;
+    for (const auto& o : e.instances)
+      if (c < o.judgement.values.size()) values.push_back(o.judgement.values[c]);
+    const char* what = s.conclusions[c].kind == ConclusionSpec::Kind::Rate ? "mean fitted rate" : "mean value at T";
+    r.observables.push_back(mean_observable(fmt::format("{}: {}", s.conclusions[c].text(), what), values));
+  }
+  for (std::size_t k = 0; k < s.controls.size(); ++k) {
+    const ControlSpec& cs = s.controls[k];
+    const StatementSpec cspec = control_statement(s, cs);
+    const EnsembleOutcome ce = check_ensemble(cspec, ctx, kControlSeedOffset * (k + 1));
+    ControlResult ctl{cs.description, cs.expected, ce.verdict};
+    json cper = json::array();
+    for (const auto& o : ce.instances) cper.push_back(describe(o));
+    ctl.evidence = {{"override", cs.patch}, {"key_number", key_number(cspec, ce)}, {"instances", cper}};
+    r.controls.push_back(ctl);
+    r.observables.push_back(
+        category_observable("control " + std::to_string(k + 1) + " verdict", to_string(ce.verdict)));
+  }
+  return r;
+}
+
+CatalogueEntry statement_entry(const StatementSpec& spec) {
+  return {spec.id, spec.kind, spec.source, spec.summary, spec.expected, [spec](const CheckContext& ctx) {
+            const bool params = ctx.params.is_object() && !ctx.params.empty();
+            return run_statement(params ? with_suite_parameters(spec, ctx.params, ctx.id) : spec, ctx);
+          }};
+}
+
+}  // namespace attnflow

@@ -1,0 +1,309 @@
+#include "attnflow/catalogue/statement_spec.hpp"
+
+#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/catalogue/observable_registry.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace attnflow {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kKinds = {"theorem", "lemma", "conjecture", "observation", "probability"};
+const std::vector<std::string> kHypotheses = {"hemisphere-start", "numerical"};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string one_of(const json& obj, const std::string& key, const std::string& field,
+                   const std::vector<std::string>& allowed, const std::string& fallback) {
+  const std::string v = read_string(obj, key, field, fallback);
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+    input_error(field, "unknown '" + v + "'; known: " + joined(allowed));
+  return v;
+}
+
+double finite_number(const json& j, const std::string& field) {
+  if (!j.is_number()) input_error(field, "must be a number");
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) input_error(field, "must be finite");
+  return v;
+}
+
+const json& object_at(const json& j, const std::string& key, const std::string& field) {
+  if (!j.contains(key)) input_error(field, "missing");
+  if (!j.at(key).is_object()) input_error(field, "must be an object");
+  return j.at(key);
+}
+
+ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
+  if (!c.is_object()) input_error(field, "must be an object {\"observable\": name, <predicate>}");
+  reject_unknown_keys(c, {"observable", "at", "<=", ">=", "tends_to", "monotone", "rate"}, field);
+  ConclusionSpec s;
+  s.observable = read_string(c, "observable", field + ".observable");
+  if (!find_observable(s.observable))
+    input_error(field + ".observable", "unknown '" + s.observable + "'; known: " + observable_names());
+  const int predicates = int(c.contains("<=")) + int(c.contains(">=")) + int(c.contains("tends_to")) +
+                         int(c.contains("monotone")) + int(c.contains("rate"));
+  if (predicates != 1)
+    input_error(field, "needs exactly one predicate of \"<=\", \">=\", \"tends_to\", \"monotone\", \"rate\"");
+  if (c.contains("<=") || c.contains(">=")) {
+    s.kind = ConclusionSpec::Kind::Bound;
+    s.relation = c.contains("<=") ? "<=" : ">=";
+    s.value = finite_number(c.at(s.relation), field + "." + s.relation);
+    s.every_sample = one_of(c, "at", field + ".at", {"end", "every-sample"}, "end") == "every-sample";
+    return s;
+  }
+  if (c.contains("at")) input_error(field + ".at", "only a bound (\"<=\" or \">=\") is taken at a time");
+  if (c.contains("tends_to")) {
+    s.kind = ConclusionSpec::Kind::Limit;
+    s.value = finite_number(c.at("tends_to"), field + ".tends_to");
+  } else if (c.contains("monotone")) {
+    s.kind = ConclusionSpec::Kind::Monotone;
+    s.relation = one_of(c, "monotone", field + ".monotone", {"non-increasing", "non-decreasing"}, "");
+  } else {
+    s.kind = ConclusionSpec::Kind::Rate;
+    const json& r = c.at("rate");
+    const std::string rf = field + ".rate";
+    if (!r.is_object()) input_error(rf, "must be an object such as {\"=\": 2} or {\">=\": 1, \"limit\": 0}");
+    reject_unknown_keys(r, {"=", ">=", "<=", "limit"}, rf);
+    const int rel = int(r.contains("=")) + int(r.contains(">=")) + int(r.contains("<="));
+    if (rel != 1) input_error(rf, "needs exactly one of \"=\", \">=\", \"<=\"");
+    s.relation = r.contains("=") ? "=" : r.contains(">=") ? ">=" : "<=";
+    s.claimed = finite_number(r.at(s.relation), rf + "." + s.relation);
+    if (!(s.claimed > 0)) input_error(rf + "." + s.relation, "a decay rate must be positive");
+    s.value = r.contains("limit") ? finite_number(r.at("limit"), rf + ".limit") : 0.0;
+  }
+  return s;
+}
+
+Verdict parse_expected(const json& j, const std::string& field, const std::string& kind) {
+  const std::string fallback = kind == "conjecture" || kind == "observation" ? "reported" : "holds";
+  const std::string v = one_of(j, "expected", field, {"holds", "violated", "reported"}, fallback);
+  return verdict_from_string(v);
+}
+
+/// Replaces every "seed": "instance" in the weights by a seed drawn from `seed` (one per site).
+void derive_weight_seeds(json& j, std::uint64_t seed, std::uint64_t& counter) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "seed" && it.value() == "instance")
+        it.value() = mix_seed(seed ^ mix_seed(++counter)) & 0x7fffffffffffULL;
+      else
+        derive_weight_seeds(it.value(), seed, counter);
+    }
+  } else if (j.is_array()) {
+    for (auto& x : j) derive_weight_seeds(x, seed, counter);
+  }
+}
+
+}  // namespace
+
+json instance_config(const StatementSpec& s, long index, std::uint64_t seed, double factor) {
+  json c = s.model;
+  std::uint64_t counter = 0;
+  derive_weight_seeds(c, seed, counter);
+  c["n"] = s.n;
+  c["d"] = s.d;
+  if (!s.betas.empty()) c["beta"] = s.betas[static_cast<std::size_t>(index / s.instances) % s.betas.size()];
+  c["init"] = {{"kind", s.start}, {"seed", seed}};
+  if (s.layers > 0)
+    c["layers"] = static_cast<long>(std::llround(double(s.layers) * factor));
+  else
+    c["time"] = {{"t_end", s.t_end * factor}, {"samples", s.samples}};
+  return c;
+}
+
+const std::vector<std::string>& suite_parameter_names() {
+  static const std::vector<std::string> names = {"instances", "n", "d", "betas", "t_end", "layers", "samples"};
+  return names;
+}
+
+std::string ConclusionSpec::text() const {
+  switch (kind) {
+    case Kind::Bound:
+      return fmt::format("{} {} {:g}{}", observable, relation, value, every_sample ? " at every sample" : " at T");
+    case Kind::Limit: return fmt::format("{} -> {:g}", observable, value);
+    case Kind::Monotone: return fmt::format("{} {}", observable, relation);
+    case Kind::Rate: return fmt::format("|{} - {:g}| decays at rate {} {:g}", observable, value, relation, claimed);
+  }
+  return observable;
+}
+
+StatementSpec parse_statement(const json& j, const std::string& where) {
+  const std::string w = where.empty() ? "" : where + ": ";
+  if (!j.is_object()) input_error(where.empty() ? "statement" : where, "a statement is a JSON object");
+  reject_unknown_keys(j,
+                      {"id", "kind", "source", "statement", "summary", "expected", "model", "ensemble", "horizon",
+                       "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "comment"},
+                      where.empty() ? "statement" : where);
+  StatementSpec s;
+  s.source_json = j;
+  s.id = read_string(j, "id", w + "id");
+  if (s.id.empty() || s.id.size() > 64 || !std::all_of(s.id.begin(), s.id.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+      }))
+    input_error(w + "id", "1 to 64 letters, digits, '-', '_' or '.'");
+  s.kind = one_of(j, "kind", w + "kind", kKinds, "");
+  s.source = read_string(j, "source", w + "source", "user");
+  s.statement = read_string(j, "statement", w + "statement");
+  s.summary = read_string(j, "summary", w + "summary", s.statement.substr(0, 160));
+  s.expected = parse_expected(j, w + "expected", s.kind);
+
+  s.model = object_at(j, "model", w + "model");
+  for (const char* k : {"n", "d", "init", "time", "layers"})
+    if (s.model.contains(k))
+      input_error(
+          w + "model." + k,
+          std::string("set by the statement's ") +
+              (std::string(k) == "n" || std::string(k) == "d" || std::string(k) == "init" ? "ensemble" : "horizon"));
+
+  const json& e = object_at(j, "ensemble", w + "ensemble");
+  reject_unknown_keys(e, {"instances", "n", "d", "start", "betas"}, w + "ensemble");
+  s.instances = read_integer(e, "instances", w + "ensemble.instances", 1, 100000, 4);
+  s.n = static_cast<int>(read_integer(e, "n", w + "ensemble.n", 1, 4096));
+  s.d = static_cast<int>(read_integer(e, "d", w + "ensemble.d", 1, 4096));
+  s.start = read_string(e, "start", w + "ensemble.start", "uniform-sphere");
+  if (s.start == "explicit")
+    input_error(w + "ensemble.start", "explicit points are a control's business, not an ensemble's");
+  if (e.contains("betas")) {
+    if (!e.at("betas").is_array() || e.at("betas").empty() || e.at("betas").size() > 64)
+      input_error(w + "ensemble.betas", "must be a list of 1 to 64 numbers");
+    for (std::size_t k = 0; k < e.at("betas").size(); ++k) {
+      const double b = finite_number(e.at("betas")[k], w + "ensemble.betas[" + std::to_string(k) + "]");
+      if (!(b >= 0)) input_error(w + "ensemble.betas[" + std::to_string(k) + "]", "must be >= 0");
+      s.betas.push_back(b);
+    }
+  }
+
+  const json& h = object_at(j, "horizon", w + "horizon");
+  reject_unknown_keys(h, {"t_end", "layers", "samples", "extend"}, w + "horizon");
+  if (h.contains("layers") == h.contains("t_end")) input_error(w + "horizon", "needs exactly one of t_end or layers");
+  if (h.contains("t_end")) {
+    s.t_end = finite_number(h.at("t_end"), w + "horizon.t_end");
+    if (!(s.t_end > 0 && s.t_end <= 1e7)) input_error(w + "horizon.t_end", "must be in (0, 1e7]");
+  } else {
+    s.layers = read_integer(h, "layers", w + "horizon.layers", 1, 10000000);
+  }
+  s.samples = read_integer(h, "samples", w + "horizon.samples", 3, 100000, 201);
+  if (h.contains("extend")) {
+    const json& x = object_at(h, "extend", w + "horizon.extend");
+    reject_unknown_keys(x, {"factor", "cap"}, w + "horizon.extend");
+    s.extend_factor = x.contains("factor") ? finite_number(x.at("factor"), w + "horizon.extend.factor") : 2.0;
+    s.extend_cap = x.contains("cap") ? finite_number(x.at("cap"), w + "horizon.extend.cap") : 8.0;
+    if (!(s.extend_factor >= 1.5 && s.extend_factor <= 16))
+      input_error(w + "horizon.extend.factor", "must be in [1.5, 16]");
+    if (!(s.extend_cap >= 1 && s.extend_cap <= 1024)) input_error(w + "horizon.extend.cap", "must be in [1, 1024]");
+  }
+
+  if (j.contains("hypotheses")) {
+    if (!j.at("hypotheses").is_array()) input_error(w + "hypotheses", "must be a list");
+    for (std::size_t k = 0; k < j.at("hypotheses").size(); ++k) {
+      const std::string f = w + "hypotheses[" + std::to_string(k) + "]";
+      if (!j.at("hypotheses")[k].is_string()) input_error(f, "must be a string");
+      const std::string v = j.at("hypotheses")[k].get<std::string>();
+      if (std::find(kHypotheses.begin(), kHypotheses.end(), v) == kHypotheses.end())
+        input_error(f, "unknown '" + v + "'; known: " + joined(kHypotheses));
+      s.hypotheses.push_back(v);
+    }
+  }
+
+  if (!j.contains("conclusion")) input_error(w + "conclusion", "missing");
+  const json& cs = j.at("conclusion");
+  if (!cs.is_array() || cs.empty() || cs.size() > 16)
+    input_error(w + "conclusion", "must be a list of 1 to 16 clauses");
+  for (std::size_t k = 0; k < cs.size(); ++k)
+    s.conclusions.push_back(parse_conclusion(cs[k], w + "conclusion[" + std::to_string(k) + "]"));
+
+  if (j.contains("probability")) {
+    const json& p = object_at(j, "probability", w + "probability");
+    reject_unknown_keys(p, {">=", "<="}, w + "probability");
+    if (p.size() != 1) input_error(w + "probability", "needs exactly one of \">=\" or \"<=\"");
+    ProbabilitySpec ps;
+    ps.relation = p.contains(">=") ? ">=" : "<=";
+    ps.claimed = finite_number(p.at(ps.relation), w + "probability." + ps.relation);
+    if (!(ps.claimed >= 0 && ps.claimed <= 1)) input_error(w + "probability." + ps.relation, "must be in [0, 1]");
+    s.probability = ps;
+  }
+
+  if (j.contains("suite_may_override")) {
+    const json& o = j.at("suite_may_override");
+    if (!o.is_array()) input_error(w + "suite_may_override", "must be a list");
+    for (std::size_t k = 0; k < o.size(); ++k) {
+      const std::string f = w + "suite_may_override[" + std::to_string(k) + "]";
+      if (!o[k].is_string()) input_error(f, "must be a string");
+      const std::string v = o[k].get<std::string>();
+      const auto& names = suite_parameter_names();
+      if (std::find(names.begin(), names.end(), v) == names.end())
+        input_error(f, "unknown '" + v + "'; known: " + joined(names));
+      s.overridable.push_back(v);
+    }
+  }
+
+  // The model with the ensemble and horizon must make a valid simulate config.
+  try {
+    const SimConfig probe = parse_sim_config(instance_config(s, 0, 1));
+    if (probe.precision.kind != Precision::Kind::Double && probe.precision.kind != Precision::Kind::Mpfr)
+      input_error("precision", "statements run in double or MPFR ({\"digits\": N})");
+  } catch (const InputError& err) { input_error(w + "model", std::string(err.what())); }
+
+  if (j.contains("controls")) {
+    const json& cl = j.at("controls");
+    if (!cl.is_array() || cl.size() > 16) input_error(w + "controls", "must be a list of at most 16 controls");
+    for (std::size_t k = 0; k < cl.size(); ++k) {
+      const std::string f = w + "controls[" + std::to_string(k) + "]";
+      if (!cl[k].is_object()) input_error(f, "must be {\"description\", \"override\", \"expected\"}");
+      reject_unknown_keys(cl[k], {"description", "override", "expected"}, f);
+      ControlSpec c;
+      c.description = read_string(cl[k], "description", f + ".description");
+      c.patch = object_at(cl[k], "override", f + ".override");
+      for (const char* forbidden : {"id", "kind", "controls", "conclusion", "probability", "expected"})
+        if (c.patch.contains(forbidden))
+          input_error(f + ".override." + forbidden, "a control changes the setting, not what is claimed");
+      c.expected = verdict_from_string(one_of(cl[k], "expected", f + ".expected", {"holds", "violated"}, ""));
+      // The patched statement must itself be valid (checked now, not half-way through a run).
+      (void)parse_statement(control_json(j, c.patch), f + ".override");
+      s.controls.push_back(std::move(c));
+    }
+  }
+  return s;
+}
+
+StatementSpec load_statement(const std::string& path) { return parse_statement(read_json_file(path), path); }
+
+StatementSpec with_suite_parameters(const StatementSpec& s, const json& params, const std::string& where) {
+  if (!params.is_object()) input_error(where, "suite parameters must be an object");
+  json j = s.source_json;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const std::string& key = it.key();
+    if (std::find(s.overridable.begin(), s.overridable.end(), key) == s.overridable.end())
+      input_error(where + "." + key, "statement " + s.id + " does not let a suite set this (suite_may_override: " +
+                                         joined(s.overridable) + ")");
+    const bool horizon = key == "t_end" || key == "layers" || key == "samples";
+    j[horizon ? "horizon" : "ensemble"][key] = it.value();
+  }
+  return parse_statement(j, where);
+}
+
+json control_json(const json& statement, const json& patch) {
+  json j = statement;
+  j.erase("controls");
+  j.merge_patch(patch);
+  return j;
+}
+
+StatementSpec control_statement(const StatementSpec& s, const ControlSpec& c) {
+  return parse_statement(control_json(s.source_json, c.patch), s.id + " control");
+}
+
+}  // namespace attnflow

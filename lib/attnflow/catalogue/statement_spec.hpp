@@ -1,0 +1,86 @@
+#pragma once
+// A statement as data: what a user writes in JSON to have attnflow check a theorem or a conjecture
+// of their own, without C++. Parsed and validated field by field; bad input is one InputError line
+// naming the field path (exit 2). The reference is docs/statements.md.
+#include "attnflow/catalogue/verdict.hpp"
+
+#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnflow {
+
+/// One clause of the conclusion: a predicate over an observable of each instance's trajectory.
+struct ConclusionSpec {
+  enum class Kind {
+    Bound,     // observable at T (or at every sample) <= or >= a value
+    Limit,     // observable -> value as t grows: reached at T up to the tolerance
+    Monotone,  // non-increasing or non-decreasing along the trajectory
+    Rate       // |observable - limit| decays like e^{-rate t}: rate =, >= or <= a claimed value
+  };
+  Kind kind = Kind::Bound;
+  std::string observable;
+  std::string relation;       // Bound: "<=" ">="; Monotone: "non-increasing" "non-decreasing"; Rate: "=" ">=" "<="
+  double value = 0;           // Bound: the bound; Limit and Rate: the limit
+  double claimed = 0;         // Rate: the claimed rate
+  bool every_sample = false;  // Bound: at every sample instead of at T
+  std::string text() const;   // the clause in words, for evidence and reports
+};
+
+/// A control: the statement with some fields replaced, and the verdict that replacement must give.
+struct ControlSpec {
+  std::string description;
+  nlohmann::json patch;  // a JSON merge patch (RFC 7386) applied to the statement's own JSON
+  Verdict expected = Verdict::Violated;
+};
+
+/// "The fraction of instances for which the conclusion holds is >= (or <=) p".
+struct ProbabilitySpec {
+  double claimed = 1;
+  std::string relation = ">=";
+};
+
+struct StatementSpec {
+  std::string id, kind, source, statement, summary;
+  Verdict expected = Verdict::Holds;
+  nlohmann::json model = nlohmann::json::object();  // simulate fields except n, d, init, time
+  // Ensemble: `instances` starts from `start` for every beta of `betas` (empty: the model's own).
+  long instances = 4;
+  int n = 6, d = 3;
+  std::string start = "uniform-sphere";
+  std::vector<double> betas;
+  // Horizon: run to t_end (or `layers` layers); while an instance is still converging at T, run
+  // again to extend_factor·T, up to extend_cap·t_end.
+  double t_end = 20;
+  long layers = 0;
+  long samples = 201;
+  double extend_factor = 2, extend_cap = 1;
+  std::vector<std::string> hypotheses;  // "hemisphere-start" (certified per instance) or "numerical"
+  std::vector<ConclusionSpec> conclusions;
+  std::optional<ProbabilitySpec> probability;
+  std::vector<ControlSpec> controls;
+  std::vector<std::string> overridable;  // suite parameters this statement accepts
+  nlohmann::json source_json;            // as parsed (controls patch it)
+};
+
+/// The simulate config of instance `index`: its beta from the grid (index / instances), the start
+/// and every weight seed written "instance" derived from `seed`, the horizon scaled by `factor`.
+nlohmann::json instance_config(const StatementSpec& s, long index, std::uint64_t seed, double factor = 1);
+
+/// The suite parameters a statement may accept (ensemble and horizon fields).
+const std::vector<std::string>& suite_parameter_names();
+
+/// Validates j as a statement; `where` prefixes every error's field path (a file name).
+StatementSpec parse_statement(const nlohmann::json& j, const std::string& where);
+/// Reads and parses a statement file (size-capped JSON).
+StatementSpec load_statement(const std::string& path);
+/// The statement with a suite's parameters (only those it lists as overridable) applied.
+StatementSpec with_suite_parameters(const StatementSpec& s, const nlohmann::json& params, const std::string& where);
+/// The statement's JSON with a control's patch merged in (its own controls dropped).
+nlohmann::json control_json(const nlohmann::json& statement, const nlohmann::json& patch);
+/// The statement a control describes: the source JSON with the control's patch merged in.
+StatementSpec control_statement(const StatementSpec& s, const ControlSpec& c);
+
+}  // namespace attnflow

@@ -1,0 +1,168 @@
+// Statements as data: the shipped example statements give their verdicts (a true theorem holds,
+// an open conjecture is reported, two false claims are violated and confirmed at higher precision
+// by the same code path that confirms controls), and a malformed statement file gets exit 2 with
+// one line naming the field path, for each kind of mistake.
+#include <boost/test/unit_test.hpp>
+
+#include "cli_support.hpp"
+
+#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/catalogue/statement_spec.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/suite/check_runner.hpp"
+#include "attnflow/version.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+using namespace attnflow;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string example(const std::string& name) {
+  return (fs::path(source_dir()) / "checks/statements" / (name + ".json")).string();
+}
+
+CheckResult run_example(const std::string& name) {
+  const StatementSpec s = load_statement(example(name));
+  return run_entry(statement_entry(s), json::object(), 20231);
+}
+
+/// Every instance the result (or a control) calls violated carries a re-run that says violated too.
+void expect_confirmed(const json& instances) {
+  long violated = 0;
+  for (const auto& i : instances) {
+    if (i.value("verdict", "") != "violated") continue;
+    ++violated;
+    BOOST_TEST(i.contains("confirmation"), i.dump());
+    BOOST_TEST(i.value("confirmation", "").find("mpfr-") != std::string::npos, i.dump());
+    BOOST_TEST(i.value("confirmation", "").find(": violated") != std::string::npos, i.dump());
+  }
+  BOOST_TEST(violated > 0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(statements)
+
+BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {
+  const CheckResult r = run_example("hemisphere-collapse");
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
+  BOOST_TEST(r.as_expected());
+}
+
+BOOST_AUTO_TEST_CASE(false_claims_are_violated_and_confirmed) {
+  const CheckResult rep = run_example("repulsive-one-cluster");
+  BOOST_TEST(to_string(rep.verdict) == "violated", rep.key_number);
+  expect_confirmed(rep.evidence["instances"]);
+  BOOST_REQUIRE(rep.controls.size() == 1u);
+  BOOST_TEST(to_string(rep.controls[0].verdict) == "holds", rep.controls[0].evidence.dump());
+
+  const CheckResult usa = run_example("usa-rate-two");
+  BOOST_TEST(to_string(usa.verdict) == "violated", usa.key_number);
+  expect_confirmed(usa.evidence["instances"]);
+  // The fitted rates are 2e^beta, not 2: "differs by", never "outside the CI".
+  for (const auto& i : usa.evidence["instances"])
+    BOOST_TEST(i["clauses"][0].value("in_words", "").find("differs by") != std::string::npos, i.dump());
+  BOOST_REQUIRE(usa.controls.size() == 1u);
+  BOOST_TEST(to_string(usa.controls[0].verdict) == "holds", usa.controls[0].evidence.dump());
+}
+
+BOOST_AUTO_TEST_CASE(an_open_conjecture_is_reported) {
+  const CheckResult r = run_example("multihead-d2");
+  BOOST_TEST(to_string(r.expected) == "reported");
+  BOOST_TEST(r.instances == 4);
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
+  BOOST_TEST(r.as_expected());
+}
+
+BOOST_AUTO_TEST_CASE(weights_drawn_per_instance_differ_between_instances) {
+  const StatementSpec s = load_statement(example("multihead-d2"));
+  const json a = instance_config(s, 0, 11), b = instance_config(s, 1, 12);
+  BOOST_TEST(a["Q"]["heads"][0]["seed"].is_number_unsigned());
+  BOOST_TEST(a["Q"]["heads"][0]["seed"] != a["Q"]["heads"][1]["seed"]);
+  BOOST_TEST(a["Q"]["heads"][0]["seed"] != b["Q"]["heads"][0]["seed"]);
+  BOOST_TEST(instance_config(s, 0, 11) == a);  // deterministic
+}
+
+BOOST_AUTO_TEST_CASE(a_suite_sets_only_what_the_statement_allows) {
+  const StatementSpec s = load_statement(example("hemisphere-collapse"));
+  BOOST_TEST(with_suite_parameters(s, {{"instances", 2}}, "suite").instances == 2);
+  BOOST_CHECK_THROW(with_suite_parameters(s, {{"betas", json::array({1, 2})}}, "suite"), InputError);
+  BOOST_CHECK_THROW(with_suite_parameters(s, {{"instances", -1}}, "suite"), InputError);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
+  const json good = json::parse(std::ifstream(example("repulsive-one-cluster")));
+  const attnflow::testing::TempDir dir;
+  struct Case {
+    std::string name, expect;
+    std::function<void(json&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"misspelt observable", "conclusion[0].observable: unknown 'diamter'; known: diameter",
+       [](json& j) { j["conclusion"][0]["observable"] = "diamter"; }},
+      {"no id", "id: ", [](json& j) { j.erase("id"); }},
+      {"unknown kind", "kind: unknown 'theorm'", [](json& j) { j["kind"] = "theorm"; }},
+      {"misspelt top-level key", "modle", [](json& j) { j["modle"] = j["model"]; }},
+      {"n = 0", "ensemble.n", [](json& j) { j["ensemble"]["n"] = 0; }},
+      {"both t_end and layers", "horizon: needs exactly one of t_end or layers",
+       [](json& j) { j["horizon"]["layers"] = 10; }},
+      {"empty conclusion", "conclusion: must be a list of 1 to 16 clauses",
+       [](json& j) { j["conclusion"] = json::array(); }},
+      {"two predicates in a clause", "conclusion[0]: needs exactly one predicate",
+       [](json& j) { j["conclusion"][0]["<="] = 1; }},
+      {"bad matrix", "model: V: ", [](json& j) { j["model"]["V"] = "minus-identiy"; }},
+      {"control with an unknown outcome", "controls[0].expected: unknown 'maybe'",
+       [](json& j) { j["controls"][0]["expected"] = "maybe"; }},
+      {"control that changes the claim", "controls[0].override.conclusion",
+       [](json& j) { j["controls"][0]["override"]["conclusion"] = json::array(); }},
+      {"non-positive claimed rate", "conclusion[0].rate.=: a decay rate must be positive",
+       [](json& j) {
+         j["conclusion"][0] = {{"observable", "D"}, {"rate", {{"=", 0}}}};
+       }},
+      {"betas not a list", "ensemble.betas", [](json& j) { j["ensemble"]["betas"] = 1; }},
+      {"n set in the model", "model.n: set by the statement's ensemble", [](json& j) { j["model"]["n"] = 4; }},
+      {"string where a number belongs", "horizon.t_end: must be a number",
+       [](json& j) { j["horizon"]["t_end"] = "long"; }},
+      {"an invalid control override", "controls[0].override: ",
+       [](json& j) {
+         j["controls"][0]["override"] = {{"ensemble", {{"d", -3}}}};
+       }},
+  };
+  for (const auto& c : cases) {
+    json j = good;
+    c.edit(j);
+    const fs::path file = dir.path / (std::to_string(&c - cases.data()) + ".json");
+    std::ofstream(file) << j.dump(1);
+    int rc = -1;
+    const std::string out =
+        attnflow::testing::run_command(attnflow::testing::attnflow_bin() + " check --statement " + file.string() +
+                                           " --out " + (dir.path / "out").string() + " --quiet --no-pdf 2>&1",
+                                       &rc);
+    BOOST_TEST_CONTEXT(c.name) {
+      BOOST_TEST(rc == 2, out);
+      BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
+      BOOST_TEST(out.find(c.expect) != std::string::npos, out);
+      BOOST_TEST(out.find(file.string()) != std::string::npos, out);
+    }
+  }
+  // Not JSON at all.
+  const fs::path broken = dir.path / "broken.json";
+  std::ofstream(broken) << "{\"id\": ";
+  int rc = -1;
+  const std::string out = attnflow::testing::run_command(
+      attnflow::testing::attnflow_bin() + " check --statement " + broken.string() + " --quiet --no-pdf 2>&1", &rc);
+  BOOST_TEST(rc == 2, out);
+  BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
