@@ -1,6 +1,8 @@
 #include "attnflow/catalogue/observable_registry.hpp"
 
+#include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/diagnostics/energy.hpp"
+#include "attnflow/diagnostics/extent.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,26 +18,9 @@ template <class T> T max_norm(const Tokens<T>& x, const ObservableContext<T>&) {
   return m;
 }
 
-template <class T> T diameter(const Tokens<T>& x, const ObservableContext<T>&) {
-  using std::sqrt;
-  T m = 0;
-  for (Eigen::Index i = 0; i < x.rows(); ++i)
-    for (Eigen::Index j = i + 1; j < x.rows(); ++j) m = std::max<T>(m, T((x.row(i) - x.row(j)).squaredNorm()));
-  return sqrt(m);
-}
+template <class T> T diameter_of(const Tokens<T>& x, const ObservableContext<T>&) { return diameter<T>(x).value; }
 
-/// min_{i≠j}⟨x_i, x_j⟩ (1 for one token).
-template <class T> T min_inner(const Tokens<T>& x, const ObservableContext<T>&) {
-  T m = 1;
-  bool any = false;
-  for (Eigen::Index i = 0; i < x.rows(); ++i)
-    for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
-      const T p = x.row(i).dot(x.row(j));
-      m = any ? std::min<T>(m, p) : p;
-      any = true;
-    }
-  return m;
-}
+template <class T> T min_inner(const Tokens<T>& x, const ObservableContext<T>&) { return min_offdiag_inner<T>(x); }
 
 /// 1 − min⟨x_i, x_j⟩ = max‖x_i − x_j‖²/2 on the sphere, computed from the differences so that it
 /// keeps its relative precision as the tokens merge.
@@ -72,7 +57,7 @@ double norm_bound(const Tokens<double>& x) {
 const std::vector<ObservableDef>& observable_registry() {
   static const std::vector<ObservableDef> registry = {
       {"diameter", "diameter", "\\max_{i,j}\\lVert x_i - x_j\\rVert", false,
-       [](const Tokens<double>& x, double) { return 2 * root_d(x); }, diameter<double>, diameter<mpfr>},
+       [](const Tokens<double>& x, double) { return 2 * root_d(x); }, diameter_of<double>, diameter_of<mpfr>},
       {"D", "one minus the smallest inner product", "1 - \\min_{i\\ne j}\\langle x_i, x_j\\rangle", false,
        [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
        one_minus_min_inner<mpfr>},
