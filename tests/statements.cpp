@@ -165,4 +165,20 @@ BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
   BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
 }
 
+BOOST_AUTO_TEST_CASE(the_same_statement_and_seed_give_the_same_results_for_any_thread_count) {
+  const attnflow::testing::TempDir dir;
+  std::string results[2];
+  for (int jobs : {1, 2}) {
+    const fs::path out = dir.path / ("jobs" + std::to_string(jobs));
+    int rc = -1;
+    attnflow::testing::run_command(attnflow::testing::attnflow_bin() + " check --statement " +
+                                       example("repulsive-one-cluster") + " --jobs " + std::to_string(jobs) +
+                                       " --out " + out.string() + " --quiet --no-pdf 2>&1",
+                                   &rc);
+    BOOST_TEST(rc == 0);
+    results[jobs - 1] = deterministic_part(json::parse(attnflow::testing::read_file(out / "results.json"))).dump();
+  }
+  BOOST_TEST(results[0] == results[1]);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
