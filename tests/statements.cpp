@@ -70,6 +70,13 @@ BOOST_AUTO_TEST_CASE(false_claims_are_violated_and_confirmed) {
   // The fitted rates are 2e^beta, not 2: "differs by", never "outside the CI".
   for (const auto& i : usa.evidence["instances"])
     BOOST_TEST(i["clauses"][0].value("in_words", "").find("differs by") != std::string::npos, i.dump());
+  // One figure per clause, named by the observable's label: |D| on a log axis, a fit per instance.
+  BOOST_REQUIRE(usa.figures.size() == 1u);
+  const json& fig = usa.figures.begin().value();
+  BOOST_TEST(usa.figures.begin().key().find("one minus the smallest inner product") != std::string::npos);
+  BOOST_TEST(fig["log_y"] == true);
+  BOOST_TEST(fig["series"].size() == 4u);
+  BOOST_TEST(fig["fit"].size() == 4u);
   BOOST_REQUIRE(usa.controls.size() == 1u);
   BOOST_TEST(to_string(usa.controls[0].verdict) == "holds", usa.controls[0].evidence.dump());
 }

@@ -39,6 +39,8 @@ struct ClauseJudgement {
   bool unsettled = false;  // not decided yet, and a longer horizon may decide it
   json evidence = json::object();
   double value = nan();  // the observable at T (or the fitted rate), for regress
+  json figure_series;    // {x: t, y: the observable, or |observable - limit| for limits and rates}
+  json fit_line;         // the rate fit on the figure's axes, if any
 };
 
 template <class T>
@@ -64,6 +66,13 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
   ClauseJudgement j;
   j.evidence = {{"clause", c.text()}, {"at_T", to_double(y[last])}, {"tolerance_at_T", tol[last]}};
   j.value = to_double(y[last]);
+  const bool distance = c.kind == ConclusionSpec::Kind::Limit || c.kind == ConclusionSpec::Kind::Rate;
+  {
+    std::vector<double> tx, vy;
+    for (std::size_t k = 0; k <= last; ++k)
+      tx.push_back(to_double(tr.t[k])), vy.push_back(to_double(distance ? T(abs(y[k] - T(c.value))) : y[k]));
+    j.figure_series = series(tx, vy);
+  }
   switch (c.kind) {
     case ConclusionSpec::Kind::Bound: {
       const std::size_t from = c.every_sample ? 0 : last;
@@ -127,6 +136,8 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       for (const auto& yk : y) dist.push_back(abs(yk - v));
       const ExponentialFit fit = fit_exponential_auto<T>(tr.t, dist, T(*std::max_element(tol.begin(), tol.end())));
       j.evidence["fit"] = fit.to_json();
+      j.fit_line = {
+          {"slope", -fit.rate}, {"intercept", fit.log_prefactor}, {"x_min", fit.t_first}, {"x_max", fit.t_last}};
       if (!std::isfinite(fit.rate) || fit.last < fit.first + 8) {
         j.verdict = Verdict::Inconclusive;
         j.unsettled = true;
@@ -181,6 +192,7 @@ struct RunJudgement {
   bool unsettled = false;
   json clauses = json::array();
   std::vector<double> values;
+  std::vector<json> series, fits;  // per clause, for the figures
   std::string note;
 };
 
@@ -195,6 +207,8 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajecto
     if (find_observable(c.observable)->needs_hemisphere && w.size() == 0) {
       vs.push_back(Verdict::Inconclusive);
       r.values.push_back(nan());
+      r.series.push_back(json());
+      r.fits.push_back(json());
       r.clauses.push_back({{"clause", c.text()}, {"reason", "no certified hemisphere at the start"}});
       continue;
     }
@@ -202,6 +216,8 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajecto
     j.evidence["verdict"] = to_string(j.verdict);
     vs.push_back(j.verdict);
     r.values.push_back(j.value);
+    r.series.push_back(j.figure_series);
+    r.fits.push_back(j.fit_line);
     r.unsettled |= j.unsettled;
     r.clauses.push_back(j.evidence);
   }
@@ -428,6 +444,28 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
       if (c < o.judgement.values.size()) values.push_back(o.judgement.values[c]);
     const char* what = s.conclusions[c].kind == ConclusionSpec::Kind::Rate ? "mean fitted rate" : "mean value at T";
     r.observables.push_back(mean_observable(fmt::format("{}: {}", s.conclusions[c].text(), what), values));
+  }
+  // One figure per clause: its observable against t (or the layer) for the first instances, on a
+  // log scale where the clause is about a distance to a limit, with the rate fits drawn over them.
+  constexpr std::size_t kFigureInstances = 4;
+  for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
+    const ConclusionSpec& cl = s.conclusions[c];
+    const ObservableDef& o = *find_observable(cl.observable);
+    const bool distance = cl.kind == ConclusionSpec::Kind::Limit || cl.kind == ConclusionSpec::Kind::Rate;
+    const std::string y_label =
+        !distance || cl.value == 0 ? o.label : fmt::format("distance of the {} to {:g}", o.label, cl.value);
+    json fig = line_figure({s.layers > 0 ? "layer" : "t", y_label, false, distance});
+    for (std::size_t i = 0; i < e.instances.size() && i < kFigureInstances; ++i) {
+      const auto& jd = e.instances[i].judgement;
+      if (c >= jd.series.size() || jd.series[c].is_null()) continue;
+      const std::string name = fmt::format("instance {} (β = {:g})", i + 1, e.instances[i].beta);
+      fig["series"][name] = jd.series[c];
+      const json& f = jd.fits[c];
+      if (f.is_object() && f.contains("slope"))
+        add_fit(fig, f["slope"].get<double>(), f["intercept"].get<double>(), f["x_min"].get<double>(),
+                f["x_max"].get<double>(), "fitted rate", name);
+    }
+    if (!fig["series"].empty()) r.figures[fmt::format("clause {}: {}", c + 1, o.label)] = fig;
   }
   for (std::size_t k = 0; k < s.controls.size(); ++k) {
     const ControlSpec& cs = s.controls[k];
