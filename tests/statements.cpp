@@ -7,7 +7,9 @@
 #include "cli_support.hpp"
 
 #include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/catalogue/checks/paper_a.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"
+#include "attnflow/model/model.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/suite/check_runner.hpp"
@@ -186,6 +188,49 @@ BOOST_AUTO_TEST_CASE(the_same_statement_and_seed_give_the_same_results_for_any_t
     results[jobs - 1] = deterministic_part(json::parse(attnflow::testing::read_file(out / "results.json"))).dump();
   }
   BOOST_TEST(results[0] == results[1]);
+}
+
+BOOST_AUTO_TEST_CASE(weight_hypotheses_are_decided_exactly_per_instance) {
+  // Random Q, K per instance: the instances whose Q^T K is not positive definite (exact test) are
+  // inconclusive, "hypothesis not met"; the others are judged (and hold: unit tokens stay unit).
+  json j = {{"id", "qk-hypothesis"},
+            {"kind", "theorem"},
+            {"statement", "tokens stay on the sphere"},
+            {"model",
+             {{"model", "sa-sphere"},
+              {"beta", 1},
+              {"Q", {{"random", "gaussian"}, {"seed", "instance"}}},
+              {"K", {{"random", "gaussian"}, {"seed", "instance"}}},
+              {"V", "identity"}}},
+            {"ensemble", {{"instances", 8}, {"n", 3}, {"d", 2}}},
+            {"horizon", {{"t_end", 1}, {"samples", 11}}},
+            {"hypotheses", {"qk-positive-definite", "v-scaled-identity"}},
+            {"conclusion", {{{"observable", "max_norm"}, {"at", "every-sample"}, {"<=", 1.5}}}}};
+  const StatementSpec s = parse_statement(j, "test");
+  const CheckResult r = run_entry(statement_entry(s), json::object(), 7);
+  long unmet = 0, judged = 0;
+  for (std::size_t i = 0; i < r.evidence["instances"].size(); ++i) {
+    const json& inst = r.evidence["instances"][i];
+    const Model<double> m = build_model<double>(
+        parse_sim_config(instance_config(s, static_cast<long>(i), inst["seed"].get<std::uint64_t>())));
+    const bool pd = paper_a::certify_positive_definite(m.heads[0].Q.constant_value(), m.heads[0].K.constant_value())
+                        .positive_definite;
+    BOOST_TEST_CONTEXT("instance " << i) {
+      BOOST_TEST(inst["verdict"] == (pd ? "holds" : "inconclusive"));
+      if (!pd) BOOST_TEST(inst.value("note", "").find("not positive definite") != std::string::npos);
+    }
+    (pd ? judged : unmet)++;
+  }
+  BOOST_TEST(unmet > 0);
+  BOOST_TEST(judged > 0);
+  // V = diag(1, 2) is not a multiple of I: every instance is inconclusive.
+  j["model"]["V"] = {{"diag", {1, 2}}};
+  j["hypotheses"] = {"v-scaled-identity"};
+  j["ensemble"]["instances"] = 2;
+  const CheckResult v = run_entry(statement_entry(parse_statement(j, "test")), json::object(), 7);
+  BOOST_TEST(to_string(v.verdict) == "inconclusive");
+  for (const auto& inst : v.evidence["instances"])
+    BOOST_TEST(inst.value("note", "").find("not a constant multiple of I") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

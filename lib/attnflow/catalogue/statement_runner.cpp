@@ -1,6 +1,7 @@
 #include "attnflow/catalogue/statement_runner.hpp"
 
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/checks/paper_a.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/observable_registry.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
@@ -245,6 +246,34 @@ bool needs_hemisphere(const StatementSpec& s) {
   return false;
 }
 
+/// The first of the statement's weight hypotheses this instance does not meet, in words ("" when
+/// all hold). Both are decided exactly on the weights as read: Q^T K by exact rational Gaussian
+/// elimination of its symmetric part (paper_a.hpp), V = aI from the matrix's own form.
+std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) {
+  for (const auto& h : s.hypotheses) {
+    if (h == "qk-positive-definite") {
+      const Model<double> m = build_model<double>(c);
+      for (std::size_t k = 0; k < m.heads.size(); ++k) {
+        if (!m.heads[k].Q.constant() || !m.heads[k].K.constant())
+          return fmt::format("Q, K of head {} are not constant", k + 1);
+        if (!paper_a::certify_positive_definite(m.heads[k].Q.constant_value(), m.heads[k].K.constant_value())
+                 .positive_definite)
+          return fmt::format("Q^T K of head {} is not positive definite (exact test)", k + 1);
+      }
+    }
+    if (h == "v-scaled-identity")
+      for (std::size_t k = 0; k < c.heads.size(); ++k) {
+        const WeightSpec& v = c.heads[k].V;
+        const auto kind = v.values.empty() ? MatrixSpec::Kind::Identity : v.values.front().kind;
+        if (v.kind != WeightSpec::Kind::Constant ||
+            (kind != MatrixSpec::Kind::Identity && kind != MatrixSpec::Kind::MinusIdentity &&
+             kind != MatrixSpec::Kind::ScaledIdentity))
+          return fmt::format("V of head {} is not a constant multiple of I", k + 1);
+      }
+  }
+  return "";
+}
+
 /// First pass of one instance at the config's precision (double, or MPFR digits set by the caller
 /// for the whole ensemble): run, judge, extend the horizon while unsettled.
 template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index, std::uint64_t seed) {
@@ -254,6 +283,13 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
     o.horizon_factor = factor;
     const SimConfig c = parse_sim_config(o.config);
     o.beta = decimal_as_double(c.beta);
+    const std::string unmet = unmet_weight_hypothesis(s, c);
+    if (!unmet.empty()) {
+      o.hypothesis_met = false;
+      o.verdict = Verdict::Inconclusive;
+      o.judgement.note = "hypothesis not met: " + unmet;
+      return o;
+    }
     const MeasuredRun<T> run = run_measured<T>(c);
     o.error_estimate = run.error_estimate;
     if (needs_hemisphere(s)) {
@@ -410,12 +446,21 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
   r.verdict = e.verdict;
   r.instances = static_cast<long>(e.instances.size());
   r.key_number = key_number(s, e);
-  for (const auto& h : s.hypotheses)
-    r.hypotheses.push_back(h == "hemisphere-start"
-                               ? hypothesis("start in an open hemisphere", "certified",
-                                            "exact LP certificate per instance (find_hemisphere); instances without "
-                                            "one are inconclusive")
-                               : hypothesis("numerical", "numerical", "the statement's setting, as configured"));
+  for (const auto& h : s.hypotheses) {
+    if (h == "hemisphere-start")
+      r.hypotheses.push_back(hypothesis("start in an open hemisphere", "certified",
+                                        "exact LP certificate per instance (find_hemisphere); instances without one "
+                                        "are inconclusive"));
+    else if (h == "qk-positive-definite")
+      r.hypotheses.push_back(hypothesis("Q^T K positive definite (every head)", "certified",
+                                        "exact rational elimination of the symmetric part per instance; instances "
+                                        "without it are inconclusive"));
+    else if (h == "v-scaled-identity")
+      r.hypotheses.push_back(
+          hypothesis("V = aI (every head)", "certified", "read from the matrix's form in the config, exactly"));
+    else
+      r.hypotheses.push_back(hypothesis("numerical", "numerical", "the statement's setting, as configured"));
+  }
   json per = json::array();
   for (const auto& o : e.instances) {
     per.push_back(describe(o));
