@@ -140,6 +140,10 @@ BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
        }},
       {"betas not a list", "ensemble.betas", [](json& j) { j["ensemble"]["betas"] = 1; }},
       {"n set in the model", "model.n: set by the statement's ensemble", [](json& j) { j["model"]["n"] = 4; }},
+      {"a count without its threshold", "conclusion[0].delta: 'clusters' needs a threshold",
+       [](json& j) {
+         j["conclusion"][0] = {{"observable", "clusters"}, {"<=", 1}};
+       }},
       {"string where a number belongs", "horizon.t_end: must be a number",
        [](json& j) { j["horizon"]["t_end"] = "long"; }},
       {"an invalid control override", "controls[0].override: ",
@@ -231,6 +235,25 @@ BOOST_AUTO_TEST_CASE(weight_hypotheses_are_decided_exactly_per_instance) {
   BOOST_TEST(to_string(v.verdict) == "inconclusive");
   for (const auto& inst : v.evidence["instances"])
     BOOST_TEST(inst.value("note", "").find("not a constant multiple of I") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_cluster_count_at_delta_is_judged_with_its_ambiguity) {
+  // One cluster at δ = 1e-3 for V = I in d = 3 ([B] Thm 6.1); V = -I leaves n clusters (confirmed).
+  const json j = json::parse(R"({"id": "clusters", "kind": "theorem", "statement": "one cluster",
+    "model": {"model": "sa-sphere", "beta": 1, "V": "identity", "rtol": 1e-12, "atol": 1e-14},
+    "ensemble": {"instances": 3, "n": 5, "d": 3}, "horizon": {"t_end": 40, "samples": 81},
+    "conclusion": [{"observable": "clusters", "delta": 1e-3, "<=": 1}],
+    "controls": [{"description": "V = -I", "override": {"model": {"V": "minus-identity"},
+                  "ensemble": {"instances": 1}}, "expected": "violated"}]})");
+  const CheckResult r = run_entry(statement_entry(parse_statement(j, "test")), json::object(), 3);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  for (const auto& i : r.evidence["instances"]) {
+    BOOST_TEST(i["clauses"][0]["at_T"] == 1.0);
+    BOOST_TEST(i["clauses"][0]["tolerance_at_T"] == 0.0);  // no pair within the floor of δ
+  }
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

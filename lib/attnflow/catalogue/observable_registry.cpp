@@ -1,6 +1,7 @@
 #include "attnflow/catalogue/observable_registry.hpp"
 
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/energy.hpp"
 #include "attnflow/diagnostics/extent.hpp"
 
@@ -45,6 +46,28 @@ template <class T> T min_x_w(const Tokens<T>& x, const ObservableContext<T>& c) 
 
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
+ClusterOptions cluster_options(double error_estimate) {
+  ClusterOptions o;
+  o.error_estimate = error_estimate;
+  return o;
+}
+
+/// Single-linkage clusters at δ, with the run's error in the resolution floor (diagnostics/clusters).
+template <class T> T clusters(const Tokens<T>& x, const ObservableContext<T>& c) {
+  return T(cluster_tokens<T>(x, c.delta, cluster_options(c.error_estimate)).count);
+}
+
+/// Pairs whose distance is within the resolution floor of δ: each could fall on either side of it,
+/// so the count is certain only when there are none.
+double clusters_ambiguity(const Tokens<double>& x, const ObservableContext<double>& c) {
+  const Clustering<double> cl = cluster_tokens<double>(x, c.delta, cluster_options(c.error_estimate));
+  const Matrix<double> D = pairwise_distances(x);
+  double ambiguous = 0;
+  for (Eigen::Index i = 0; i < D.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < D.cols(); ++j) ambiguous += std::abs(D(i, j) - c.delta) <= cl.floor.value;
+  return ambiguous;
+}
+
 double root_d(const Tokens<double>& x) { return std::sqrt(double(x.cols())); }
 double norm_bound(const Tokens<double>& x) {
   double m = 1;
@@ -71,6 +94,8 @@ const std::vector<ObservableDef>& observable_registry() {
       {"energy", "interaction energy", "E_\\beta", false,
        [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
        energy<mpfr>},
+      {"clusters", "number of clusters at the threshold", "N_\\delta", false, nullptr, clusters<double>, clusters<mpfr>,
+       true, clusters_ambiguity},
   };
   return registry;
 }

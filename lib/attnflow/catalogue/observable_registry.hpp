@@ -7,6 +7,7 @@
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@ namespace attnflow {
 /// What some observables need beyond the tokens.
 template <class T> struct ObservableContext {
   T beta = T(1);
-  Vector<T> w;  // the certified hemisphere normal of the start (min_x_w); empty when there is none
+  Vector<T> w;     // the certified hemisphere normal of the start (min_x_w); empty when there is none
+  T delta = T(0);  // clusters: the threshold δ
+  double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 
 struct ObservableDef {
@@ -25,6 +28,9 @@ struct ObservableDef {
   double (*sensitivity)(const Tokens<double>& x, double beta) = nullptr;
   double (*at_double)(const Tokens<double>&, const ObservableContext<double>&) = nullptr;
   mpfr (*at_mpfr)(const Tokens<mpfr>&, const ObservableContext<mpfr>&) = nullptr;
+  bool needs_delta = false;  // a clause names the threshold: {"observable": ..., "delta": δ}
+  /// Integer-valued (a count): no sensitivity; `ambiguity` bounds how far the count may be off.
+  double (*ambiguity)(const Tokens<double>& x, const ObservableContext<double>& c) = nullptr;
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)

@@ -44,12 +44,19 @@ struct ClauseJudgement {
   json fit_line;         // the rate fit on the figure's axes, if any
 };
 
-template <class T>
-std::vector<double> tolerances(const ObservableDef& o, const Trajectory<T>& tr, double error, double beta) {
+template <class T> std::vector<double> tolerances(const ObservableDef& o, const Trajectory<T>& tr, double error,
+                                                  double beta, const ObservableContext<T>& oc) {
   const double eps = to_double(epsilon<T>());
   std::vector<double> tol;
   for (const auto& x : tr.x) {
     const Tokens<double> xd = convert_tokens<double>(x);
+    if (o.ambiguity) {  // a count: off by at most the number of ambiguous pairs
+      ObservableContext<double> od;
+      od.delta = to_double(oc.delta);
+      od.error_estimate = oc.error_estimate;
+      tol.push_back(o.ambiguity(xd, od));
+      continue;
+    }
     const double scale = std::max(1.0, xd.cwiseAbs().maxCoeff());
     tol.push_back(kSafety * o.sensitivity(xd, beta) * (error + 16.0 * tr.n * tr.d * eps * scale));
   }
@@ -61,8 +68,11 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
   using std::abs;
   const ObservableDef& o = *find_observable(c.observable);
   std::vector<T> y;
-  for (const auto& x : tr.x) y.push_back(o.at(x, oc));
-  const std::vector<double> tol = tolerances(o, tr, error, beta);
+  ObservableContext<T> ocd = oc;
+  ocd.delta = T(c.delta);
+  ocd.error_estimate = error;
+  for (const auto& x : tr.x) y.push_back(o.at(x, ocd));
+  const std::vector<double> tol = tolerances(o, tr, error, beta, ocd);
   const std::size_t last = y.size() - 1;
   ClauseJudgement j;
   j.evidence = {{"clause", c.text()}, {"at_T", to_double(y[last])}, {"tolerance_at_T", tol[last]}};
@@ -90,7 +100,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
           return j;
         }
       }
-      if (!(worst_margin > 0)) {
+      if (!(worst_margin > 0 || (o.ambiguity && worst_margin >= 0))) {  // a certain count may equal its bound
         j.verdict = Verdict::Inconclusive;
         j.evidence["reason"] = "within the error of the bound";
       }

@@ -49,11 +49,19 @@ const json& object_at(const json& j, const std::string& key, const std::string& 
 
 ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (!c.is_object()) input_error(field, "must be an object {\"observable\": name, <predicate>}");
-  reject_unknown_keys(c, {"observable", "at", "<=", ">=", "tends_to", "monotone", "rate"}, field);
+  reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "monotone", "rate"}, field);
   ConclusionSpec s;
   s.observable = read_string(c, "observable", field + ".observable");
   if (!find_observable(s.observable))
     input_error(field + ".observable", "unknown '" + s.observable + "'; known: " + observable_names());
+  const ObservableDef& o = *find_observable(s.observable);
+  if (o.needs_delta != c.contains("delta"))
+    input_error(field + ".delta", o.needs_delta ? "'" + s.observable + "' needs a threshold \"delta\" > 0"
+                                                : "only a thresholded observable (clusters) takes a delta");
+  if (o.needs_delta) {
+    s.delta = finite_number(c.at("delta"), field + ".delta");
+    if (!(s.delta > 0)) input_error(field + ".delta", "must be > 0");
+  }
   const int predicates = int(c.contains("<=")) + int(c.contains(">=")) + int(c.contains("tends_to")) +
                          int(c.contains("monotone")) + int(c.contains("rate"));
   if (predicates != 1)
@@ -133,6 +141,9 @@ const std::vector<std::string>& suite_parameter_names() {
 std::string ConclusionSpec::text() const {
   switch (kind) {
     case Kind::Bound:
+      if (delta > 0)
+        return fmt::format("{}(delta = {:g}) {} {:g}{}", observable, delta, relation, value,
+                           every_sample ? " at every sample" : " at T");
       return fmt::format("{} {} {:g}{}", observable, relation, value, every_sample ? " at every sample" : " at T");
     case Kind::Limit: return fmt::format("{} -> {:g}", observable, value);
     case Kind::Monotone: return fmt::format("{} {}", observable, relation);

@@ -26,6 +26,7 @@ struct ConclusionSpec {
   double value = 0;           // Bound: the bound; Limit and Rate: the limit
   double claimed = 0;         // Rate: the claimed rate
   bool every_sample = false;  // Bound: at every sample instead of at T
+  double delta = 0;           // observables with a threshold (clusters)
   std::string text() const;   // the clause in words, for evidence and reports
 };
 
