@@ -168,6 +168,16 @@ BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
       BOOST_TEST(out.find(file.string()) != std::string::npos, out);
     }
   }
+  // --suite and --statement together: which one was meant is not guessed.
+  {
+    int rc2 = -1;
+    const std::string both =
+        attnflow::testing::run_command(attnflow::testing::attnflow_bin() + " check --suite quick --statement " +
+                                           example("usa-rate-two") + " --quiet --no-pdf 2>&1",
+                                       &rc2);
+    BOOST_TEST(rc2 == 2, both);
+    BOOST_TEST(std::count(both.begin(), both.end(), '\n') == 1, both);
+  }
   // Not JSON at all.
   const fs::path broken = dir.path / "broken.json";
   std::ofstream(broken) << "{\"id\": ";

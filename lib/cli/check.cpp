@@ -1,5 +1,6 @@
 // attnflow check [--suite quick|full|NAME] [--only ID,…] [--out DIR] [--jobs N] [--seed S] [--resume]
 // attnflow list
+#include "attnflow/errors.hpp"
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/report/report.hpp"
 #include "attnflow/suite/check_runner.hpp"
@@ -93,8 +94,9 @@ void register_check(CLI::App& app) {
   auto seed = std::make_shared<std::uint64_t>(0);
   auto quiet = std::make_shared<bool>(false);
   auto* sub = app.add_subcommand("check", "run a check suite: verdicts for the statements of the catalogue");
-  sub->add_option("--suite", o->suite, "quick, full, blog, paper-A, paper-B, conjectures, or a suite file")
-      ->capture_default_str();
+  auto* suite_opt =
+      sub->add_option("--suite", o->suite, "quick, full, blog, paper-A, paper-B, conjectures, or a suite file")
+          ->capture_default_str();
   sub->add_option("--statement", o->statements,
                   "check these statement files (JSON; docs/statements.md) instead of a suite");
   sub->add_option("--only", o->only, "only these statement ids")->delimiter(',');
@@ -105,8 +107,11 @@ void register_check(CLI::App& app) {
   sub->add_flag("--quiet", *quiet, "no progress or table");
   auto no_pdf = std::make_shared<bool>(false);
   sub->add_flag("--no-pdf", *no_pdf, "skip the LaTeX report");
-  add_command(sub, [o, seed, seed_opt, no_pdf, quiet] {
+  add_command(sub, [o, seed, seed_opt, suite_opt, no_pdf, quiet] {
     if (seed_opt->count()) o->seed = *seed;
+    if (suite_opt->count() && !o->statements.empty())
+      input_error("--statement",
+                  "checks statement files on their own; list them in the suite's \"statements\" to run both");
     const InterruptFlag interrupt;
     CheckProgress progress(*quiet);
     CheckRunOptions run = *o;

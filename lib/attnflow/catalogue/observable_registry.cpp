@@ -60,11 +60,12 @@ template <class T> T clusters(const Tokens<T>& x, const ObservableContext<T>& c)
 /// Pairs whose distance is within the resolution floor of δ: each could fall on either side of it,
 /// so the count is certain only when there are none.
 double clusters_ambiguity(const Tokens<double>& x, const ObservableContext<double>& c) {
-  const Clustering<double> cl = cluster_tokens<double>(x, c.delta, cluster_options(c.error_estimate));
-  const Matrix<double> D = pairwise_distances(x);
+  const ClusterOptions o = cluster_options(c.error_estimate);
+  const double floor = distance_floor(x, o.metric, precision_of_tokens(x), o.error_estimate, o.floor_factor).value;
+  const Matrix<double> D = pairwise_distances(x, o.metric);
   double ambiguous = 0;
   for (Eigen::Index i = 0; i < D.rows(); ++i)
-    for (Eigen::Index j = i + 1; j < D.cols(); ++j) ambiguous += std::abs(D(i, j) - c.delta) <= cl.floor.value;
+    for (Eigen::Index j = i + 1; j < D.cols(); ++j) ambiguous += std::abs(D(i, j) - c.delta) <= floor;
   return ambiguous;
 }
 

@@ -75,7 +75,7 @@ const std::vector<std::string>& suite_parameter_names();
 
 /// Validates j as a statement; `where` prefixes every error's field path (a file name).
 StatementSpec parse_statement(const nlohmann::json& j, const std::string& where);
-/// Reads and parses a statement file (size-capped JSON).
+/// Reads and parses a statement file.
 StatementSpec load_statement(const std::string& path);
 /// The statement with a suite's parameters (only those it lists as overridable) applied.
 StatementSpec with_suite_parameters(const StatementSpec& s, const nlohmann::json& params, const std::string& where);
