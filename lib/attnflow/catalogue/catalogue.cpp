@@ -1,11 +1,24 @@
 #include "attnflow/catalogue/catalogue.hpp"
 
+#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/version.hpp"
+
 namespace attnflow {
 
-// Each entry lives in catalogue/checks/<id>.cpp.
+namespace {
+
+/// An entry given as data: checks/statements/builtin/<id>.json, run by the statement runner.
+CatalogueEntry builtin(const std::string& id) {
+  CatalogueEntry e =
+      statement_entry(load_statement(std::string(source_dir()) + "/checks/statements/builtin/" + id + ".json"));
+  if (e.id != id) throw std::logic_error("builtin statement " + id + " has id " + e.id);
+  return e;
+}
+
+}  // namespace
+
+// Each entry is a statement file (builtin) or lives in catalogue/checks/<id>.cpp.
 CatalogueEntry entry_b_6_8();
-CatalogueEntry entry_causal();
-CatalogueEntry entry_b_single_cluster();
 CatalogueEntry entry_blog_p2_1();
 CatalogueEntry entry_blog_l2_2();
 CatalogueEntry entry_blog_c1();
@@ -24,7 +37,6 @@ CatalogueEntry entry_a_4_1();
 CatalogueEntry entry_a_5_1();
 CatalogueEntry entry_a_n1();
 CatalogueEntry entry_layer_dependent();
-CatalogueEntry entry_multihead();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -41,15 +53,16 @@ const std::vector<CatalogueEntry>& catalogue() {
       entry_a_n1(),
       entry_precision_trap(),
       entry_energy(),
-      entry_b_single_cluster(),
+      builtin("B-single-cluster"),
       entry_b_6_4(),
       entry_b_6_8(),
       entry_b_6_9(),
       entry_b_metastability(),
       entry_phase_diagram(),
-      entry_causal(),
+      builtin("causal"),
+      builtin("causal-general-V"),
       entry_layer_dependent(),
-      entry_multihead(),
+      builtin("multihead"),
   };
   return entries;
 }

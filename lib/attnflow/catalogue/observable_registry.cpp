@@ -44,6 +44,20 @@ template <class T> T min_x_w(const Tokens<T>& x, const ObservableContext<T>& c) 
   return m;
 }
 
+/// ‖x_1(t) − x_1(0)‖: how far the first token moved.
+template <class T> T first_token_displacement(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::sqrt;
+  return sqrt(T((x.row(0) - c.start.row(0)).squaredNorm()));
+}
+
+/// max_i ‖x_i(t) − x_1(0)‖: how far the tokens are from where the first one started.
+template <class T> T distance_to_first_start(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::sqrt;
+  T m = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max<T>(m, T((x.row(i) - c.start.row(0)).squaredNorm()));
+  return sqrt(m);
+}
+
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
 ClusterOptions cluster_options(double error_estimate) {
@@ -95,6 +109,12 @@ const std::vector<ObservableDef>& observable_registry() {
       {"energy", "interaction energy", "E_\\beta", false,
        [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
        energy<mpfr>},
+      {"first_token_displacement", "displacement of the first token", "\\lVert x_1(t) - x_1(0)\\rVert", false,
+       [](const Tokens<double>& x, double) { return root_d(x); }, first_token_displacement<double>,
+       first_token_displacement<mpfr>},
+      {"distance_to_first_start", "largest distance to the first token's start", "\\max_i\\lVert x_i(t) - x_1(0)\\rVert",
+       false, [](const Tokens<double>& x, double) { return root_d(x); }, distance_to_first_start<double>,
+       distance_to_first_start<mpfr>},
       {"clusters", "number of clusters at the threshold", "N_\\delta", false, nullptr, clusters<double>, clusters<mpfr>,
        true, clusters_ambiguity},
   };

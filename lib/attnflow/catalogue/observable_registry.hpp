@@ -18,6 +18,7 @@ template <class T> struct ObservableContext {
   T beta = T(1);
   Vector<T> w;     // the certified hemisphere normal of the start (min_x_w); empty when there is none
   T delta = T(0);  // clusters: the threshold δ
+  Tokens<T> start;  // the tokens at t = 0 (observables measured against the start)
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 

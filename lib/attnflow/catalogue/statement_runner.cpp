@@ -77,7 +77,8 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
   ClauseJudgement j;
   j.evidence = {{"clause", c.text()}, {"at_T", to_double(y[last])}, {"tolerance_at_T", tol[last]}};
   j.value = to_double(y[last]);
-  const bool distance = c.kind == ConclusionSpec::Kind::Limit || c.kind == ConclusionSpec::Kind::Rate;
+  const bool distance = c.kind == ConclusionSpec::Kind::Limit || c.kind == ConclusionSpec::Kind::Rate ||
+                        c.kind == ConclusionSpec::Kind::Equals;
   {
     std::vector<double> tx, vy;
     for (std::size_t k = 0; k <= last; ++k)
@@ -85,11 +86,28 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
     j.figure_series = series(tx, vy);
   }
   switch (c.kind) {
+    case ConclusionSpec::Kind::Equals: {
+      // Holds when every judged sample is within its tolerance of the reference; any sample
+      // farther than that is a violation.
+      double worst = 0, largest = 0;
+      for (std::size_t k = c.every_sample ? 0 : last; k <= last; ++k) {
+        const double off = to_double(T(abs(y[k] - T(c.value))));
+        largest = std::max(largest, off);
+        if (off - tol[k] > worst) worst = off - tol[k], j.evidence["largest_excess_at_t"] = to_double(tr.t[k]);
+        if (off > tol[k]) j.verdict = Verdict::Violated;
+      }
+      j.evidence["largest_excess_over_tolerance"] = worst;
+      j.evidence["largest_deviation"] = largest;
+      return j;
+    }
     case ConclusionSpec::Kind::Bound: {
       const std::size_t from = c.every_sample ? 0 : last;
       double worst_margin = std::numeric_limits<double>::infinity();  // > 0: certainly on the claimed side
       for (std::size_t k = from; k <= last; ++k) {
         const double v = to_double(y[k]);
+        if (!j.evidence.contains("worst_value") ||
+            (c.relation == "<=" ? v > j.evidence["worst_value"].get<double>() : v < j.evidence["worst_value"].get<double>()))
+          j.evidence["worst_value"] = v;
         const double margin = (c.relation == "<=" ? c.value - v : v - c.value) - tol[k];
         worst_margin = std::min(worst_margin, margin);
         const double beyond = (c.relation == "<=" ? v - c.value : c.value - v) - tol[k];
@@ -110,15 +128,24 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       const T v = T(c.value);
       const double d0 = to_double(T(abs(y[0] - v))), dT = to_double(T(abs(y[last] - v))),
                    dmid = to_double(T(abs(y[last / 2] - v)));
-      const double reach = std::max(tol[last], kRelativeLimit * d0);
+      const double reach = std::max({tol[last], kRelativeLimit * d0, c.within});
       j.evidence["distance_start"] = d0;
       j.evidence["distance_T"] = dT;
       j.evidence["reached_if_below"] = reach;
-      if (dT <= reach) return j;
+      // The rate of approach (for regress and the figure), fitted above the error level.
       std::vector<T> dist;
       for (const auto& yk : y) dist.push_back(abs(yk - v));
       const ExponentialFit fit = fit_exponential_auto<T>(tr.t, dist, T(tol[last]));
       j.evidence["fit"] = fit.to_json();
+      j.value = fit.rate;
+      if (std::isfinite(fit.rate))
+        j.fit_line = {
+            {"slope", -fit.rate}, {"intercept", fit.log_prefactor}, {"x_min", fit.t_first}, {"x_max", fit.t_last}};
+      if (dT <= reach) {
+        if (c.within > 0 && dT > std::max(tol[last], kRelativeLimit * d0))
+          j.evidence["reached"] = "within the stated distance (numerically, not proved)";
+        return j;
+      }
       const bool approaching =
           (std::isfinite(fit.rate_ci_low) && fit.rate_ci_low > 0) || (dT < dmid - tol[last] - tol[last / 2] && dT < d0);
       j.verdict = approaching ? Verdict::Inconclusive : Verdict::Violated;
@@ -201,9 +228,18 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajecto
   RunJudgement r;
   ObservableContext<T> oc;
   oc.beta = T(beta);
+  oc.start = tr.x.front();
   if (w.size() > 0) oc.w = w.template cast<T>();
   std::vector<Verdict> vs;
   for (const auto& c : s.conclusions) {
+    if (c.if_hemisphere && w.size() == 0) {
+      r.values.push_back(nan());
+      r.series.push_back(json());
+      r.fits.push_back(json());
+      r.clauses.push_back({{"clause", c.text()}, {"verdict", "not applicable"},
+                           {"reason", "claimed for hemisphere starts only; this start has no certified hemisphere"}});
+      continue;
+    }
     if (find_observable(c.observable)->needs_hemisphere && w.size() == 0) {
       vs.push_back(Verdict::Inconclusive);
       r.values.push_back(nan());
@@ -227,6 +263,8 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajecto
 }
 
 struct InstanceOutcome {
+  const StatementSpec* spec = nullptr;  // the family's statement
+  std::string family;                   // its name ("" without families)
   json config;
   double beta = 0;
   Verdict verdict = Verdict::Inconclusive;
@@ -241,7 +279,7 @@ struct InstanceOutcome {
 bool needs_hemisphere(const StatementSpec& s) {
   if (std::find(s.hypotheses.begin(), s.hypotheses.end(), "hemisphere-start") != s.hypotheses.end()) return true;
   for (const auto& c : s.conclusions)
-    if (find_observable(c.observable)->needs_hemisphere) return true;
+    if (c.if_hemisphere || find_observable(c.observable)->needs_hemisphere) return true;
   return false;
 }
 
@@ -277,6 +315,7 @@ std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) 
 /// for the whole ensemble): run, judge, extend the horizon while unsettled.
 template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index, std::uint64_t seed) {
   InstanceOutcome o;
+  o.spec = &s;
   for (double factor = 1;; factor *= s.extend_factor) {
     o.config = instance_config(s, index, seed, factor);
     o.horizon_factor = factor;
@@ -309,8 +348,9 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
 }
 
 /// The confirmation of a violated instance: the same clauses on a re-run at >= 20 more digits.
-void confirm(const StatementSpec& s, InstanceOutcome& o) {
+void confirm(InstanceOutcome& o) {
   if (o.verdict != Verdict::Violated) return;
+  const StatementSpec& s = *o.spec;
   const SimConfig tight = tightened_config(parse_sim_config(o.config));
   MpfrDigitsScope scope(tight.precision.digits);
   const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
@@ -324,9 +364,10 @@ void confirm(const StatementSpec& s, InstanceOutcome& o) {
 }
 
 json describe(const InstanceOutcome& o) {
-  json j = {{"seed", o.config["init"]["seed"]},   {"beta", o.beta},
+  json j = {{"seed", o.config["init"].value("seed", json())}, {"beta", o.beta},
             {"verdict", to_string(o.verdict)},    {"error_estimate", o.error_estimate},
             {"horizon_factor", o.horizon_factor}, {"clauses", o.judgement.clauses}};
+  if (!o.family.empty()) j["family"] = o.family;
   if (!o.judgement.note.empty()) j["note"] = o.judgement.note;
   if (!o.confirmation.empty()) j["confirmation"] = o.confirmation;
   return j;
@@ -351,23 +392,27 @@ struct EnsembleOutcome {
 std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset,
                                           long count) {
   const Precision precision = parse_sim_config(instance_config(s, 0, 1)).precision;
-  const long grid = s.instances * std::max<long>(1, long(s.betas.size()));
+  const long grid = s.total();
   std::vector<InstanceOutcome> outs;
+  auto pass = [&](auto scalar, long i) {
+    const auto [spec, local] = s.instance_of(i % grid);
+    InstanceOutcome o = first_pass<decltype(scalar)>(*spec, local, ctx.instance_seed(offset + std::uint64_t(i)));
+    if (!s.families.empty()) o.family = s.families[static_cast<std::size_t>((i % grid) / s.block())].name;
+    return o;
+  };
   if (precision.kind == Precision::Kind::Mpfr) {
     const MpfrDigitsScope digits(precision.digits);  // one precision for every thread
-    outs = run_instances<InstanceOutcome>(
-        count, [&](long i) { return first_pass<mpfr>(s, i % grid, ctx.instance_seed(offset + std::uint64_t(i))); });
+    outs = run_instances<InstanceOutcome>(count, [&](long i) { return pass(mpfr(), i); });
   } else {
-    outs = run_instances<InstanceOutcome>(
-        count, [&](long i) { return first_pass<double>(s, i % grid, ctx.instance_seed(offset + std::uint64_t(i))); });
+    outs = run_instances<InstanceOutcome>(count, [&](long i) { return pass(0.0, i); });
   }
-  for (auto& o : outs) confirm(s, o);  // sequential: the MPFR precision is process-wide
+  for (auto& o : outs) confirm(o);  // sequential: the MPFR precision is process-wide
   return outs;
 }
 
 EnsembleOutcome check_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset) {
   EnsembleOutcome e;
-  const long count = s.instances * std::max<long>(1, static_cast<long>(s.betas.size()));
+  const long count = s.total();
   e.instances = run_ensemble(s, ctx, offset, count);
   std::vector<Verdict> vs;
   for (const auto& o : e.instances) {
@@ -414,6 +459,28 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
   const long n = static_cast<long>(e.instances.size());
   std::string k = fmt::format("{}/{} instances hold, {} violated (confirmed), {} inconclusive", e.holds, n, e.violated,
                               e.inconclusive);
+  // Per clause, the instance farthest from the claim.
+  for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
+    const ConclusionSpec& cl = s.conclusions[c];
+    const char* field = cl.kind == ConclusionSpec::Kind::Bound    ? "worst_value"
+                        : cl.kind == ConclusionSpec::Kind::Limit  ? "distance_T"
+                        : cl.kind == ConclusionSpec::Kind::Equals ? "largest_deviation"
+                                                                  : nullptr;
+    if (!field) continue;
+    const bool low = cl.kind == ConclusionSpec::Kind::Bound && cl.relation == ">=";
+    double worst = nan();
+    for (const auto& o : e.instances)
+      if (c < o.judgement.clauses.size() && o.judgement.clauses[c].contains(field)) {
+        const double v = o.judgement.clauses[c][field].get<double>();
+        if (!(worst == worst) || (low ? v < worst : v > worst)) worst = v;
+      }
+    if (worst == worst)
+      k += fmt::format("; {}: {} {:.3g}", cl.text(),
+                       cl.kind == ConclusionSpec::Kind::Bound  ? (low ? "lowest" : "highest")
+                       : cl.kind == ConclusionSpec::Kind::Limit ? "largest distance at T"
+                                                                : "largest deviation",
+                       worst);
+  }
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     if (s.conclusions[c].kind != ConclusionSpec::Kind::Rate) continue;
     double worst = -1, rate = nan();
@@ -426,11 +493,36 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
       k += fmt::format("; rate: worst fit {:.6g} against {} {:g} ({:.2g} relative)", rate, s.conclusions[c].relation,
                        s.conclusions[c].claimed, worst);
   }
+  for (const auto& f : s.families) {
+    long h = 0, m = 0;
+    for (const auto& o : e.instances) m += o.family == f.name, h += o.family == f.name && o.verdict == Verdict::Holds;
+    k += fmt::format("; {}: {}/{}", f.name, h, m);
+  }
   if (s.probability && e.probability.contains("wilson_95"))
     k += fmt::format("; fraction {}/{} (95 % CI [{:.2f}, {:.2f}]) against {}", e.holds, e.holds + e.violated,
                      e.probability["wilson_95"][0].get<double>(), e.probability["wilson_95"][1].get<double>(),
                      e.probability["claimed"].get<std::string>());
   return k;
+}
+
+/// The paths of the first instance in d = 2 or 3, re-simulated in double for the figure.
+void add_token_paths(CheckResult& r, const EnsembleOutcome& e) {
+  for (std::size_t i = 0; i < e.instances.size(); ++i) {
+    const json& cfg = e.instances[i].config;
+    const int d = cfg.value("d", 0);
+    if (d != 2 && d != 3) continue;
+    json c = cfg;
+    c.erase("precision");
+    const Trajectory<double> tr = simulate<double>(parse_sim_config(c));
+    json fig = d == 3 ? paths3d_figure("x₁", "x₂", "x₃", true) : line_figure({"x₁", "x₂"});
+    for (int k = 0; k < tr.n; ++k) {
+      std::vector<double> a, b, z;
+      for (const auto& x : tr.x) a.push_back(x(k, 0)), b.push_back(x(k, 1)), z.push_back(d == 3 ? x(k, 2) : 0.0);
+      fig["series"][fmt::format("token {}", k + 1)] = d == 3 ? series3(a, b, z) : series(a, b);
+    }
+    r.figures[fmt::format("token paths of instance {}", i + 1)] = fig;
+    return;
+  }
 }
 
 }  // namespace
@@ -481,13 +573,28 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
       {"instances", per},
       {"specification", s.source_json}};
   if (!e.probability.is_null()) r.evidence["probability"] = e.probability;
-  r.observables.push_back(fraction_observable("fraction of instances holding", e.holds, r.instances));
-  for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
-    std::vector<double> values;
-    for (const auto& o : e.instances)
-      if (c < o.judgement.values.size()) values.push_back(o.judgement.values[c]);
-    const char* what = s.conclusions[c].kind == ConclusionSpec::Kind::Rate ? "mean fitted rate" : "mean value at T";
-    r.observables.push_back(mean_observable(fmt::format("{}: {}", s.conclusions[c].text(), what), values));
+  // Regress observables: per family (or for the whole ensemble) the fraction holding and, per
+  // clause, the mean value at T or the mean fitted rate.
+  std::vector<std::string> groups;
+  for (const auto& f : s.families) groups.push_back(f.name);
+  if (groups.empty()) groups.push_back("");
+  for (const auto& g : groups) {
+    const std::string prefix = g.empty() ? "" : g + ": ";
+    long holds = 0, members = 0;
+    for (const auto& o : e.instances) members += o.family == g, holds += o.family == g && o.verdict == Verdict::Holds;
+    r.observables.push_back(fraction_observable(prefix + "fraction of instances holding", holds, members));
+    for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
+      std::vector<double> values;
+      for (const auto& o : e.instances)
+        if (o.family == g && c < o.judgement.values.size() && std::isfinite(o.judgement.values[c]))
+          values.push_back(o.judgement.values[c]);
+      if (values.empty()) continue;
+      const auto kind = s.conclusions[c].kind;
+      const char* what = kind == ConclusionSpec::Kind::Rate    ? "mean fitted rate"
+                         : kind == ConclusionSpec::Kind::Limit ? "mean fitted rate of approach"
+                                                               : "mean value at T";
+      r.observables.push_back(mean_observable(fmt::format("{}{}: {}", prefix, s.conclusions[c].text(), what), values));
+    }
   }
   // One figure per clause: its observable against t (or the layer) for the first instances, on a
   // log scale where the clause is about a distance to a limit, with the rate fits drawn over them.
@@ -496,13 +603,17 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     const ConclusionSpec& cl = s.conclusions[c];
     const ObservableDef& o = *find_observable(cl.observable);
     const bool distance = cl.kind == ConclusionSpec::Kind::Limit || cl.kind == ConclusionSpec::Kind::Rate;
+    if (cl.kind == ConclusionSpec::Kind::Equals && cl.value != 0) continue;  // its figure would be a flat line
     const std::string y_label =
         !distance || cl.value == 0 ? o.label : fmt::format("distance of the {} to {:g}", o.label, cl.value);
     json fig = line_figure({s.layers > 0 ? "layer" : "t", y_label, false, distance});
     for (std::size_t i = 0; i < e.instances.size() && i < kFigureInstances; ++i) {
       const auto& jd = e.instances[i].judgement;
       if (c >= jd.series.size() || jd.series[c].is_null()) continue;
-      const std::string name = fmt::format("instance {} (β = {:g})", i + 1, e.instances[i].beta);
+      const std::string name =
+          e.instances[i].family.empty()
+              ? fmt::format("instance {} (β = {:g})", i + 1, e.instances[i].beta)
+              : fmt::format("instance {} ({}, β = {:g})", i + 1, e.instances[i].family, e.instances[i].beta);
       fig["series"][name] = jd.series[c];
       const json& f = jd.fits[c];
       if (f.is_object() && f.contains("slope"))
@@ -511,6 +622,8 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     }
     if (!fig["series"].empty()) r.figures[fmt::format("clause {}: {}", c + 1, o.label)] = fig;
   }
+  for (const auto& f : s.figures)
+    if (f == "token-paths") add_token_paths(r, e);
   for (std::size_t k = 0; k < s.controls.size(); ++k) {
     const ControlSpec& cs = s.controls[k];
     const StatementSpec cspec = control_statement(s, cs);

@@ -49,9 +49,11 @@ const json& object_at(const json& j, const std::string& key, const std::string& 
 
 ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (!c.is_object()) input_error(field, "must be an object {\"observable\": name, <predicate>}");
-  reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "monotone", "rate"}, field);
+  reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "within", "monotone", "rate", "equals", "if"},
+                     field);
   ConclusionSpec s;
   s.observable = read_string(c, "observable", field + ".observable");
+  s.if_hemisphere = one_of(c, "if", field + ".if", {"always", "hemisphere-start"}, "always") == "hemisphere-start";
   if (!find_observable(s.observable))
     input_error(field + ".observable", "unknown '" + s.observable + "'; known: " + observable_names());
   const ObservableDef& o = *find_observable(s.observable);
@@ -63,20 +65,27 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
     if (!(s.delta > 0)) input_error(field + ".delta", "must be > 0");
   }
   const int predicates = int(c.contains("<=")) + int(c.contains(">=")) + int(c.contains("tends_to")) +
-                         int(c.contains("monotone")) + int(c.contains("rate"));
+                         int(c.contains("monotone")) + int(c.contains("rate")) + int(c.contains("equals"));
   if (predicates != 1)
-    input_error(field, "needs exactly one predicate of \"<=\", \">=\", \"tends_to\", \"monotone\", \"rate\"");
-  if (c.contains("<=") || c.contains(">=")) {
-    s.kind = ConclusionSpec::Kind::Bound;
-    s.relation = c.contains("<=") ? "<=" : ">=";
+    input_error(field,
+                "needs exactly one predicate of \"<=\", \">=\", \"tends_to\", \"monotone\", \"rate\", \"equals\"");
+  if (c.contains("within") && !c.contains("tends_to"))
+    input_error(field + ".within", "only a limit (\"tends_to\") is reached within a distance");
+  if (c.contains("<=") || c.contains(">=") || c.contains("equals")) {
+    s.kind = c.contains("equals") ? ConclusionSpec::Kind::Equals : ConclusionSpec::Kind::Bound;
+    s.relation = c.contains("<=") ? "<=" : c.contains(">=") ? ">=" : "equals";
     s.value = finite_number(c.at(s.relation), field + "." + s.relation);
     s.every_sample = one_of(c, "at", field + ".at", {"end", "every-sample"}, "end") == "every-sample";
     return s;
   }
-  if (c.contains("at")) input_error(field + ".at", "only a bound (\"<=\" or \">=\") is taken at a time");
+  if (c.contains("at")) input_error(field + ".at", "only a bound or an equality is taken at a time");
   if (c.contains("tends_to")) {
     s.kind = ConclusionSpec::Kind::Limit;
     s.value = finite_number(c.at("tends_to"), field + ".tends_to");
+    if (c.contains("within")) {
+      s.within = finite_number(c.at("within"), field + ".within");
+      if (!(s.within > 0)) input_error(field + ".within", "must be > 0");
+    }
   } else if (c.contains("monotone")) {
     s.kind = ConclusionSpec::Kind::Monotone;
     s.relation = one_of(c, "monotone", field + ".monotone", {"non-increasing", "non-decreasing"}, "");
@@ -126,11 +135,18 @@ json instance_config(const StatementSpec& s, long index, std::uint64_t seed, dou
   c["d"] = s.d;
   if (!s.betas.empty()) c["beta"] = s.betas[static_cast<std::size_t>(index / s.instances) % s.betas.size()];
   c["init"] = {{"kind", s.start}, {"seed", seed}};
+  if (s.start == "explicit") c["init"] = {{"kind", "explicit"}, {"points", s.points}};
   if (s.layers > 0)
     c["layers"] = static_cast<long>(std::llround(double(s.layers) * factor));
   else
     c["time"] = {{"t_end", s.t_end * factor}, {"samples", s.samples}};
   return c;
+}
+
+std::pair<const StatementSpec*, long> StatementSpec::instance_of(long index) const {
+  if (families.empty()) return {this, index % block()};
+  const std::size_t f = static_cast<std::size_t>(index / block()) % families.size();
+  return {families[f].spec.get(), index % block()};
 }
 
 const std::vector<std::string>& suite_parameter_names() {
@@ -145,7 +161,11 @@ std::string ConclusionSpec::text() const {
         return fmt::format("{}(delta = {:g}) {} {:g}{}", observable, delta, relation, value,
                            every_sample ? " at every sample" : " at T");
       return fmt::format("{} {} {:g}{}", observable, relation, value, every_sample ? " at every sample" : " at T");
-    case Kind::Limit: return fmt::format("{} -> {:g}", observable, value);
+    case Kind::Equals:
+      return fmt::format("{} = {:g}{}", observable, value, every_sample ? " at every sample" : " at T");
+    case Kind::Limit:
+      return within > 0 ? fmt::format("{} -> {:g} (reached within {:g})", observable, value, within)
+                        : fmt::format("{} -> {:g}", observable, value);
     case Kind::Monotone: return fmt::format("{} {}", observable, relation);
     case Kind::Rate: return fmt::format("|{} - {:g}| decays at rate {} {:g}", observable, value, relation, claimed);
   }
@@ -157,7 +177,8 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   if (!j.is_object()) input_error(where.empty() ? "statement" : where, "a statement is a JSON object");
   reject_unknown_keys(j,
                       {"id", "kind", "source", "statement", "summary", "expected", "model", "ensemble", "horizon",
-                       "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "comment"},
+                       "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "figures",
+                       "comment"},
                       where.empty() ? "statement" : where);
   StatementSpec s;
   s.source_json = j;
@@ -181,13 +202,17 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
               (std::string(k) == "n" || std::string(k) == "d" || std::string(k) == "init" ? "ensemble" : "horizon"));
 
   const json& e = object_at(j, "ensemble", w + "ensemble");
-  reject_unknown_keys(e, {"instances", "n", "d", "start", "betas"}, w + "ensemble");
+  reject_unknown_keys(e, {"instances", "n", "d", "start", "points", "betas", "families"}, w + "ensemble");
   s.instances = read_integer(e, "instances", w + "ensemble.instances", 1, 100000, 4);
   s.n = static_cast<int>(read_integer(e, "n", w + "ensemble.n", 1, 4096));
   s.d = static_cast<int>(read_integer(e, "d", w + "ensemble.d", 1, 4096));
   s.start = read_string(e, "start", w + "ensemble.start", "uniform-sphere");
-  if (s.start == "explicit")
-    input_error(w + "ensemble.start", "explicit points are a control's business, not an ensemble's");
+  if ((s.start == "explicit") != e.contains("points"))
+    input_error(w + "ensemble.points", "given exactly when the start is \"explicit\"");
+  if (s.start == "explicit") {
+    s.points = e.at("points");
+    if (s.instances != 1) input_error(w + "ensemble.instances", "an explicit start is one instance");
+  }
   if (e.contains("betas")) {
     if (!e.at("betas").is_array() || e.at("betas").empty() || e.at("betas").size() > 64)
       input_error(w + "ensemble.betas", "must be a list of 1 to 64 numbers");
@@ -248,6 +273,13 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     s.probability = ps;
   }
 
+  if (j.contains("figures")) {
+    const json& f = j.at("figures");
+    if (!f.is_array()) input_error(w + "figures", "must be a list");
+    for (std::size_t k = 0; k < f.size(); ++k)
+      s.figures.push_back(one_of(json{{"f", f[k]}}, "f", w + "figures[" + std::to_string(k) + "]", {"token-paths"}, ""));
+  }
+
   if (j.contains("suite_may_override")) {
     const json& o = j.at("suite_may_override");
     if (!o.is_array()) input_error(w + "suite_may_override", "must be a list");
@@ -268,6 +300,32 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     if (probe.precision.kind != Precision::Kind::Double && probe.precision.kind != Precision::Kind::Mpfr)
       input_error("precision", "statements run in double or MPFR ({\"digits\": N})");
   } catch (const InputError& err) { input_error(w + "model", std::string(err.what())); }
+
+  if (e.contains("families")) {
+    const json& fs = e.at("families");
+    const std::string ff = w + "ensemble.families";
+    if (!fs.is_array() || fs.empty() || fs.size() > 64) input_error(ff, "must be a list of 1 to 64 families");
+    json base = j;
+    base.erase("controls");
+    base["ensemble"].erase("families");
+    for (std::size_t k = 0; k < fs.size(); ++k) {
+      const std::string f = ff + "[" + std::to_string(k) + "]";
+      if (!fs[k].is_object()) input_error(f, "must be {\"name\", \"override\"}");
+      reject_unknown_keys(fs[k], {"name", "override"}, f);
+      FamilySpec fam;
+      fam.name = read_string(fs[k], "name", f + ".name");
+      fam.patch = object_at(fs[k], "override", f + ".override");
+      reject_unknown_keys(fam.patch, {"model", "ensemble", "horizon", "hypotheses", "figures"}, f + ".override");
+      if (fam.patch.contains("ensemble") && fam.patch.at("ensemble").is_object())
+        for (const char* forbidden : {"instances", "betas", "families"})
+          if (fam.patch.at("ensemble").contains(forbidden))
+            input_error(f + ".override.ensemble." + forbidden, "the same for every family");
+      json patched = base;
+      patched.merge_patch(fam.patch);
+      fam.spec = std::make_shared<const StatementSpec>(parse_statement(patched, f + ".override"));
+      s.families.push_back(std::move(fam));
+    }
+  }
 
   if (j.contains("controls")) {
     const json& cl = j.at("controls");

@@ -5,7 +5,9 @@
 #include "attnflow/catalogue/verdict.hpp"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,15 +20,18 @@ struct ConclusionSpec {
     Bound,     // observable at T (or at every sample) <= or >= a value
     Limit,     // observable -> value as t grows: reached at T up to the tolerance
     Monotone,  // non-increasing or non-decreasing along the trajectory
-    Rate       // |observable - limit| decays like e^{-rate t}: rate =, >= or <= a claimed value
+    Rate,      // |observable - limit| decays like e^{-rate t}: rate =, >= or <= a claimed value
+    Equals     // observable equals a reference value, at T or at every sample, within the tolerance
   };
   Kind kind = Kind::Bound;
   std::string observable;
   std::string relation;       // Bound: "<=" ">="; Monotone: "non-increasing" "non-decreasing"; Rate: "=" ">=" "<="
-  double value = 0;           // Bound: the bound; Limit and Rate: the limit
+  double value = 0;           // Bound: the bound; Limit and Rate: the limit; Equals: the reference
   double claimed = 0;         // Rate: the claimed rate
-  bool every_sample = false;  // Bound: at every sample instead of at T
+  bool every_sample = false;  // Bound, Equals: at every sample instead of at T
   double delta = 0;           // observables with a threshold (clusters)
+  double within = 0;          // Limit: also reached when |observable(T) - limit| <= within (numerically)
+  bool if_hemisphere = false; // judged only on instances whose start has a certified hemisphere
   std::string text() const;   // the clause in words, for evidence and reports
 };
 
@@ -43,6 +48,16 @@ struct ProbabilitySpec {
   std::string relation = ">=";
 };
 
+struct StatementSpec;
+
+/// A family of the ensemble: the statement with some setting fields replaced (a merge patch of
+/// model, ensemble, horizon, hypotheses), run on `instances` starts of its own.
+struct FamilySpec {
+  std::string name;
+  nlohmann::json patch;
+  std::shared_ptr<const StatementSpec> spec;  // the patched statement (without families)
+};
+
 struct StatementSpec {
   std::string id, kind, source, statement, summary;
   Verdict expected = Verdict::Holds;
@@ -51,7 +66,9 @@ struct StatementSpec {
   long instances = 4;
   int n = 6, d = 3;
   std::string start = "uniform-sphere";
+  nlohmann::json points;  // start "explicit": the n points
   std::vector<double> betas;
+  std::vector<FamilySpec> families;  // empty: one family, the statement itself
   // Horizon: run to t_end (or `layers` layers); while an instance is still converging at T, run
   // again to extend_factor·T, up to extend_cap·t_end.
   double t_end = 20;
@@ -63,7 +80,15 @@ struct StatementSpec {
   std::optional<ProbabilitySpec> probability;
   std::vector<ControlSpec> controls;
   std::vector<std::string> overridable;  // suite parameters this statement accepts
+  std::vector<std::string> figures;      // extra figures: "token-paths" (the first instance's paths)
   nlohmann::json source_json;            // as parsed (controls patch it)
+
+  /// Instances of one family: `instances` per beta of the grid.
+  long block() const { return instances * std::max<long>(1, static_cast<long>(betas.size())); }
+  /// Every instance of the ensemble: a block per family.
+  long total() const { return block() * std::max<long>(1, static_cast<long>(families.size())); }
+  /// The statement instance `index` of the ensemble runs (its family's) and its index there.
+  std::pair<const StatementSpec*, long> instance_of(long index) const;
 };
 
 /// The simulate config of instance `index`: its beta from the grid (index / instances), the start
