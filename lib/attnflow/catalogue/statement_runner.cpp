@@ -1,6 +1,7 @@
 #include "attnflow/catalogue/statement_runner.hpp"
 
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/catalogue/checks/paper_a.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/observable_registry.hpp"
@@ -300,12 +301,11 @@ std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) 
     }
     if (h == "v-scaled-identity")
       for (std::size_t k = 0; k < c.heads.size(); ++k) {
-        const WeightSpec& v = c.heads[k].V;
-        const auto kind = v.values.empty() ? MatrixSpec::Kind::Identity : v.values.front().kind;
-        if (v.kind != WeightSpec::Kind::Constant ||
-            (kind != MatrixSpec::Kind::Identity && kind != MatrixSpec::Kind::MinusIdentity &&
-             kind != MatrixSpec::Kind::ScaledIdentity))
-          return fmt::format("V of head {} is not a constant multiple of I", k + 1);
+        // Constant, per layer or at knots: every value a multiple of I (so V(t) is one at every t).
+        for (const MatrixSpec& m : c.heads[k].V.values)
+          if (m.kind != MatrixSpec::Kind::Identity && m.kind != MatrixSpec::Kind::MinusIdentity &&
+              m.kind != MatrixSpec::Kind::ScaledIdentity && m.kind != MatrixSpec::Kind::Zero)
+            return fmt::format("V of head {} is not a multiple of I", k + 1);
       }
   }
   return "";
@@ -548,7 +548,8 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
                                         "without it are inconclusive"));
     else if (h == "v-scaled-identity")
       r.hypotheses.push_back(
-          hypothesis("V = aI (every head)", "certified", "read from the matrix's form in the config, exactly"));
+          hypothesis("V = aI (every head; a may depend on the layer or time)", "certified",
+                     "read from the matrix's form in the config, exactly"));
     else
       r.hypotheses.push_back(hypothesis("numerical", "numerical", "the statement's setting, as configured"));
   }
@@ -641,8 +642,16 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
 
 CatalogueEntry statement_entry(const StatementSpec& spec) {
   return {spec.id, spec.kind, spec.source, spec.summary, spec.expected, [spec](const CheckContext& ctx) {
-            const bool params = ctx.params.is_object() && !ctx.params.empty();
-            return run_statement(params ? with_suite_parameters(spec, ctx.params, ctx.id) : spec, ctx);
+            // A statement citing proofs takes the suite's "certificates" and "recheck_certificates"
+            // as cited_proofs.hpp reads them; the rest are its own suite parameters.
+            nlohmann::json params = ctx.params.is_object() ? ctx.params : nlohmann::json::object();
+            if (!spec.certificates.empty()) params.erase("certificates"), params.erase("recheck_certificates");
+            CheckResult r = run_statement(params.empty() ? spec : with_suite_parameters(spec, params, ctx.id), ctx);
+            if (!spec.certificates.empty()) {
+              const CitedProofs proofs = cite_proofs_for(ctx, spec.certificates, r);
+              r.evidence["certificates"] = proofs.evidence;
+            }
+            return r;
           }};
 }
 

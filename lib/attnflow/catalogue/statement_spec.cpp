@@ -5,6 +5,7 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/random.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -111,26 +112,103 @@ Verdict parse_expected(const json& j, const std::string& field, const std::strin
   return verdict_from_string(v);
 }
 
-/// Replaces every "seed": "instance" in the weights by a seed drawn from `seed` (one per site).
-void derive_weight_seeds(json& j, std::uint64_t seed, std::uint64_t& counter) {
+/// What the weight generators of one instance draw from.
+struct DrawSite {
+  std::uint64_t seed = 0, counter = 0;
+  int d = 1;
+  long layers = 0;
+  std::uint64_t next() { return mix_seed(seed ^ mix_seed(++counter)) & 0x7fffffffffffULL; }
+};
+
+/// A generator's "seed": "instance" (a fresh seed of this instance) or a fixed integer.
+std::uint64_t generator_seed(const json& g, DrawSite& site, const std::string& field) {
+  if (!g.contains("seed") || g.at("seed") == "instance") return site.next();
+  if (!g.at("seed").is_number_unsigned()) input_error(field + ".seed", "must be \"instance\" or an integer");
+  return g.at("seed").get<std::uint64_t>();
+}
+
+/// Expands the statement's weight generators into a plain simulate config: every "seed":
+/// "instance" becomes a seed of this instance (one per site); {"draw": "uniform-decimal", "low",
+/// "high"[, "count": "d"]} becomes a 3-decimal string in [low, high] (exact at any precision), or
+/// d of them; {"per_layer": m[, "count": N]} becomes {"layers": [m, …]}, one independent expansion
+/// of m per layer of the horizon (or N of them).
+void expand_generators(json& j, DrawSite& site, const std::string& field) {
+  if (j.is_object() && j.contains("draw")) {
+    reject_unknown_keys(j, {"draw", "low", "high", "count", "seed"}, field);
+    if (j.at("draw") != "uniform-decimal") input_error(field + ".draw", "known: uniform-decimal");
+    if (!j.contains("low") || !j.contains("high") || !j.at("low").is_number() || !j.at("high").is_number())
+      input_error(field, "a draw needs numbers \"low\" < \"high\"");
+    const double lo = j.at("low").get<double>(), hi = j.at("high").get<double>();
+    if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi)) input_error(field, "needs finite low < high");
+    if (j.contains("count") && j.at("count") != "d") input_error(field + ".count", "only \"d\" (one per coordinate)");
+    SeededDraws rng(generator_seed(j, site, field));
+    auto one = [&] { return fmt::format("{:.3f}", rng.uniform(lo, hi)); };
+    if (j.contains("count")) {
+      json list = json::array();
+      for (int k = 0; k < site.d; ++k) list.push_back(one());
+      j = list;
+    } else {
+      j = one();
+    }
+    return;
+  }
+  if (j.is_object() && j.contains("per_layer")) {
+    reject_unknown_keys(j, {"per_layer", "count"}, field);
+    long count = site.layers;
+    if (j.contains("count")) {
+      if (!j.at("count").is_number_integer() || j.at("count").get<long>() < 1 || j.at("count").get<long>() > 100000)
+        input_error(field + ".count", "must be an integer in [1, 100000]");
+      count = j.at("count").get<long>();
+    }
+    if (count < 1) input_error(field, "per_layer needs a layer count: the horizon's layers or \"count\"");
+    // Layer k draws from its own seed (this site's, k): a longer horizon keeps the first layers.
+    const std::uint64_t site_seed = site.next();
+    json list = json::array();
+    for (long k = 0; k < count; ++k) {
+      DrawSite layer = site;
+      layer.seed = mix_seed(site_seed + static_cast<std::uint64_t>(k));
+      layer.counter = 0;
+      json m = j.at("per_layer");
+      expand_generators(m, layer, field + ".per_layer");
+      list.push_back(std::move(m));
+    }
+    j = {{"layers", std::move(list)}};
+    return;
+  }
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (it.key() == "seed" && it.value() == "instance")
-        it.value() = mix_seed(seed ^ mix_seed(++counter)) & 0x7fffffffffffULL;
+        it.value() = site.next();
       else
-        derive_weight_seeds(it.value(), seed, counter);
+        expand_generators(it.value(), site, field + "." + it.key());
     }
   } else if (j.is_array()) {
-    for (auto& x : j) derive_weight_seeds(x, seed, counter);
+    for (std::size_t k = 0; k < j.size(); ++k) expand_generators(j[k], site, field + "[" + std::to_string(k) + "]");
   }
+}
+
+/// A JSON merge patch (RFC 7386), except that a weight (model.Q, .K, .V) is replaced whole: a
+/// family or control that says "V": {"per_layer": …} means that V, not a merge with the old one.
+void apply_override(json& target, const json& patch) {
+  json p = patch;
+  if (p.contains("model") && p.at("model").is_object() && target.contains("model") && target.at("model").is_object())
+    for (const char* w : {"Q", "K", "V"})
+      if (p.at("model").contains(w) && !p.at("model").at(w).is_null()) {
+        target["model"][w] = p["model"][w];
+        p["model"].erase(w);
+      }
+  target.merge_patch(p);
 }
 
 }  // namespace
 
 json instance_config(const StatementSpec& s, long index, std::uint64_t seed, double factor) {
   json c = s.model;
-  std::uint64_t counter = 0;
-  derive_weight_seeds(c, seed, counter);
+  DrawSite site;
+  site.seed = seed;
+  site.d = s.d;
+  site.layers = s.layers > 0 ? static_cast<long>(std::llround(double(s.layers) * factor)) : 0;
+  expand_generators(c, site, "model");
   c["n"] = s.n;
   c["d"] = s.d;
   if (!s.betas.empty()) c["beta"] = s.betas[static_cast<std::size_t>(index / s.instances) % s.betas.size()];
@@ -178,7 +256,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   reject_unknown_keys(j,
                       {"id", "kind", "source", "statement", "summary", "expected", "model", "ensemble", "horizon",
                        "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "figures",
-                       "comment"},
+                       "certificates", "comment"},
                       where.empty() ? "statement" : where);
   StatementSpec s;
   s.source_json = j;
@@ -273,6 +351,10 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     s.probability = ps;
   }
 
+  s.certificates = read_string(j, "certificates", w + "certificates", "");
+  for (char ch : s.certificates)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == ',' || ch == '-' || ch == '_'))
+      input_error(w + "certificates", "a comma-separated list of names under proofs/certificates/");
   if (j.contains("figures")) {
     const json& f = j.at("figures");
     if (!f.is_array()) input_error(w + "figures", "must be a list");
@@ -321,7 +403,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
           if (fam.patch.at("ensemble").contains(forbidden))
             input_error(f + ".override.ensemble." + forbidden, "the same for every family");
       json patched = base;
-      patched.merge_patch(fam.patch);
+      apply_override(patched, fam.patch);
       fam.spec = std::make_shared<const StatementSpec>(parse_statement(patched, f + ".override"));
       s.families.push_back(std::move(fam));
     }
@@ -368,7 +450,7 @@ StatementSpec with_suite_parameters(const StatementSpec& s, const json& params, 
 json control_json(const json& statement, const json& patch) {
   json j = statement;
   j.erase("controls");
-  j.merge_patch(patch);
+  apply_override(j, patch);
   return j;
 }
 

@@ -81,6 +81,7 @@ struct StatementSpec {
   std::vector<ControlSpec> controls;
   std::vector<std::string> overridable;  // suite parameters this statement accepts
   std::vector<std::string> figures;      // extra figures: "token-paths" (the first instance's paths)
+  std::string certificates;              // cited computer-assisted proofs (proofs/certificates/<name>), comma-separated
   nlohmann::json source_json;            // as parsed (controls patch it)
 
   /// Instances of one family: `instances` per beta of the grid.

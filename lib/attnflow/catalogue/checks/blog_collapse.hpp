@@ -1,8 +1,8 @@
 #pragma once
-// Shared by Blog-P2.1 and Blog-C1 (layer-normalized model): does a run collapse to one point,
+// Used by layer-dependent's discrete family (layer-normalized model): does a run collapse to one point,
 // exponentially? Diameter δ_k against the layer k, a rounding floor from a re-run at ≥ 20 more
 // digits, a fitted rate with a confidence interval above that floor, and the hemisphere
-// certificate of the start. Included only by those two checks.
+// certificate of the start.
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/diagnostics/extent.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
