@@ -18,12 +18,9 @@ CatalogueEntry builtin(const std::string& id) {
 }  // namespace
 
 // Each entry is a statement file (builtin) or lives in catalogue/checks/<id>.cpp.
-CatalogueEntry entry_b_6_8();
 CatalogueEntry entry_blog_l2_2();
-CatalogueEntry entry_blog_c2();
 CatalogueEntry entry_wendel();
 CatalogueEntry entry_precision_trap();
-CatalogueEntry entry_a_c_5();
 CatalogueEntry entry_energy();
 CatalogueEntry entry_b_6_4();
 CatalogueEntry entry_b_6_9();
@@ -41,19 +38,19 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("Blog-P2.1"),
       entry_blog_l2_2(),
       builtin("Blog-C1"),
-      entry_blog_c2(),
+      builtin("Blog-C2"),
       entry_wendel(),
       entry_a_2_1(),
       entry_a_3_1(),
       entry_a_4_1(),
       entry_a_5_1(),
-      entry_a_c_5(),
+      builtin("A-C.5"),
       entry_a_n1(),
       entry_precision_trap(),
       entry_energy(),
       builtin("B-single-cluster"),
       entry_b_6_4(),
-      entry_b_6_8(),
+      builtin("B-6.8"),
       entry_b_6_9(),
       entry_b_metastability(),
       entry_phase_diagram(),

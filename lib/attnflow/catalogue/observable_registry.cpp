@@ -1,6 +1,8 @@
 #include "attnflow/catalogue/observable_registry.hpp"
 
 #include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/gamma_curve.hpp"
+#include "attnflow/errors.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/energy.hpp"
 #include "attnflow/diagnostics/extent.hpp"
@@ -56,6 +58,72 @@ template <class T> T distance_to_first_start(const Tokens<T>& x, const Observabl
   T m = 0;
   for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max<T>(m, T((x.row(i) - c.start.row(0)).squaredNorm()));
   return sqrt(m);
+}
+
+/// max_i ‖x_i(t)‖ − max(max_i ‖x_i(0)‖, √(2n)): ≤ 0 is [A] App. C.5's bound on the tokens.
+template <class T> T norm_above_start_bound(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::sqrt;
+  T bound = sqrt(T(2 * x.rows()));
+  for (Eigen::Index i = 0; i < c.start.rows(); ++i) bound = std::max<T>(bound, sqrt(T(c.start.row(i).squaredNorm())));
+  return max_norm(x, c) - bound;
+}
+
+/// max_{i≠j} |⟨x_i, x_j⟩ − γ(t)|, γ the reference curve.
+template <class T> T gamma_deviation(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::abs;
+  const T g = T(c.reference);
+  T worst = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.rows(); ++j)
+      if (i != j) worst = std::max<T>(worst, T(abs(T(x.row(i).dot(x.row(j))) - g)));
+  return worst;
+}
+
+std::vector<double> gamma_reference(const SimConfig& c, const std::vector<double>& times) {
+  const bool usa = c.model->kind == ModelKind::UsaSphere;
+  if (c.model->kind != ModelKind::SaSphere && !usa)
+    input_error("gamma_deviation", "needs model sa-sphere or usa-sphere with Q = K = V = I (one head)");
+  for (const auto& h : c.heads)
+    for (const WeightSpec* w : {&h.Q, &h.K, &h.V})
+      for (const MatrixSpec& m : w->values)
+        if (m.kind != MatrixSpec::Kind::Identity)
+          input_error("gamma_deviation", "needs Q = K = V = I (the gamma ODE of [B] Thm 6.8)");
+  return gamma_curve(usa, c.n, decimal_as_double(c.beta), times);
+}
+
+/// s_i = sign⟨x_i, x_1⟩: the tokens split into the groups of x_1 and of −x_1.
+template <class T> std::vector<int> antipodal_signs(const Tokens<T>& x) {
+  std::vector<int> s;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) s.push_back(x.row(i).dot(x.row(0)) >= 0 ? 1 : -1);
+  return s;
+}
+
+/// max_{i,j} |⟨x_i, x_j⟩ − s_i s_j|: 0 exactly when the tokens sit at ±x_1.
+template <class T> T antipodal_deviation(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::abs;
+  const std::vector<int> s = antipodal_signs(x);
+  T worst = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.rows(); ++j)
+      worst = std::max<T>(worst, T(abs(T(x.row(i).dot(x.row(j))) - T(s[std::size_t(i)] * s[std::size_t(j)]))));
+  return worst;
+}
+
+/// The size of the smaller of the two groups (0: one cluster, not two).
+template <class T> T antipodal_minority(const Tokens<T>& x, const ObservableContext<T>&) {
+  long plus = 0;
+  for (int v : antipodal_signs(x)) plus += v > 0;
+  return T(std::min<long>(plus, long(x.rows()) - plus));
+}
+
+/// Tokens whose side is within the error of the boundary ⟨x_i, x_1⟩ = 0 could count either way.
+double antipodal_minority_ambiguity(const Tokens<double>& x, const ObservableContext<double>& c) {
+  const double e = (std::isfinite(c.error_estimate) ? c.error_estimate : 0.0) +
+                   16.0 * double(x.rows() * x.cols()) * std::numeric_limits<double>::epsilon();
+  double ambiguous = 0;
+  for (Eigen::Index i = 1; i < x.rows(); ++i)
+    ambiguous += std::abs(x.row(i).dot(x.row(0))) <= 20 * std::sqrt(double(x.cols())) * e;
+  return ambiguous;
 }
 
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
@@ -115,6 +183,20 @@ const std::vector<ObservableDef>& observable_registry() {
       {"distance_to_first_start", "largest distance to the first token's start", "\\max_i\\lVert x_i(t) - x_1(0)\\rVert",
        false, [](const Tokens<double>& x, double) { return root_d(x); }, distance_to_first_start<double>,
        distance_to_first_start<mpfr>},
+      {"norm_above_start_bound", "largest norm above max(largest start norm, sqrt(2n))",
+       "\\max_i\\lVert x_i(t)\\rVert - \\max\\{\\max_i\\lVert x_i(0)\\rVert, \\sqrt{2n}\\}", false,
+       [](const Tokens<double>& x, double) { return root_d(x); }, norm_above_start_bound<double>,
+       norm_above_start_bound<mpfr>},
+      {"gamma_deviation", "largest deviation of an inner product from gamma(t)",
+       "\\max_{i\\ne j}\\lvert\\langle x_i, x_j\\rangle - \\gamma(t)\\rvert", false,
+       [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, gamma_deviation<double>,
+       gamma_deviation<mpfr>, false, nullptr, gamma_reference},
+      {"antipodal_deviation", "distance from two antipodal clusters",
+       "\\max_{i,j}\\lvert\\langle x_i, x_j\\rangle - s_i s_j\\rvert", false,
+       [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, antipodal_deviation<double>,
+       antipodal_deviation<mpfr>},
+      {"antipodal_minority", "size of the smaller antipodal group", "\\min(n_+, n_-)", false, nullptr,
+       antipodal_minority<double>, antipodal_minority<mpfr>, false, antipodal_minority_ambiguity},
       {"clusters", "number of clusters at the threshold", "N_\\delta", false, nullptr, clusters<double>, clusters<mpfr>,
        true, clusters_ambiguity},
   };

@@ -4,6 +4,7 @@
 // double and in MPFR (a violation is confirmed at higher precision by the same definition), and a
 // sensitivity that turns a trajectory's per-coordinate error estimate into a bound on the
 // observable's own error.
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
 
@@ -19,6 +20,8 @@ template <class T> struct ObservableContext {
   Vector<T> w;     // the certified hemisphere normal of the start (min_x_w); empty when there is none
   T delta = T(0);  // clusters: the threshold δ
   Tokens<T> start;  // the tokens at t = 0 (observables measured against the start)
+  double reference = 0;  // observables against a reference curve: its value at this sample
+  const SimConfig* config = nullptr;  // the run's config (reference curves depend on it)
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 
@@ -32,6 +35,9 @@ struct ObservableDef {
   bool needs_delta = false;  // a clause names the threshold: {"observable": ..., "delta": δ}
   /// Integer-valued (a count): no sensitivity; `ambiguity` bounds how far the count may be off.
   double (*ambiguity)(const Tokens<double>& x, const ObservableContext<double>& c) = nullptr;
+  /// Observables against a reference curve (γ of [B] Thm 6.8): its values at the sample times,
+  /// accurate far beyond any tolerance it is compared with; InputError where it does not apply.
+  std::vector<double> (*reference)(const SimConfig& c, const std::vector<double>& times) = nullptr;
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)

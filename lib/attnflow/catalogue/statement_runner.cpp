@@ -72,7 +72,16 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
   ObservableContext<T> ocd = oc;
   ocd.delta = T(c.delta);
   ocd.error_estimate = error;
-  for (const auto& x : tr.x) y.push_back(o.at(x, ocd));
+  std::vector<double> reference;
+  if (o.reference) {
+    std::vector<double> times;
+    for (const auto& t : tr.t) times.push_back(to_double(t));
+    reference = o.reference(*oc.config, times);
+  }
+  for (std::size_t k = 0; k < tr.x.size(); ++k) {
+    if (!reference.empty()) ocd.reference = reference[k];
+    y.push_back(o.at(tr.x[k], ocd));
+  }
   const std::vector<double> tol = tolerances(o, tr, error, beta, ocd);
   const std::size_t last = y.size() - 1;
   ClauseJudgement j;
@@ -109,7 +118,10 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
         if (!j.evidence.contains("worst_value") ||
             (c.relation == "<=" ? v > j.evidence["worst_value"].get<double>() : v < j.evidence["worst_value"].get<double>()))
           j.evidence["worst_value"] = v;
-        const double margin = (c.relation == "<=" ? c.value - v : v - c.value) - tol[k];
+        // The start is data, not a measurement: a bound it attains (within the rounding of the
+        // observable) is met there.
+        const double margin =
+            k == 0 && !o.ambiguity ? (c.relation == "<=" ? c.value - v : v - c.value) + tol[k] : (c.relation == "<=" ? c.value - v : v - c.value) - tol[k];
         worst_margin = std::min(worst_margin, margin);
         const double beyond = (c.relation == "<=" ? v - c.value : c.value - v) - tol[k];
         if (beyond > 0) {
@@ -147,12 +159,45 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
           j.evidence["reached"] = "within the stated distance (numerically, not proved)";
         return j;
       }
+      if (c.algebraic) {
+        // An algebraic decay C t^p never reaches a relative 1e-6 at a practical T: the distance
+        // must not rise over the second half (beyond the tolerances) and the exponent p fitted
+        // on log-log axes there must have its 95 % CI below 0.
+        std::vector<double> lt, ld;
+        double rise = 0;
+        for (std::size_t k = last / 2; k <= last; ++k) {
+          const double dk = to_double(T(abs(y[k] - v)));
+          if (k > last / 2)
+            rise = std::max(rise, dk - to_double(T(abs(y[k - 1] - v))) - tol[k] - tol[k - 1]);
+          if (to_double(tr.t[k]) > 0 && dk > 0) lt.push_back(std::log(to_double(tr.t[k]))), ld.push_back(std::log(dk));
+        }
+        const LinearFit pw = lt.size() >= 3 ? fit_line(lt, ld) : LinearFit{};
+        j.evidence["power_law_exponent"] = pw.slope;
+        j.evidence["power_law_exponent_ci95"] = {pw.slope_ci_low, pw.slope_ci_high};
+        j.evidence["largest_rise_beyond_error_second_half"] = rise;
+        if (rise <= 0 && pw.slope_ci_high < 0) {
+          j.evidence["reached"] = fmt::format("decaying like t^{:.3g} over the second half (numerically, not reached)",
+                                              pw.slope);
+          return j;
+        }
+      }
+      // Settled elsewhere: over the last quarter the distance changed by less than 1e-6 of itself
+      // (beyond the tolerances): the observable has stopped at a value away from the limit,
+      // however slowly it still creeps (a metastable plateau needs a horizon that leaves it).
+      const std::size_t q3 = (3 * last) / 4;
+      const double d34 = to_double(T(abs(y[q3] - v)));
+      const bool stopped = std::abs(dT - d34) <= kRelativeLimit * dT + tol[last] + tol[q3];
       const bool approaching =
-          (std::isfinite(fit.rate_ci_low) && fit.rate_ci_low > 0) || (dT < dmid - tol[last] - tol[last / 2] && dT < d0);
+          !stopped &&
+          ((std::isfinite(fit.rate_ci_low) && fit.rate_ci_low > 0) || (dT < dmid - tol[last] - tol[last / 2] && dT < d0));
       j.verdict = approaching ? Verdict::Inconclusive : Verdict::Violated;
       j.unsettled = approaching;
       j.evidence["reason"] =
-          approaching ? "still approaching at T" : "not approaching: the distance at T is not below the one at T/2";
+          approaching ? "still approaching at T"
+          : stopped   ? fmt::format("settled away from the limit: the distance {:.10g} changed by {:.2g} over the "
+                                    "last quarter of the horizon, less than 1e-6 of itself",
+                                    dT, std::abs(dT - d34))
+                      : "not approaching: the distance at T is not below the one at T/2";
       return j;
     }
     case ConclusionSpec::Kind::Monotone: {
@@ -221,13 +266,15 @@ struct RunJudgement {
   json clauses = json::array();
   std::vector<double> values;
   std::vector<json> series, fits;  // per clause, for the figures
+  std::vector<double> recorded;    // the statement's regress observables at T
   std::string note;
 };
 
-template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajectory<T>& tr, double error, double beta,
-                                          const Vector<double>& w) {
+template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfig& config, const Trajectory<T>& tr,
+                                          double error, double beta, const Vector<double>& w) {
   RunJudgement r;
   ObservableContext<T> oc;
+  oc.config = &config;
   oc.beta = T(beta);
   oc.start = tr.x.front();
   if (w.size() > 0) oc.w = w.template cast<T>();
@@ -260,6 +307,13 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const Trajecto
   }
   r.verdict = combine(vs);
   r.unsettled &= r.verdict != Verdict::Violated;
+  // Observables recorded at T for regress, not judged.
+  for (const auto& name : s.regress) {
+    const ObservableDef& o = *find_observable(name);
+    ObservableContext<T> oc2 = oc;
+    oc2.error_estimate = error;
+    r.recorded.push_back(to_double(o.at(tr.x.back(), oc2)));
+  }
   return r;
 }
 
@@ -341,7 +395,7 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
       o.judgement.note = "hypothesis not met: the start is not certified in an open hemisphere";
       return o;
     }
-    o.judgement = judge_run<T>(s, run.trajectory, run.error_estimate, o.beta, o.w);
+    o.judgement = judge_run<T>(s, c, run.trajectory, run.error_estimate, o.beta, o.w);
     o.verdict = o.judgement.verdict;
     if (!o.judgement.unsettled || factor * s.extend_factor > s.extend_cap * (1 + 1e-12)) return o;
   }
@@ -354,7 +408,7 @@ void confirm(InstanceOutcome& o) {
   const SimConfig tight = tightened_config(parse_sim_config(o.config));
   MpfrDigitsScope scope(tight.precision.digits);
   const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
-  const RunJudgement again = judge_run<mpfr>(s, run.trajectory, run.error_estimate, o.beta, o.w);
+  const RunJudgement again = judge_run<mpfr>(s, tight, run.trajectory, run.error_estimate, o.beta, o.w);
   o.confirmation = fmt::format("{}: {} (measured error {:.3g})", describe_reference(tight), to_string(again.verdict),
                                run.error_estimate);
   if (again.verdict != Verdict::Violated) {
@@ -369,6 +423,7 @@ json describe(const InstanceOutcome& o) {
             {"horizon_factor", o.horizon_factor}, {"clauses", o.judgement.clauses}};
   if (!o.family.empty()) j["family"] = o.family;
   if (!o.judgement.note.empty()) j["note"] = o.judgement.note;
+  if (!o.judgement.recorded.empty()) j["recorded_at_T"] = o.judgement.recorded;
   if (!o.confirmation.empty()) j["confirmation"] = o.confirmation;
   return j;
 }
@@ -595,6 +650,13 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
                          : kind == ConclusionSpec::Kind::Limit ? "mean fitted rate of approach"
                                                                : "mean value at T";
       r.observables.push_back(mean_observable(fmt::format("{}{}: {}", prefix, s.conclusions[c].text(), what), values));
+    }
+    for (std::size_t k = 0; k < s.regress.size(); ++k) {
+      std::vector<double> values;
+      for (const auto& o : e.instances)
+        if (o.family == g && k < o.judgement.recorded.size()) values.push_back(o.judgement.recorded[k]);
+      if (!values.empty())
+        r.observables.push_back(mean_observable(fmt::format("{}{}: mean value at T", prefix, s.regress[k]), values));
     }
   }
   // One figure per clause: its observable against t (or the layer) for the first instances, on a

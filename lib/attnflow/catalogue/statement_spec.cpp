@@ -50,7 +50,8 @@ const json& object_at(const json& j, const std::string& key, const std::string& 
 
 ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (!c.is_object()) input_error(field, "must be an object {\"observable\": name, <predicate>}");
-  reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "within", "monotone", "rate", "equals", "if"},
+  reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "within", "algebraic", "monotone", "rate", "equals",
+                      "if"},
                      field);
   ConclusionSpec s;
   s.observable = read_string(c, "observable", field + ".observable");
@@ -70,8 +71,9 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (predicates != 1)
     input_error(field,
                 "needs exactly one predicate of \"<=\", \">=\", \"tends_to\", \"monotone\", \"rate\", \"equals\"");
-  if (c.contains("within") && !c.contains("tends_to"))
-    input_error(field + ".within", "only a limit (\"tends_to\") is reached within a distance");
+  for (const char* k : {"within", "algebraic"})
+    if (c.contains(k) && !c.contains("tends_to"))
+      input_error(field + "." + k, "only a limit (\"tends_to\") takes this");
   if (c.contains("<=") || c.contains(">=") || c.contains("equals")) {
     s.kind = c.contains("equals") ? ConclusionSpec::Kind::Equals : ConclusionSpec::Kind::Bound;
     s.relation = c.contains("<=") ? "<=" : c.contains(">=") ? ">=" : "equals";
@@ -83,6 +85,10 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (c.contains("tends_to")) {
     s.kind = ConclusionSpec::Kind::Limit;
     s.value = finite_number(c.at("tends_to"), field + ".tends_to");
+    if (c.contains("algebraic")) {
+      if (!c.at("algebraic").is_boolean()) input_error(field + ".algebraic", "must be true or false");
+      s.algebraic = c.at("algebraic").get<bool>();
+    }
     if (c.contains("within")) {
       s.within = finite_number(c.at("within"), field + ".within");
       if (!(s.within > 0)) input_error(field + ".within", "must be > 0");
@@ -212,7 +218,9 @@ json instance_config(const StatementSpec& s, long index, std::uint64_t seed, dou
   c["n"] = s.n;
   c["d"] = s.d;
   if (!s.betas.empty()) c["beta"] = s.betas[static_cast<std::size_t>(index / s.instances) % s.betas.size()];
-  c["init"] = {{"kind", s.start}, {"seed", seed}};
+  c["init"] = s.start_options;
+  c["init"]["kind"] = s.start;
+  c["init"]["seed"] = seed;
   if (s.start == "explicit") c["init"] = {{"kind", "explicit"}, {"points", s.points}};
   if (s.layers > 0)
     c["layers"] = static_cast<long>(std::llround(double(s.layers) * factor));
@@ -256,7 +264,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   reject_unknown_keys(j,
                       {"id", "kind", "source", "statement", "summary", "expected", "model", "ensemble", "horizon",
                        "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "figures",
-                       "certificates", "comment"},
+                       "certificates", "regress", "comment"},
                       where.empty() ? "statement" : where);
   StatementSpec s;
   s.source_json = j;
@@ -284,7 +292,16 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   s.instances = read_integer(e, "instances", w + "ensemble.instances", 1, 100000, 4);
   s.n = static_cast<int>(read_integer(e, "n", w + "ensemble.n", 1, 4096));
   s.d = static_cast<int>(read_integer(e, "d", w + "ensemble.d", 1, 4096));
-  s.start = read_string(e, "start", w + "ensemble.start", "uniform-sphere");
+  if (e.contains("start") && e.at("start").is_object()) {
+    // {"kind": family, further init fields such as "scale"} (validated with the model below)
+    s.start_options = e.at("start");
+    s.start = read_string(s.start_options, "kind", w + "ensemble.start.kind");
+    for (const char* k : {"kind", "seed", "points"}) s.start_options.erase(k);
+    if (e.at("start").contains("seed") || e.at("start").contains("points"))
+      input_error(w + "ensemble.start", "seeds come from the suite and points from \"points\"");
+  } else {
+    s.start = read_string(e, "start", w + "ensemble.start", "uniform-sphere");
+  }
   if ((s.start == "explicit") != e.contains("points"))
     input_error(w + "ensemble.points", "given exactly when the start is \"explicit\"");
   if (s.start == "explicit") {
@@ -355,6 +372,19 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   for (char ch : s.certificates)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == ',' || ch == '-' || ch == '_'))
       input_error(w + "certificates", "a comma-separated list of names under proofs/certificates/");
+  if (j.contains("regress")) {
+    const json& rg = j.at("regress");
+    if (!rg.is_array() || rg.size() > 16) input_error(w + "regress", "must be a list of at most 16 observables");
+    for (std::size_t k = 0; k < rg.size(); ++k) {
+      const std::string f = w + "regress[" + std::to_string(k) + "]";
+      if (!rg[k].is_string() || !find_observable(rg[k].get<std::string>()))
+        input_error(f, "unknown observable; known: " + observable_names());
+      const ObservableDef& o = *find_observable(rg[k].get<std::string>());
+      if (o.needs_delta || o.needs_hemisphere || o.reference)
+        input_error(f, "'" + o.name + "' needs a clause (a threshold, a hemisphere or a reference)");
+      s.regress.push_back(o.name);
+    }
+  }
   if (j.contains("figures")) {
     const json& f = j.at("figures");
     if (!f.is_array()) input_error(w + "figures", "must be a list");

@@ -31,6 +31,7 @@ struct ConclusionSpec {
   bool every_sample = false;  // Bound, Equals: at every sample instead of at T
   double delta = 0;           // observables with a threshold (clusters)
   double within = 0;          // Limit: also reached when |observable(T) - limit| <= within (numerically)
+  bool algebraic = false;     // Limit: also reached by a power-law decay over the second half (numerically)
   bool if_hemisphere = false; // judged only on instances whose start has a certified hemisphere
   std::string text() const;   // the clause in words, for evidence and reports
 };
@@ -67,6 +68,7 @@ struct StatementSpec {
   int n = 6, d = 3;
   std::string start = "uniform-sphere";
   nlohmann::json points;  // start "explicit": the n points
+  nlohmann::json start_options = nlohmann::json::object();  // further init fields of the start (e.g. scale)
   std::vector<double> betas;
   std::vector<FamilySpec> families;  // empty: one family, the statement itself
   // Horizon: run to t_end (or `layers` layers); while an instance is still converging at T, run
@@ -81,6 +83,7 @@ struct StatementSpec {
   std::vector<ControlSpec> controls;
   std::vector<std::string> overridable;  // suite parameters this statement accepts
   std::vector<std::string> figures;      // extra figures: "token-paths" (the first instance's paths)
+  std::vector<std::string> regress;      // observables recorded at T for regress, not judged
   std::string certificates;              // cited computer-assisted proofs (proofs/certificates/<name>), comma-separated
   nlohmann::json source_json;            // as parsed (controls patch it)
 
