@@ -22,7 +22,6 @@ CatalogueEntry entry_blog_l2_2();
 CatalogueEntry entry_wendel();
 CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_energy();
-CatalogueEntry entry_b_6_4();
 CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
@@ -31,7 +30,6 @@ CatalogueEntry entry_a_3_1();
 CatalogueEntry entry_a_4_1();
 CatalogueEntry entry_a_5_1();
 CatalogueEntry entry_a_n1();
-CatalogueEntry entry_layer_dependent();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -49,14 +47,14 @@ const std::vector<CatalogueEntry>& catalogue() {
       entry_precision_trap(),
       entry_energy(),
       builtin("B-single-cluster"),
-      entry_b_6_4(),
+      builtin("B-6.4"),
       builtin("B-6.8"),
       entry_b_6_9(),
       entry_b_metastability(),
       entry_phase_diagram(),
       builtin("causal"),
       builtin("causal-general-V"),
-      entry_layer_dependent(),
+      builtin("layer-dependent"),
       builtin("multihead"),
   };
   return entries;

@@ -5,6 +5,7 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/model/weights.hpp"
 #include "attnflow/random.hpp"
 
 #include <algorithm>
@@ -123,6 +124,7 @@ struct DrawSite {
   std::uint64_t seed = 0, counter = 0;
   int d = 1;
   long layers = 0;
+  double t_end = 0;
   std::uint64_t next() { return mix_seed(seed ^ mix_seed(++counter)) & 0x7fffffffffffULL; }
 };
 
@@ -156,6 +158,39 @@ void expand_generators(json& j, DrawSite& site, const std::string& field) {
     } else {
       j = one();
     }
+    return;
+  }
+  if (j.is_object() && j.contains("sinusoid")) {
+    // Q(t) = base + sin(omega t) amplitude, at `per_period` knots per period over [0, T]
+    // (piecewise linear in between): a time-periodic weight as the config's knots.
+    reject_unknown_keys(j, {"sinusoid"}, field);
+    json g = j.at("sinusoid");
+    const std::string f = field + ".sinusoid";
+    if (!g.is_object()) input_error(f, "must be {\"base\", \"amplitude\", \"omega\", \"per_period\"}");
+    reject_unknown_keys(g, {"base", "amplitude", "omega", "per_period"}, f);
+    if (!g.contains("base") || !g.contains("amplitude")) input_error(f, "needs a base and an amplitude matrix");
+    if (!(site.t_end > 0)) input_error(f, "a time-periodic weight needs a continuous horizon (t_end)");
+    const double omega = g.contains("omega") && g.at("omega").is_number() ? g.at("omega").get<double>() : 1.0;
+    const long per = g.contains("per_period") && g.at("per_period").is_number_integer() ? g.at("per_period").get<long>() : 16;
+    if (!(omega > 0 && omega < 1e3) || per < 4 || per > 1000)
+      input_error(f, "needs 0 < omega < 1000 and 4 <= per_period <= 1000");
+    expand_generators(g["base"], site, f + ".base");
+    expand_generators(g["amplitude"], site, f + ".amplitude");
+    const Matrix<double> B = build_matrix<double>(parse_matrix(g["base"], site.d, f + ".base"), site.d),
+                         A = build_matrix<double>(parse_matrix(g["amplitude"], site.d, f + ".amplitude"), site.d);
+    const long m = static_cast<long>(std::ceil(site.t_end * omega / (2 * M_PI) * double(per))) + 1;
+    json knots = json::array();
+    for (long k = 0; k < std::max<long>(m, 2); ++k) {
+      const double t = site.t_end * double(k) / double(std::max<long>(m, 2) - 1);
+      json value = json::array();
+      for (int a = 0; a < site.d; ++a) {
+        json row = json::array();
+        for (int b = 0; b < site.d; ++b) row.push_back(fmt::format("{:.17g}", B(a, b) + std::sin(omega * t) * A(a, b)));
+        value.push_back(row);
+      }
+      knots.push_back({{"t", fmt::format("{:.17g}", t)}, {"value", value}});
+    }
+    j = {{"knots", knots}};
     return;
   }
   if (j.is_object() && j.contains("per_layer")) {
@@ -214,6 +249,7 @@ json instance_config(const StatementSpec& s, long index, std::uint64_t seed, dou
   site.seed = seed;
   site.d = s.d;
   site.layers = s.layers > 0 ? static_cast<long>(std::llround(double(s.layers) * factor)) : 0;
+  site.t_end = s.layers > 0 ? 0.0 : s.t_end * factor;
   expand_generators(c, site, "model");
   c["n"] = s.n;
   c["d"] = s.d;

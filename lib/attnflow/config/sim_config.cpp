@@ -16,6 +16,8 @@ namespace {
 constexpr long kMaxTokens = 1 << 20;
 constexpr long kMaxDim = 1 << 16;
 
+}  // namespace
+
 MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field) {
   MatrixSpec m;
   if (j.is_string()) {
@@ -83,6 +85,8 @@ MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field
               "{\"random\": \"gaussian\"|\"uniform\", \"seed\": s}, {\"diag\": [...]} or "
               "{\"scaled-identity\": a}");
 }
+
+namespace {
 
 WeightSpec parse_weight(const nlohmann::json& j, int d, const std::string& field) {
   WeightSpec w;

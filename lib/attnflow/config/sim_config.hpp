@@ -30,6 +30,9 @@ struct WeightSpec {
   std::vector<std::string> knot_times;  // Knots: increasing times, piecewise-linear in between
 };
 
+/// Reads one d×d matrix of a config (InputError naming `field`).
+MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field);
+
 struct HeadSpec {
   WeightSpec Q, K, V;
 };
