@@ -150,6 +150,36 @@ BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
        [](json& j) {
          j["controls"][0]["override"] = {{"ensemble", {{"d", -3}}}};
        }},
+      {"a family that changes the instance count", "ensemble.families[0].override.ensemble.instances",
+       [](json& j) {
+         j["ensemble"]["families"] = {{{"name", "a"}, {"override", {{"ensemble", {{"instances", 2}}}}}}};
+       }},
+      {"a family without a name", "ensemble.families[0].name",
+       [](json& j) { j["ensemble"]["families"] = {{{"override", json::object()}}}; }},
+      {"points without an explicit start", "ensemble.points: given exactly when the start is \"explicit\"",
+       [](json& j) { j["ensemble"]["points"] = {{1, 0, 0}}; }},
+      {"an unknown generator", "model.V.scaled-identity.draw: known: uniform-decimal",
+       [](json& j) { j["model"]["V"] = {{"scaled-identity", {{"draw", "normal"}, {"low", 0}, {"high", 1}}}}; }},
+      {"a draw with low >= high", "model.V.scaled-identity: needs finite low < high",
+       [](json& j) { j["model"]["V"] = {{"scaled-identity", {{"draw", "uniform-decimal"}, {"low", 1}, {"high", 0}}}}; }},
+      {"per_layer on a continuous horizon without a count", "model.V: per_layer needs a layer count",
+       [](json& j) { j["model"]["V"] = {{"per_layer", "identity"}}; }},
+      {"'within' on a bound", "conclusion[0].within: only a limit",
+       [](json& j) {
+         j["conclusion"][0] = {{"observable", "D"}, {"<=", 1}, {"within", 1e-3}};
+       }},
+      {"an unknown regress observable", "regress[0]: unknown observable",
+       [](json& j) { j["regress"] = {"diamter"}; }},
+      {"a thresholded regress observable", "regress[0]: 'clusters' needs a clause",
+       [](json& j) { j["regress"] = {"clusters"}; }},
+      {"a reference curve where it does not apply", "gamma_deviation: needs Q = K = V = I",
+       [](json& j) {
+         j["conclusion"][0] = {{"observable", "gamma_deviation"}, {"equals", 0}};
+       }},
+      {"a certificate name with a path", "certificates: a comma-separated list of names",
+       [](json& j) { j["certificates"] = "../../etc/passwd"; }},
+      {"an unknown clause condition", "conclusion[0].if: unknown 'always-on'",
+       [](json& j) { j["conclusion"][0]["if"] = "always-on"; }},
   };
   for (const auto& c : cases) {
     json j = good;
@@ -264,6 +294,117 @@ BOOST_AUTO_TEST_CASE(a_cluster_count_at_delta_is_judged_with_its_ambiguity) {
   BOOST_REQUIRE(r.controls.size() == 1u);
   BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
   expect_confirmed(r.controls[0].evidence["instances"]);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(statement_families_and_generators)
+
+BOOST_AUTO_TEST_CASE(families_are_judged_and_regressed_apart) {
+  const json j = {
+      {"id", "two-families"},
+      {"kind", "conjecture"},
+      {"statement", "V = I collapses; V = -I does not (a family that must fail)."},
+      {"model", {{"model", "layer-normalized"}, {"beta", 1}, {"V", {{"scaled-identity", "0.5"}}}}},
+      {"ensemble",
+       {{"instances", 2},
+        {"n", 5},
+        {"d", 3},
+        {"start", "hemisphere"},
+        {"families",
+         {{{"name", "attractive"}, {"override", json::object()}},
+          {{"name", "repulsive"}, {"override", {{"model", {{"V", {{"scaled-identity", "-0.5"}}}}}}}}}}}},
+      {"horizon", {{"layers", 200}}},
+      {"conclusion", {{{"observable", "diameter"}, {"tends_to", 0}}}},
+      {"regress", {"max_norm"}}};
+  const StatementSpec s = parse_statement(j, "test");
+  BOOST_TEST(s.total() == 4);
+  const CheckResult r = run_entry(statement_entry(s), json::object(), 20231);
+  BOOST_TEST(to_string(r.verdict) == "violated", r.key_number);
+  BOOST_TEST(r.key_number.find("attractive: 2/2") != std::string::npos, r.key_number);
+  BOOST_TEST(r.key_number.find("repulsive: 0/2") != std::string::npos, r.key_number);
+  std::vector<std::string> names;
+  for (const auto& o : r.observables) names.push_back(o["quantity"].get<std::string>());
+  for (const std::string want :
+       {"attractive: fraction of instances holding", "repulsive: fraction of instances holding",
+        "attractive: max_norm: mean value at T"})
+    BOOST_TEST((std::find(names.begin(), names.end(), want) != names.end()), want);
+  for (const auto& i : r.evidence["instances"])
+    if (i["family"] == "repulsive") {
+      BOOST_TEST(i["verdict"] == "violated", i.dump());
+      BOOST_TEST(i.value("confirmation", "").find(": violated") != std::string::npos, i.dump());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(per_layer_draws_keep_their_first_layers_when_the_horizon_grows) {
+  const json j = {{"id", "draws"},
+                  {"kind", "theorem"},
+                  {"statement", "-"},
+                  {"model",
+                   {{"model", "layer-normalized"},
+                    {"V", {{"per_layer", {{"scaled-identity", {{"draw", "uniform-decimal"}, {"low", 0.2}, {"high", 1}}}}}}},
+                    {"Q", {{"per_layer", {{"random", "gaussian"}, {"seed", "instance"}}}}}}},
+                  {"ensemble", {{"n", 3}, {"d", 2}}},
+                  {"horizon", {{"layers", 10}}},
+                  {"conclusion", {{{"observable", "diameter"}, {"tends_to", 0}}}}};
+  const StatementSpec s = parse_statement(j, "test");
+  const json a = instance_config(s, 0, 99, 1), b = instance_config(s, 0, 99, 4), c = instance_config(s, 0, 100, 1);
+  BOOST_REQUIRE(a["V"]["layers"].size() == 10u);
+  BOOST_REQUIRE(b["V"]["layers"].size() == 40u);
+  for (std::size_t k = 0; k < 10; ++k) {
+    BOOST_TEST(a["V"]["layers"][k] == b["V"]["layers"][k]);
+    BOOST_TEST(a["Q"]["layers"][k] == b["Q"]["layers"][k]);
+    const double alpha = std::stod(a["V"]["layers"][k]["scaled-identity"].get<std::string>());
+    BOOST_TEST((alpha >= 0.2 && alpha <= 1));
+  }
+  BOOST_TEST(a["V"] != c["V"]);  // another instance seed, other draws
+  BOOST_TEST(a["V"]["layers"][0] != a["V"]["layers"][1]);
+}
+
+BOOST_AUTO_TEST_CASE(a_sinusoid_becomes_knots_of_base_plus_sine_times_amplitude) {
+  const json j = {{"id", "periodic"},
+                  {"kind", "theorem"},
+                  {"statement", "-"},
+                  {"model",
+                   {{"model", "sa-sphere"},
+                    {"Q", {{"sinusoid", {{"base", "identity"}, {"amplitude", {{"diag", {1, 2}}}}, {"per_period", 8}}}}}}},
+                  {"ensemble", {{"n", 3}, {"d", 2}}},
+                  {"horizon", {{"t_end", 10}}},
+                  {"conclusion", {{{"observable", "D"}, {"tends_to", 0}}}}};
+  const json c = instance_config(parse_statement(j, "test"), 0, 1, 1);
+  const json& knots = c["Q"]["knots"];
+  BOOST_REQUIRE(knots.size() == static_cast<std::size_t>(std::ceil(10 / (2 * M_PI) * 8)) + 1);
+  for (const auto& k : knots) {
+    const double t = std::stod(k["t"].get<std::string>());
+    BOOST_TEST(std::stod(k["value"][0][0].get<std::string>()) == 1 + std::sin(t), boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(std::stod(k["value"][1][1].get<std::string>()) == 1 + 2 * std::sin(t),
+               boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(std::stod(k["value"][0][1].get<std::string>()) == 0.0);
+  }
+  BOOST_TEST(std::stod(knots.back()["t"].get<std::string>()) == 10.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_limit_that_has_settled_elsewhere_is_violated_and_a_creeping_one_is_not) {
+  // V = 0: the layer map is the identity, the diameter never changes: settled away from 0.
+  const json j = {{"id", "frozen"},
+                  {"kind", "theorem"},
+                  {"statement", "-"},
+                  {"model", {{"model", "layer-normalized"}, {"V", "zero"}}},
+                  {"ensemble", {{"instances", 1}, {"n", 4}, {"d", 3}}},
+                  {"horizon", {{"layers", 40}}},
+                  {"conclusion", {{{"observable", "diameter"}, {"tends_to", 0}}}}};
+  const CheckResult r = run_entry(statement_entry(parse_statement(j, "test")), json::object(), 5);
+  BOOST_TEST(to_string(r.verdict) == "violated", r.evidence.dump());
+  const std::string why = r.evidence["instances"][0]["clauses"][0].value("reason", "");
+  BOOST_TEST(why.find("settled away from the limit") != std::string::npos, why);
+  // A slow but real approach (V = 0.02 I: a contraction of about 2 % per layer) is unsettled, not
+  // violated: inconclusive at a horizon too short to reach 1e-6 of the start.
+  json slow = j;
+  slow["model"]["V"] = {{"scaled-identity", "0.02"}};
+  slow["ensemble"]["start"] = "hemisphere";
+  const CheckResult s = run_entry(statement_entry(parse_statement(slow, "test")), json::object(), 5);
+  BOOST_TEST(to_string(s.verdict) == "inconclusive", s.evidence.dump());
+  BOOST_TEST(s.evidence["instances"][0]["clauses"][0].value("reason", "") == "still approaching at T");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

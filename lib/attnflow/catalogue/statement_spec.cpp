@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 
 namespace attnflow {
 
@@ -443,11 +444,22 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   }
 
   // The model with the ensemble and horizon must make a valid simulate config.
+  std::optional<SimConfig> probe;
   try {
-    const SimConfig probe = parse_sim_config(instance_config(s, 0, 1));
-    if (probe.precision.kind != Precision::Kind::Double && probe.precision.kind != Precision::Kind::Mpfr)
+    probe = parse_sim_config(instance_config(s, 0, 1));
+    if (probe->precision.kind != Precision::Kind::Double && probe->precision.kind != Precision::Kind::Mpfr)
       input_error("precision", "statements run in double or MPFR ({\"digits\": N})");
   } catch (const InputError& err) { input_error(w + "model", std::string(err.what())); }
+  // A reference curve must exist for this model (checked now, not half-way through a run).
+  for (std::size_t k = 0; k < s.conclusions.size(); ++k) {
+    const ObservableDef& o = *find_observable(s.conclusions[k].observable);
+    if (!o.reference) continue;
+    try {
+      (void)o.reference(*probe, {0.0});
+    } catch (const InputError& err) {
+      input_error(w + "conclusion[" + std::to_string(k) + "].observable", std::string(err.what()));
+    }
+  }
 
   if (e.contains("families")) {
     const json& fs = e.at("families");
