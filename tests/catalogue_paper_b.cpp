@@ -30,7 +30,7 @@ void expect(const std::string& id, const CheckResult& r) {
 BOOST_AUTO_TEST_SUITE(catalogue_paper_b)
 
 BOOST_AUTO_TEST_CASE(energy_monotone_and_identity) {
-  const auto r = run_entry("energy", {{"instances", 4}, {"n", 4}, {"d", 3}, {"t_end", 2}, {"samples", 81}});
+  const auto r = run_entry("energy", {{"instances", 1}, {"n", 4}, {"t_end", 2}, {"samples", 81}});
   expect("energy", r);
 }
 

@@ -21,7 +21,6 @@ CatalogueEntry builtin(const std::string& id) {
 CatalogueEntry entry_blog_l2_2();
 CatalogueEntry entry_wendel();
 CatalogueEntry entry_precision_trap();
-CatalogueEntry entry_energy();
 CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
@@ -45,7 +44,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("A-C.5"),
       entry_a_n1(),
       entry_precision_trap(),
-      entry_energy(),
+      builtin("energy"),
       builtin("B-single-cluster"),
       builtin("B-6.4"),
       builtin("B-6.8"),

@@ -126,6 +126,32 @@ double antipodal_minority_ambiguity(const Tokens<double>& x, const ObservableCon
   return ambiguous;
 }
 
+/// |dE_β/dt − its closed form|, both from the model's velocity v = f(x): the chain rule
+/// (1/n²) Σ_ij e^{β⟨x_i,x_j⟩}⟨x_i, v_j⟩ against [B]'s (1/n²) Σ_i Z_i ‖v_i‖² (USA: (1/n) Σ ‖v_i‖²), with
+/// the sign of V = ±I. Zero for every x when the identity holds.
+template <class T> T energy_identity_residual(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::abs;
+  if (!c.model || !c.config) throw std::logic_error("energy_identity_residual: no model in the context");
+  State<T> xs = as_state<T>(x), dx(xs.size());
+  c.model->rhs(xs, dx, c.t);
+  const Tokens<T> v = as_tokens<T>(dx, int(x.rows()), int(x.cols()));
+  const Normalization norm =
+      c.config->model->kind == ModelKind::UsaSphere ? Normalization::Uniform : Normalization::Softmax;
+  const MatrixSpec::Kind vk = c.config->heads[0].V.values.empty() ? MatrixSpec::Kind::Identity
+                                                                   : c.config->heads[0].V.values[0].kind;
+  const int sign = vk == MatrixSpec::Kind::MinusIdentity ? -1 : +1;
+  return abs(T(energy_rate(x, v, c.beta) - energy_rate_identity(x, v, c.beta, norm, sign)));
+}
+
+void energy_identity_applies(const SimConfig& c) {
+  if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere)
+    input_error("energy_identity_residual", "needs model sa-sphere or usa-sphere");
+  if (c.heads.size() != 1 || c.heads[0].V.values.size() > 1 ||
+      (!c.heads[0].V.values.empty() && c.heads[0].V.values[0].kind != MatrixSpec::Kind::Identity &&
+       c.heads[0].V.values[0].kind != MatrixSpec::Kind::MinusIdentity))
+    input_error("energy_identity_residual", "needs one head with V = I or V = -I");
+}
+
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
 ClusterOptions cluster_options(double error_estimate) {
@@ -191,6 +217,13 @@ const std::vector<ObservableDef>& observable_registry() {
        "\\max_{i\\ne j}\\lvert\\langle x_i, x_j\\rangle - \\gamma(t)\\rvert", false,
        [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, gamma_deviation<double>,
        gamma_deviation<mpfr>, false, nullptr, gamma_reference},
+      {"energy_identity_residual", "residual of the energy identity",
+       "\\lvert \\tfrac{d}{dt}E_\\beta - \\tfrac{1}{n^2}\\sum_i Z_i\\lVert\\dot x_i\\rVert^2\\rvert", false,
+       // Zero for every x when the identity holds, so a position error moves it only by rounding:
+       // the scale is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
+       [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
+       energy_identity_residual<double>, energy_identity_residual<mpfr>, false, nullptr, nullptr,
+       energy_identity_applies},
       {"antipodal_deviation", "distance from two antipodal clusters",
        "\\max_{i,j}\\lvert\\langle x_i, x_j\\rangle - s_i s_j\\rvert", false,
        [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, antipodal_deviation<double>,

@@ -5,6 +5,7 @@
 // sensitivity that turns a trajectory's per-coordinate error estimate into a bound on the
 // observable's own error.
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/model/model.hpp"
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
 
@@ -22,6 +23,8 @@ template <class T> struct ObservableContext {
   Tokens<T> start;  // the tokens at t = 0 (observables measured against the start)
   double reference = 0;  // observables against a reference curve: its value at this sample
   const SimConfig* config = nullptr;  // the run's config (reference curves depend on it)
+  const Model<T>* model = nullptr;    // the run's model (observables of the velocity)
+  T t = T(0);                         // the sample's time
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 
@@ -38,6 +41,8 @@ struct ObservableDef {
   /// Observables against a reference curve (γ of [B] Thm 6.8): its values at the sample times,
   /// accurate far beyond any tolerance it is compared with; InputError where it does not apply.
   std::vector<double> (*reference)(const SimConfig& c, const std::vector<double>& times) = nullptr;
+  /// Observables defined for some models only: InputError naming why, for any other.
+  void (*check_applies)(const SimConfig& c) = nullptr;
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)

@@ -80,6 +80,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
   }
   for (std::size_t k = 0; k < tr.x.size(); ++k) {
     if (!reference.empty()) ocd.reference = reference[k];
+    ocd.t = tr.t[k];
     y.push_back(o.at(tr.x[k], ocd));
   }
   const std::vector<double> tol = tolerances(o, tr, error, beta, ocd);
@@ -280,6 +281,8 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
   RunJudgement r;
   ObservableContext<T> oc;
   oc.config = &config;
+  const Model<T> model = build_model<T>(config);
+  oc.model = &model;
   oc.beta = T(beta);
   oc.start = tr.x.front();
   if (w.size() > 0) oc.w = w.template cast<T>();
@@ -644,6 +647,9 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
   if (groups.empty()) groups.push_back("");
   for (const auto& g : groups) {
     const std::string prefix = g.empty() ? "" : g + ": ";
+    const StatementSpec* gs = &s;  // the group's own statement (a family may state its conclusion)
+    for (const auto& f : s.families)
+      if (f.name == g) gs = f.spec.get();
     long holds = 0, members = 0;
     for (const auto& o : e.instances) members += o.family == g, holds += o.family == g && o.verdict == Verdict::Holds;
     r.observables.push_back(fraction_observable(prefix + "fraction of instances holding", holds, members));
@@ -653,11 +659,12 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
         if (o.family == g && c < o.judgement.values.size() && std::isfinite(o.judgement.values[c]))
           values.push_back(o.judgement.values[c]);
       if (values.empty()) continue;
-      const auto kind = s.conclusions[c].kind;
+      const auto kind = gs->conclusions[c].kind;
       const char* what = kind == ConclusionSpec::Kind::Rate    ? "mean fitted rate"
                          : kind == ConclusionSpec::Kind::Limit ? "mean fitted rate of approach"
                                                                : "mean value at T";
-      r.observables.push_back(mean_observable(fmt::format("{}{}: {}", prefix, s.conclusions[c].text(), what), values));
+      r.observables.push_back(
+          mean_observable(fmt::format("{}{}: {}", prefix, gs->conclusions[c].text(), what), values));
     }
     for (std::size_t k = 0; k < s.regress.size(); ++k) {
       std::vector<double> values;

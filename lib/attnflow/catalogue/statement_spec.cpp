@@ -450,12 +450,13 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     if (probe->precision.kind != Precision::Kind::Double && probe->precision.kind != Precision::Kind::Mpfr)
       input_error("precision", "statements run in double or MPFR ({\"digits\": N})");
   } catch (const InputError& err) { input_error(w + "model", std::string(err.what())); }
-  // A reference curve must exist for this model (checked now, not half-way through a run).
+  // A reference curve, or an observable defined for some models only, must apply to this model
+  // (checked now, not half-way through a run).
   for (std::size_t k = 0; k < s.conclusions.size(); ++k) {
     const ObservableDef& o = *find_observable(s.conclusions[k].observable);
-    if (!o.reference) continue;
     try {
-      (void)o.reference(*probe, {0.0});
+      if (o.reference) (void)o.reference(*probe, {0.0});
+      if (o.check_applies) o.check_applies(*probe);
     } catch (const InputError& err) {
       input_error(w + "conclusion[" + std::to_string(k) + "].observable", std::string(err.what()));
     }
@@ -475,7 +476,9 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
       FamilySpec fam;
       fam.name = read_string(fs[k], "name", f + ".name");
       fam.patch = object_at(fs[k], "override", f + ".override");
-      reject_unknown_keys(fam.patch, {"model", "ensemble", "horizon", "hypotheses", "figures"}, f + ".override");
+      // A family may state its own conclusion (E increases for V = I, decreases for V = -I).
+      reject_unknown_keys(fam.patch, {"model", "ensemble", "horizon", "hypotheses", "figures", "conclusion"},
+                          f + ".override");
       if (fam.patch.contains("ensemble") && fam.patch.at("ensemble").is_object())
         for (const char* forbidden : {"instances", "betas", "families"})
           if (fam.patch.at("ensemble").contains(forbidden))
@@ -483,6 +486,11 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
       json patched = base;
       apply_override(patched, fam.patch);
       fam.spec = std::make_shared<const StatementSpec>(parse_statement(patched, f + ".override"));
+      // Clause k is the same quantity in every family (figures and regress line them up).
+      bool same = fam.spec->conclusions.size() == s.conclusions.size();
+      for (std::size_t k = 0; same && k < s.conclusions.size(); ++k)
+        same = fam.spec->conclusions[k].observable == s.conclusions[k].observable;
+      if (!same) input_error(f + ".override.conclusion", "must have the statement's clauses, on the same observables");
       s.families.push_back(std::move(fam));
     }
   }
