@@ -28,7 +28,6 @@ CatalogueEntry entry_a_2_1();
 CatalogueEntry entry_a_3_1();
 CatalogueEntry entry_a_4_1();
 CatalogueEntry entry_a_5_1();
-CatalogueEntry entry_a_n1();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -42,7 +41,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       entry_a_4_1(),
       entry_a_5_1(),
       builtin("A-C.5"),
-      entry_a_n1(),
+      builtin("A-N1"),
       entry_precision_trap(),
       builtin("energy"),
       builtin("B-single-cluster"),

@@ -152,6 +152,16 @@ void energy_identity_applies(const SimConfig& c) {
     input_error("energy_identity_residual", "needs one head with V = I or V = -I");
 }
 
+/// max_i ‖x_i(t_k) − x_i(t_{k−1})‖: how far the tokens moved since the previous sample (0 at the
+/// start). It tends to 0 exactly when the motion stops: the tokens cluster, or collapse to a point.
+template <class T> T step_movement(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::sqrt;
+  if (!c.previous) return T(0);
+  T m = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max<T>(m, T((x.row(i) - c.previous->row(i)).squaredNorm()));
+  return sqrt(m);
+}
+
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
 ClusterOptions cluster_options(double error_estimate) {
@@ -224,6 +234,9 @@ const std::vector<ObservableDef>& observable_registry() {
        [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
        energy_identity_residual<double>, energy_identity_residual<mpfr>, false, nullptr, nullptr,
        energy_identity_applies},
+      {"step_movement", "largest movement of a token since the previous sample",
+       "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", false,
+       [](const Tokens<double>& x, double) { return 2 * root_d(x); }, step_movement<double>, step_movement<mpfr>},
       {"antipodal_deviation", "distance from two antipodal clusters",
        "\\max_{i,j}\\lvert\\langle x_i, x_j\\rangle - s_i s_j\\rvert", false,
        [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, antipodal_deviation<double>,

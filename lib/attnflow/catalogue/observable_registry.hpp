@@ -25,6 +25,7 @@ template <class T> struct ObservableContext {
   const SimConfig* config = nullptr;  // the run's config (reference curves depend on it)
   const Model<T>* model = nullptr;    // the run's model (observables of the velocity)
   T t = T(0);                         // the sample's time
+  const Tokens<T>* previous = nullptr;  // the sample before this one (none at the start)
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 
