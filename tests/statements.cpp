@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
        [](json& j) { j["ensemble"]["families"] = {{{"override", json::object()}}}; }},
       {"points without an explicit start", "ensemble.points: given exactly when the start is \"explicit\"",
        [](json& j) { j["ensemble"]["points"] = {{1, 0, 0}}; }},
-      {"an unknown generator", "model.V.scaled-identity.draw: known: uniform-decimal",
+      {"an unknown generator", "model.V.scaled-identity.draw: known: uniform-decimal, symmetric-matrix",
        [](json& j) { j["model"]["V"] = {{"scaled-identity", {{"draw", "normal"}, {"low", 0}, {"high", 1}}}}; }},
       {"a draw with low >= high", "model.V.scaled-identity: needs finite low < high",
        [](json& j) { j["model"]["V"] = {{"scaled-identity", {{"draw", "uniform-decimal"}, {"low", 1}, {"high", 0}}}}; }},

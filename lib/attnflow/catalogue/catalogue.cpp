@@ -25,7 +25,6 @@ CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
 CatalogueEntry entry_a_2_1();
-CatalogueEntry entry_a_3_1();
 CatalogueEntry entry_a_4_1();
 CatalogueEntry entry_a_5_1();
 
@@ -37,7 +36,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("Blog-C2"),
       entry_wendel(),
       entry_a_2_1(),
-      entry_a_3_1(),
+      builtin("A-3.1"),
       entry_a_4_1(),
       entry_a_5_1(),
       builtin("A-C.5"),

@@ -6,6 +6,9 @@
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/energy.hpp"
 #include "attnflow/diagnostics/extent.hpp"
+#include "attnflow/diagnostics/hausdorff.hpp"
+#include "attnflow/diagnostics/hull.hpp"
+#include "attnflow/model/weights.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +16,13 @@
 namespace attnflow {
 
 namespace {
+
+double root_d(const Tokens<double>& x) { return std::sqrt(double(x.cols())); }
+double norm_bound(const Tokens<double>& x) {
+  double m = 1;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max(m, x.row(i).norm());
+  return m;
+}
 
 template <class T> T max_norm(const Tokens<T>& x, const ObservableContext<T>&) {
   using std::sqrt;
@@ -162,6 +172,56 @@ template <class T> T step_movement(const Tokens<T>& x, const ObservableContext<T
   return sqrt(m);
 }
 
+/// The d-volume of the convex hull (Qhull in double, d = 2 or 3).
+template <class T> T hull_volume(const Tokens<T>& x, const ObservableContext<T>&) { return T(convex_hull<T>(x).volume); }
+
+/// A d-polytope's volume moves by at most its surface times the displacement: surface ≤ π diam^{d−1}.
+double hull_volume_sensitivity(const Tokens<double>& x, double) {
+  return M_PI * std::pow(std::max(1e-300, diameter<double>(x).value), double(x.cols() - 1)) * root_d(x);
+}
+
+void hull_applies(const SimConfig& c) {
+  if (c.d != 2 && c.d != 3) input_error("hull_volume", "needs d = 2 or 3 (Qhull volumes)");
+}
+
+/// Hausdorff distance between the hull of the tokens and the hull of the last sample's tokens.
+template <class T> T hausdorff_to_final(const Tokens<T>& x, const ObservableContext<T>& c) {
+  return hausdorff_distance<T>(x, *c.final).value;
+}
+
+/// max_i |max_j ⟨z_i, B v_j⟩ − ⟨z_i, B z_i⟩|, B = QᵀK, v_j the vertices of the final hull: 0 when
+/// every token sits on 𝒮 = {x ∈ 𝒦 : ⟨x, Bx⟩ = max_j ⟨x, Bv_j⟩} of [A] Thm 3.1 (a leader).
+template <class T> T leader_residual(const Tokens<T>& z, const ObservableContext<T>& c) {
+  using std::abs;
+  const Matrix<T> B = c.model->heads[0].Q.at_time(T(0)).transpose() * c.model->heads[0].K.at_time(T(0));
+  const std::vector<int> vertices = convex_hull<T>(*c.final).vertices;
+  T worst = 0;
+  for (Eigen::Index i = 0; i < z.rows(); ++i) {
+    const Vector<T> Bz = B.transpose() * z.row(i).transpose();
+    T best = 0;
+    for (std::size_t k = 0; k < vertices.size(); ++k) {
+      const T v = c.final->row(vertices[k]).dot(Bz.transpose());
+      if (k == 0 || v > best) best = v;
+    }
+    worst = std::max<T>(worst, T(abs(T(best - z.row(i).dot(Bz.transpose())))));
+  }
+  return worst;
+}
+
+/// r_i has two inner products with B, each moved by ≤ ‖B‖_F max‖z‖ √d per unit of coordinate error.
+double leader_residual_sensitivity(const Tokens<double>& x, const SimConfig& c) {
+  const Matrix<double> B =
+      build_matrix<double>(c.heads[0].Q.values[0], c.d).transpose() * build_matrix<double>(c.heads[0].K.values[0], c.d);
+  return 4 * B.norm() * norm_bound(x) * root_d(x);
+}
+
+void leader_applies(const SimConfig& c) {
+  hull_applies(c);
+  if (c.heads.size() != 1 || c.heads[0].Q.kind != WeightSpec::Kind::Constant ||
+      c.heads[0].K.kind != WeightSpec::Kind::Constant)
+    input_error("leader_residual", "needs one head with constant Q, K");
+}
+
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
 ClusterOptions cluster_options(double error_estimate) {
@@ -187,12 +247,6 @@ double clusters_ambiguity(const Tokens<double>& x, const ObservableContext<doubl
   return ambiguous;
 }
 
-double root_d(const Tokens<double>& x) { return std::sqrt(double(x.cols())); }
-double norm_bound(const Tokens<double>& x) {
-  double m = 1;
-  for (Eigen::Index i = 0; i < x.rows(); ++i) m = std::max(m, x.row(i).norm());
-  return m;
-}
 
 }  // namespace
 
@@ -232,8 +286,17 @@ const std::vector<ObservableDef>& observable_registry() {
        // Zero for every x when the identity holds, so a position error moves it only by rounding:
        // the scale is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
        [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
-       energy_identity_residual<double>, energy_identity_residual<mpfr>, false, nullptr, nullptr,
+       energy_identity_residual<double>, energy_identity_residual<mpfr>, false, nullptr, nullptr, nullptr,
        energy_identity_applies},
+      {"hull_volume", "volume of the convex hull", "\\mathrm{vol}\\,\\mathrm{conv}\\{x_i\\}", false,
+       hull_volume_sensitivity, hull_volume<double>, hull_volume<mpfr>, false, nullptr, nullptr, nullptr, hull_applies},
+      {"hausdorff_to_final", "Hausdorff distance to the final hull", "d_H(\\mathrm{conv}\\,x(t), \\mathrm{conv}\\,x(T))",
+       false, [](const Tokens<double>& x, double) { return 2 * root_d(x); }, hausdorff_to_final<double>,
+       hausdorff_to_final<mpfr>},
+      {"leader_residual", "distance of the tokens from the leaders' set",
+       "\\max_i\\lvert\\max_j\\langle z_i, Bv_j\\rangle - \\langle z_i, Bz_i\\rangle\\rvert", false,
+       [](const Tokens<double>&, double) { return 0.0; }, leader_residual<double>, leader_residual<mpfr>, false,
+       nullptr, nullptr, leader_residual_sensitivity, leader_applies},
       {"step_movement", "largest movement of a token since the previous sample",
        "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", false,
        [](const Tokens<double>& x, double) { return 2 * root_d(x); }, step_movement<double>, step_movement<mpfr>},

@@ -26,6 +26,7 @@ template <class T> struct ObservableContext {
   const Model<T>* model = nullptr;    // the run's model (observables of the velocity)
   T t = T(0);                         // the sample's time
   const Tokens<T>* previous = nullptr;  // the sample before this one (none at the start)
+  const Tokens<T>* final = nullptr;     // the last sample (observables against the limit)
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 
@@ -42,6 +43,8 @@ struct ObservableDef {
   /// Observables against a reference curve (γ of [B] Thm 6.8): its values at the sample times,
   /// accurate far beyond any tolerance it is compared with; InputError where it does not apply.
   std::vector<double> (*reference)(const SimConfig& c, const std::vector<double>& times) = nullptr;
+  /// A sensitivity that depends on the weights (‖QᵀK‖): used instead of `sensitivity` when set.
+  double (*sensitivity_config)(const Tokens<double>& x, const SimConfig& c) = nullptr;
   /// Observables defined for some models only: InputError naming why, for any other.
   void (*check_applies)(const SimConfig& c) = nullptr;
 

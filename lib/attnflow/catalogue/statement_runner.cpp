@@ -59,7 +59,8 @@ template <class T> std::vector<double> tolerances(const ObservableDef& o, const 
       continue;
     }
     const double scale = std::max(1.0, xd.cwiseAbs().maxCoeff());
-    tol.push_back(kSafety * o.sensitivity(xd, beta) * (error + 16.0 * tr.n * tr.d * eps * scale));
+    const double sens = o.sensitivity_config ? o.sensitivity_config(xd, *oc.config) : o.sensitivity(xd, beta);
+    tol.push_back(kSafety * sens * (error + 16.0 * tr.n * tr.d * eps * scale));
   }
   return tol;
 }
@@ -82,6 +83,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
     if (!reference.empty()) ocd.reference = reference[k];
     ocd.t = tr.t[k];
     ocd.previous = k > 0 ? &tr.x[k - 1] : nullptr;
+    ocd.final = &tr.x.back();
     y.push_back(o.at(tr.x[k], ocd));
   }
   const std::vector<double> tol = tolerances(o, tr, error, beta, ocd);
@@ -323,6 +325,7 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
     ObservableContext<T> oc2 = oc;
     oc2.error_estimate = error;
     oc2.t = tr.t.back();
+    oc2.final = &tr.x.back();
     if (tr.x.size() > 1) oc2.previous = &tr.x[tr.x.size() - 2];
     r.recorded.push_back(to_double(o.at(tr.x.back(), oc2)));
   }
@@ -735,9 +738,9 @@ CatalogueEntry statement_entry(const StatementSpec& spec) {
             // A statement citing proofs takes the suite's "certificates" and "recheck_certificates"
             // as cited_proofs.hpp reads them; the rest are its own suite parameters.
             nlohmann::json params = ctx.params.is_object() ? ctx.params : nlohmann::json::object();
-            if (!spec.certificates.empty()) params.erase("certificates"), params.erase("recheck_certificates");
+            if (spec.cites) params.erase("certificates"), params.erase("recheck_certificates");
             CheckResult r = run_statement(params.empty() ? spec : with_suite_parameters(spec, params, ctx.id), ctx);
-            if (!spec.certificates.empty()) {
+            if (spec.cites) {
               const CitedProofs proofs = cite_proofs_for(ctx, spec.certificates, r);
               r.evidence["certificates"] = proofs.evidence;
             }

@@ -142,9 +142,29 @@ std::uint64_t generator_seed(const json& g, DrawSite& site, const std::string& f
 /// d of them; {"per_layer": m[, "count": N]} becomes {"layers": [m, …]}, one independent expansion
 /// of m per layer of the horizon (or N of them).
 void expand_generators(json& j, DrawSite& site, const std::string& field) {
+  if (j.is_object() && j.contains("draw") && j.at("draw") == "symmetric-matrix") {
+    // A symmetric d×d matrix of 3-decimal draws: diagonal in one range, off-diagonal in another.
+    reject_unknown_keys(j, {"draw", "diagonal", "off_diagonal", "seed"}, field);
+    auto range = [&](const char* key) {
+      const json& r = j.contains(key) ? j.at(key) : json();
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number() ||
+          !(r[0].get<double>() < r[1].get<double>()))
+        input_error(field + "." + key, "must be [low, high] with low < high");
+      return std::make_pair(r[0].get<double>(), r[1].get<double>());
+    };
+    const auto dg = range("diagonal"), off = range("off_diagonal");
+    SeededDraws rng(generator_seed(j, site, field));
+    std::vector<std::vector<std::string>> m(site.d, std::vector<std::string>(site.d));
+    for (int a = 0; a < site.d; ++a)
+      for (int b = a; b < site.d; ++b)
+        m[a][b] = m[b][a] = fmt::format("{:.3f}", a == b ? rng.uniform(dg.first, dg.second)
+                                                         : rng.uniform(off.first, off.second));
+    j = m;
+    return;
+  }
   if (j.is_object() && j.contains("draw")) {
     reject_unknown_keys(j, {"draw", "low", "high", "count", "seed"}, field);
-    if (j.at("draw") != "uniform-decimal") input_error(field + ".draw", "known: uniform-decimal");
+    if (j.at("draw") != "uniform-decimal") input_error(field + ".draw", "known: uniform-decimal, symmetric-matrix");
     if (!j.contains("low") || !j.contains("high") || !j.at("low").is_number() || !j.at("high").is_number())
       input_error(field, "a draw needs numbers \"low\" < \"high\"");
     const double lo = j.at("low").get<double>(), hi = j.at("high").get<double>();
@@ -406,6 +426,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   }
 
   s.certificates = read_string(j, "certificates", w + "certificates", "");
+  s.cites = j.contains("certificates");
   for (char ch : s.certificates)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == ',' || ch == '-' || ch == '_'))
       input_error(w + "certificates", "a comma-separated list of names under proofs/certificates/");

@@ -85,6 +85,7 @@ struct StatementSpec {
   std::vector<std::string> figures;      // extra figures: "token-paths" (the first instance's paths)
   std::vector<std::string> regress;      // observables recorded at T for regress, not judged
   std::string certificates;              // cited computer-assisted proofs (proofs/certificates/<name>), comma-separated
+  bool cites = false;                    // "certificates" given (even empty): a suite may name proofs to cite
   nlohmann::json source_json;            // as parsed (controls patch it)
 
   /// Instances of one family: `instances` per beta of the grid.
