@@ -24,7 +24,6 @@ CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
-CatalogueEntry entry_a_2_1();
 CatalogueEntry entry_a_4_1();
 CatalogueEntry entry_a_5_1();
 
@@ -35,7 +34,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("Blog-C1"),
       builtin("Blog-C2"),
       entry_wendel(),
-      entry_a_2_1(),
+      builtin("A-2.1"),
       builtin("A-3.1"),
       entry_a_4_1(),
       entry_a_5_1(),

@@ -3,6 +3,7 @@
 #include "attnflow/catalogue/check_helpers.hpp"
 #include "attnflow/catalogue/gamma_curve.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/diagnostics/attention_diagnostics.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
 #include "attnflow/diagnostics/energy.hpp"
 #include "attnflow/diagnostics/extent.hpp"
@@ -222,6 +223,47 @@ void leader_applies(const SimConfig& c) {
     input_error("leader_residual", "needs one head with constant Q, K");
 }
 
+/// Distance of the attention matrix P(t) to 𝔅 = {Boolean, every row but at most one e_left or
+/// e_right} ([A] Thm 2.1, d = 1): every row near some e_j, and all rows but one near an extreme.
+template <class T> T boolean_capture_distance(const Tokens<T>& x, const ObservableContext<T>& c) {
+  const Matrix<T> P = c.model->attention(x, c.t);
+  const ExtremeCapture<T> e = extreme_token_capture(P, x);
+  std::vector<T> mins;
+  for (std::size_t i = 0; i < e.distance_to_leftmost.size(); ++i)
+    mins.push_back(std::min<T>(e.distance_to_leftmost[i], e.distance_to_rightmost[i]));
+  std::sort(mins.begin(), mins.end(), [](const T& a, const T& b) { return a > b; });
+  return std::max<T>(distance_to_boolean(P).max_row_distance, mins.size() > 1 ? mins[1] : T(0));
+}
+
+/// Logits ℓ_ij = QK x_i x_j move by ≤ 2|QK| max|x| per unit of token error; a softmax row is
+/// 2-Lipschitz from ℓ∞ to ℓ1 (and ‖·‖₂ ≤ ‖·‖₁).
+double boolean_capture_sensitivity(const Tokens<double>& x, const SimConfig& c) {
+  const double qk = std::abs(build_matrix<double>(c.heads[0].Q.values[0], c.d)(0, 0) *
+                             build_matrix<double>(c.heads[0].K.values[0], c.d)(0, 0));
+  return 4 * std::max(qk, 1e-300) * std::max(1.0, x.cwiseAbs().maxCoeff());
+}
+
+void boolean_capture_applies(const SimConfig& c) {
+  if (c.d != 1 || c.heads.size() != 1 || c.heads[0].Q.kind != WeightSpec::Kind::Constant ||
+      c.heads[0].K.kind != WeightSpec::Kind::Constant)
+    input_error("boolean_capture_distance", "needs d = 1 and one head with constant Q, K ([A] Thm 2.1)");
+}
+
+/// max_{i<j} (|x_i − x_j| at the previous sample − now): > 0 when some gap shrank (0 at the start).
+template <class T> T gap_decrease(const Tokens<T>& x, const ObservableContext<T>& c) {
+  using std::sqrt;
+  if (!c.previous) return T(0);
+  T worst = T(0);
+  bool first = true;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
+      const T now = sqrt(T((x.row(i) - x.row(j)).squaredNorm()));
+      const T before = sqrt(T((c.previous->row(i) - c.previous->row(j)).squaredNorm()));
+      if (first || before - now > worst) worst = before - now, first = false;
+    }
+  return worst;
+}
+
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
 ClusterOptions cluster_options(double error_estimate) {
@@ -297,6 +339,13 @@ const std::vector<ObservableDef>& observable_registry() {
        "\\max_i\\lvert\\max_j\\langle z_i, Bv_j\\rangle - \\langle z_i, Bz_i\\rangle\\rvert", false,
        [](const Tokens<double>&, double) { return 0.0; }, leader_residual<double>, leader_residual<mpfr>, false,
        nullptr, nullptr, leader_residual_sensitivity, leader_applies},
+      {"boolean_capture_distance", "distance of the attention matrix to Boolean extreme capture",
+       "\\mathrm{dist}(P(t), \\mathfrak{B})", false, [](const Tokens<double>&, double) { return 0.0; },
+       boolean_capture_distance<double>, boolean_capture_distance<mpfr>, false, nullptr, nullptr,
+       boolean_capture_sensitivity, boolean_capture_applies},
+      {"gap_decrease", "largest decrease of a pairwise distance since the previous sample",
+       "\\max_{i<j}(\\lVert x_i - x_j\\rVert(t_{k-1}) - \\lVert x_i - x_j\\rVert(t_k))", false,
+       [](const Tokens<double>& x, double) { return 4 * root_d(x); }, gap_decrease<double>, gap_decrease<mpfr>},
       {"step_movement", "largest movement of a token since the previous sample",
        "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", false,
        [](const Tokens<double>& x, double) { return 2 * root_d(x); }, step_movement<double>, step_movement<mpfr>},

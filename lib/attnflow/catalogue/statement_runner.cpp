@@ -65,6 +65,13 @@ template <class T> std::vector<double> tolerances(const ObservableDef& o, const 
   return tol;
 }
 
+/// The automatic exponential fit, or an empty one (NaN rate) when no sample is above the floor.
+template <class T> ExponentialFit fit_or_none(const std::vector<T>& t, const std::vector<T>& y, const T& floor) {
+  try {
+    return fit_exponential_auto<T>(t, y, floor);
+  } catch (const std::invalid_argument&) { return ExponentialFit{}; }
+}
+
 template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const Trajectory<T>& tr, double error,
                                                 double beta, const ObservableContext<T>& oc) {
   using std::abs;
@@ -135,6 +142,11 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
           return j;
         }
       }
+      if (c.attainable && !(worst_margin > 0)) {
+        // The claim allows equality: within the tolerance of the bound is consistent with it.
+        j.evidence["reason"] = "met within the error of the bound (the bound may be attained)";
+        return j;
+      }
       if (!(worst_margin > 0 || (o.ambiguity && worst_margin >= 0))) {  // a certain count may equal its bound
         j.verdict = Verdict::Inconclusive;
         j.evidence["reason"] = "within the error of the bound";
@@ -153,7 +165,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       // The rate of approach (for regress and the figure), fitted above the error level.
       std::vector<T> dist;
       for (const auto& yk : y) dist.push_back(abs(yk - v));
-      const ExponentialFit fit = fit_exponential_auto<T>(tr.t, dist, T(tol[last]));
+      const ExponentialFit fit = fit_or_none<T>(tr.t, dist, T(tol[last]));
       j.evidence["fit"] = fit.to_json();
       j.value = fit.rate;
       if (std::isfinite(fit.rate))
@@ -228,7 +240,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       std::vector<T> dist;
       const T v = T(c.value);
       for (const auto& yk : y) dist.push_back(abs(yk - v));
-      const ExponentialFit fit = fit_exponential_auto<T>(tr.t, dist, T(*std::max_element(tol.begin(), tol.end())));
+      const ExponentialFit fit = fit_or_none<T>(tr.t, dist, T(*std::max_element(tol.begin(), tol.end())));
       j.evidence["fit"] = fit.to_json();
       j.fit_line = {
           {"slope", -fit.rate}, {"intercept", fit.log_prefactor}, {"x_min", fit.t_first}, {"x_max", fit.t_last}};

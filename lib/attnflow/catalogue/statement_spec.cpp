@@ -53,7 +53,7 @@ const json& object_at(const json& j, const std::string& key, const std::string& 
 ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (!c.is_object()) input_error(field, "must be an object {\"observable\": name, <predicate>}");
   reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "within", "algebraic", "monotone", "rate", "equals",
-                      "if"},
+                      "if", "attained"},
                      field);
   ConclusionSpec s;
   s.observable = read_string(c, "observable", field + ".observable");
@@ -81,9 +81,15 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
     s.relation = c.contains("<=") ? "<=" : c.contains(">=") ? ">=" : "equals";
     s.value = finite_number(c.at(s.relation), field + "." + s.relation);
     s.every_sample = one_of(c, "at", field + ".at", {"end", "every-sample"}, "end") == "every-sample";
+    if (c.contains("attained")) {
+      if (s.kind != ConclusionSpec::Kind::Bound || !c.at("attained").is_boolean())
+        input_error(field + ".attained", "only a bound takes it, as true or false");
+      s.attainable = c.at("attained").get<bool>();
+    }
     return s;
   }
   if (c.contains("at")) input_error(field + ".at", "only a bound or an equality is taken at a time");
+  if (c.contains("attained")) input_error(field + ".attained", "only a bound takes it");
   if (c.contains("tends_to")) {
     s.kind = ConclusionSpec::Kind::Limit;
     s.value = finite_number(c.at("tends_to"), field + ".tends_to");

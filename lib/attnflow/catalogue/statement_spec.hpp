@@ -33,6 +33,7 @@ struct ConclusionSpec {
   double within = 0;          // Limit: also reached when |observable(T) - limit| <= within (numerically)
   bool algebraic = false;     // Limit: also reached by a power-law decay over the second half (numerically)
   bool if_hemisphere = false; // judged only on instances whose start has a certified hemisphere
+  bool attainable = false;    // Bound: the bound may be attained; within the tolerance of it is consistent
   std::string text() const;   // the clause in words, for evidence and reports
 };
 
