@@ -25,7 +25,6 @@ CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
 CatalogueEntry entry_a_4_1();
-CatalogueEntry entry_a_5_1();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -37,7 +36,8 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("A-2.1"),
       builtin("A-3.1"),
       entry_a_4_1(),
-      entry_a_5_1(),
+      builtin("A-5.1"),
+      builtin("A-5.1-suspicious"),
       builtin("A-C.5"),
       builtin("A-N1"),
       entry_precision_trap(),

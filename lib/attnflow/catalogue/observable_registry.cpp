@@ -264,6 +264,24 @@ template <class T> T gap_decrease(const Tokens<T>& x, const ObservableContext<T>
   return worst;
 }
 
+/// The length of the F-hull, max_i z_i1 − min_i z_i1 ([A] Thm 5.1 with F = span e_1).
+template <class T> T f_hull_length(const Tokens<T>& z, const ObservableContext<T>&) {
+  return z.col(0).maxCoeff() - z.col(0).minCoeff();
+}
+
+/// max_i dist(z_i1, {m, M, 0}), [m, M] the F-hull of the last sample: 0 when every F-component
+/// sits on the boundary of 𝒦 or at 0.
+template <class T> T f_boundary_distance(const Tokens<T>& z, const ObservableContext<T>& c) {
+  using std::abs;
+  const T m = c.final->col(0).minCoeff(), M = c.final->col(0).maxCoeff();
+  T worst = 0;
+  for (Eigen::Index i = 0; i < z.rows(); ++i) {
+    const T f = z(i, 0);
+    worst = std::max<T>(worst, std::min<T>(std::min<T>(T(abs(T(f - m))), T(abs(T(f - M)))), T(abs(f))));
+  }
+  return worst;
+}
+
 template <class T> T energy(const Tokens<T>& x, const ObservableContext<T>& c) { return interaction_energy(x, c.beta); }
 
 ClusterOptions cluster_options(double error_estimate) {
@@ -346,6 +364,12 @@ const std::vector<ObservableDef>& observable_registry() {
       {"gap_decrease", "largest decrease of a pairwise distance since the previous sample",
        "\\max_{i<j}(\\lVert x_i - x_j\\rVert(t_{k-1}) - \\lVert x_i - x_j\\rVert(t_k))", false,
        [](const Tokens<double>& x, double) { return 4 * root_d(x); }, gap_decrease<double>, gap_decrease<mpfr>},
+      {"f_hull_length", "length of the F-hull", "\\max_i z_{i1} - \\min_i z_{i1}", false,
+       [](const Tokens<double>&, double) { return 2.0; }, f_hull_length<double>, f_hull_length<mpfr>, false, nullptr,
+       nullptr, nullptr, nullptr, 0},
+      {"f_boundary_distance", "distance of the F-components from the boundary of the F-hull or 0",
+       "\\max_i\\,\\mathrm{dist}(z_{i1}, \\{m, M, 0\\})", false, [](const Tokens<double>&, double) { return 4.0; },
+       f_boundary_distance<double>, f_boundary_distance<mpfr>, false, nullptr, nullptr, nullptr, nullptr, 0},
       {"step_movement", "largest movement of a token since the previous sample",
        "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", false,
        [](const Tokens<double>& x, double) { return 2 * root_d(x); }, step_movement<double>, step_movement<mpfr>},

@@ -27,6 +27,7 @@ template <class T> struct ObservableContext {
   T t = T(0);                         // the sample's time
   const Tokens<T>* previous = nullptr;  // the sample before this one (none at the start)
   const Tokens<T>* final = nullptr;     // the last sample (observables against the limit)
+  std::vector<double> column_error;     // the run's measured error per coordinate
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
 };
 
@@ -47,6 +48,9 @@ struct ObservableDef {
   double (*sensitivity_config)(const Tokens<double>& x, const SimConfig& c) = nullptr;
   /// Observables defined for some models only: InputError naming why, for any other.
   void (*check_applies)(const SimConfig& c) = nullptr;
+  /// The one coordinate the observable depends on (-1: all): its tolerance then uses that
+  /// coordinate's measured error (another may grow, e.g. z_G like e^{|μ|t}, and dominate the max).
+  int coordinate = -1;
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)

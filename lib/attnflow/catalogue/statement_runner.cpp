@@ -76,6 +76,8 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
                                                 double beta, const ObservableContext<T>& oc) {
   using std::abs;
   const ObservableDef& o = *find_observable(c.observable);
+  if (o.coordinate >= 0 && std::size_t(o.coordinate) < oc.column_error.size())
+    error = oc.column_error[std::size_t(o.coordinate)];  // the error of the one coordinate it reads
   std::vector<T> y;
   ObservableContext<T> ocd = oc;
   ocd.delta = T(c.delta);
@@ -292,11 +294,14 @@ struct RunJudgement {
   std::string note;
 };
 
-template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfig& config, const Trajectory<T>& tr,
-                                          double error, double beta, const Vector<double>& w) {
+template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfig& config, const MeasuredRun<T>& run,
+                                          double beta, const Vector<double>& w) {
+  const Trajectory<T>& tr = run.trajectory;
+  const double error = run.error_estimate;
   RunJudgement r;
   ObservableContext<T> oc;
   oc.config = &config;
+  oc.column_error = run.column_error;
   const Model<T> model = build_model<T>(config);
   oc.model = &model;
   oc.beta = T(beta);
@@ -422,7 +427,7 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
       o.judgement.note = "hypothesis not met: the start is not certified in an open hemisphere";
       return o;
     }
-    o.judgement = judge_run<T>(s, c, run.trajectory, run.error_estimate, o.beta, o.w);
+    o.judgement = judge_run<T>(s, c, run, o.beta, o.w);
     o.verdict = o.judgement.verdict;
     if (!o.judgement.unsettled || factor * s.extend_factor > s.extend_cap * (1 + 1e-12)) return o;
   }
@@ -447,7 +452,7 @@ void confirm(InstanceOutcome& o) {
   if (!tight.discrete() && (tight.method == "dopri5" || tight.method == "bulirsch-stoer")) tight.method = "rkf78";
   MpfrDigitsScope scope(tight.precision.digits);
   const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
-  const RunJudgement again = judge_run<mpfr>(s, tight, run.trajectory, run.error_estimate, o.beta, o.w);
+  const RunJudgement again = judge_run<mpfr>(s, tight, run, o.beta, o.w);
   o.confirmation = fmt::format("{}: {} (measured error {:.3g})", describe_reference(tight), to_string(again.verdict),
                                run.error_estimate);
   if (again.verdict != Verdict::Violated) {

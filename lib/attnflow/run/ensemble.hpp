@@ -57,6 +57,7 @@ O run_with_longer_horizons(double t_end, double factor, double max_factor, Run&&
 template <class T> struct MeasuredRun {
   Trajectory<T> trajectory;
   double error_estimate = 0;  // max deviation from a 100× tighter run at the same precision
+  std::vector<double> column_error;  // the same per coordinate (column of the tokens)
 };
 
 /// Runs c and a copy at 100× tighter tolerances (fixed steps: 10× smaller) at the same precision;
@@ -65,6 +66,7 @@ template <class T> struct MeasuredRun {
 template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   MeasuredRun<T> r{simulate<T>(c), 0};
   if (c.discrete()) {
+    r.column_error.assign(static_cast<std::size_t>(c.d), 0.0);
     // A layer map has no truncation error: a "tighter" twin would repeat the same arithmetic.
     r.trajectory.error_estimate = 0;
     r.trajectory.error_estimate_method = "layer map: no truncation error (rounding is judged at more digits)";
@@ -74,9 +76,14 @@ template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   tight.precision = c.precision;
   const Trajectory<T> ref = simulate<T>(tight);
   T worst = 0;
+  r.column_error.assign(static_cast<std::size_t>(c.d), 0.0);
   const std::size_t samples = std::min(r.trajectory.samples(), ref.samples());
-  for (std::size_t s = 0; s < samples; ++s)
-    worst = std::max<T>(worst, (r.trajectory.x[s] - ref.x[s]).cwiseAbs().maxCoeff());
+  for (std::size_t s = 0; s < samples; ++s) {
+    const Tokens<T> diff = (r.trajectory.x[s] - ref.x[s]).cwiseAbs();
+    worst = std::max<T>(worst, diff.maxCoeff());
+    for (Eigen::Index k = 0; k < diff.cols(); ++k)
+      r.column_error[std::size_t(k)] = std::max(r.column_error[std::size_t(k)], to_double(T(diff.col(k).maxCoeff())));
+  }
   r.error_estimate = to_double(worst);
   r.trajectory.error_estimate = r.error_estimate;
   r.trajectory.error_estimate_method = "100x tighter re-run at the same precision";
