@@ -308,79 +308,107 @@ double clusters_ambiguity(const Tokens<double>& x, const ObservableContext<doubl
 }
 
 
+/// An observable with a value on tokens (double and MPFR) and a first-order sensitivity.
+ObservableDef measure(const char* name, const char* label, const char* symbol,
+                      double (*sensitivity)(const Tokens<double>&, double),
+                      double (*at_double)(const Tokens<double>&, const ObservableContext<double>&),
+                      mpfr (*at_mpfr)(const Tokens<mpfr>&, const ObservableContext<mpfr>&)) {
+  ObservableDef o;
+  o.name = name, o.label = label, o.symbol = symbol;
+  o.sensitivity = sensitivity, o.at_double = at_double, o.at_mpfr = at_mpfr;
+  return o;
+}
+
+/// An integer-valued observable: no sensitivity, an ambiguity (how far the count may be off).
+ObservableDef count(const char* name, const char* label, const char* symbol,
+                    double (*at_double)(const Tokens<double>&, const ObservableContext<double>&),
+                    mpfr (*at_mpfr)(const Tokens<mpfr>&, const ObservableContext<mpfr>&),
+                    double (*ambiguity)(const Tokens<double>&, const ObservableContext<double>&)) {
+  ObservableDef o = measure(name, label, symbol, nullptr, at_double, at_mpfr);
+  o.ambiguity = ambiguity;
+  return o;
+}
+
+double none(const Tokens<double>&, double) { return 0.0; }  // for a weight-dependent sensitivity
+double root_d_times(const Tokens<double>& x, double) { return root_d(x); }
+double two_root_d(const Tokens<double>& x, double) { return 2 * root_d(x); }
+double four_root_d(const Tokens<double>& x, double) { return 4 * root_d(x); }
+double inner_product_sensitivity(const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }
+
 }  // namespace
 
 const std::vector<ObservableDef>& observable_registry() {
   static const std::vector<ObservableDef> registry = {
-      {"diameter", "diameter", "\\max_{i,j}\\lVert x_i - x_j\\rVert", false,
-       [](const Tokens<double>& x, double) { return 2 * root_d(x); }, diameter_of<double>, diameter_of<mpfr>},
-      {"D", "one minus the smallest inner product", "1 - \\min_{i\\ne j}\\langle x_i, x_j\\rangle", false,
-       [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
-       one_minus_min_inner<mpfr>},
-      {"min_inner", "smallest inner product", "\\min_{i\\ne j}\\langle x_i, x_j\\rangle", false,
-       [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, min_inner<double>,
-       min_inner<mpfr>},
-      {"max_norm", "largest token norm", "\\max_i\\lVert x_i\\rVert", false,
-       [](const Tokens<double>& x, double) { return root_d(x); }, max_norm<double>, max_norm<mpfr>},
-      {"min_x_w", "smallest component along the start's hemisphere normal", "\\min_i\\langle x_i, w\\rangle", true,
-       [](const Tokens<double>& x, double) { return root_d(x); }, min_x_w<double>, min_x_w<mpfr>},
-      {"energy", "interaction energy", "E_\\beta", false,
-       [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
-       energy<mpfr>},
-      {"first_token_displacement", "displacement of the first token", "\\lVert x_1(t) - x_1(0)\\rVert", false,
-       [](const Tokens<double>& x, double) { return root_d(x); }, first_token_displacement<double>,
-       first_token_displacement<mpfr>},
-      {"distance_to_first_start", "largest distance to the first token's start", "\\max_i\\lVert x_i(t) - x_1(0)\\rVert",
-       false, [](const Tokens<double>& x, double) { return root_d(x); }, distance_to_first_start<double>,
-       distance_to_first_start<mpfr>},
-      {"norm_above_start_bound", "largest norm above max(largest start norm, sqrt(2n))",
-       "\\max_i\\lVert x_i(t)\\rVert - \\max\\{\\max_i\\lVert x_i(0)\\rVert, \\sqrt{2n}\\}", false,
-       [](const Tokens<double>& x, double) { return root_d(x); }, norm_above_start_bound<double>,
-       norm_above_start_bound<mpfr>},
-      {"gamma_deviation", "largest deviation of an inner product from gamma(t)",
-       "\\max_{i\\ne j}\\lvert\\langle x_i, x_j\\rangle - \\gamma(t)\\rvert", false,
-       [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, gamma_deviation<double>,
-       gamma_deviation<mpfr>, false, nullptr, gamma_reference},
-      {"energy_identity_residual", "residual of the energy identity",
-       "\\lvert \\tfrac{d}{dt}E_\\beta - \\tfrac{1}{n^2}\\sum_i Z_i\\lVert\\dot x_i\\rVert^2\\rvert", false,
-       // Zero for every x when the identity holds, so a position error moves it only by rounding:
-       // the scale is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
-       [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
-       energy_identity_residual<double>, energy_identity_residual<mpfr>, false, nullptr, nullptr, nullptr,
-       energy_identity_applies},
-      {"hull_volume", "volume of the convex hull", "\\mathrm{vol}\\,\\mathrm{conv}\\{x_i\\}", false,
-       hull_volume_sensitivity, hull_volume<double>, hull_volume<mpfr>, false, nullptr, nullptr, nullptr, hull_applies},
-      {"hausdorff_to_final", "Hausdorff distance to the final hull", "d_H(\\mathrm{conv}\\,x(t), \\mathrm{conv}\\,x(T))",
-       false, [](const Tokens<double>& x, double) { return 2 * root_d(x); }, hausdorff_to_final<double>,
-       hausdorff_to_final<mpfr>},
-      {"leader_residual", "distance of the tokens from the leaders' set",
-       "\\max_i\\lvert\\max_j\\langle z_i, Bv_j\\rangle - \\langle z_i, Bz_i\\rangle\\rvert", false,
-       [](const Tokens<double>&, double) { return 0.0; }, leader_residual<double>, leader_residual<mpfr>, false,
-       nullptr, nullptr, leader_residual_sensitivity, leader_applies},
-      {"boolean_capture_distance", "distance of the attention matrix to Boolean extreme capture",
-       "\\mathrm{dist}(P(t), \\mathfrak{B})", false, [](const Tokens<double>&, double) { return 0.0; },
-       boolean_capture_distance<double>, boolean_capture_distance<mpfr>, false, nullptr, nullptr,
-       boolean_capture_sensitivity, boolean_capture_applies},
-      {"gap_decrease", "largest decrease of a pairwise distance since the previous sample",
-       "\\max_{i<j}(\\lVert x_i - x_j\\rVert(t_{k-1}) - \\lVert x_i - x_j\\rVert(t_k))", false,
-       [](const Tokens<double>& x, double) { return 4 * root_d(x); }, gap_decrease<double>, gap_decrease<mpfr>},
-      {"f_hull_length", "length of the F-hull", "\\max_i z_{i1} - \\min_i z_{i1}", false,
-       [](const Tokens<double>&, double) { return 2.0; }, f_hull_length<double>, f_hull_length<mpfr>, false, nullptr,
-       nullptr, nullptr, nullptr, 0},
-      {"f_boundary_distance", "distance of the F-components from the boundary of the F-hull or 0",
-       "\\max_i\\,\\mathrm{dist}(z_{i1}, \\{m, M, 0\\})", false, [](const Tokens<double>&, double) { return 4.0; },
-       f_boundary_distance<double>, f_boundary_distance<mpfr>, false, nullptr, nullptr, nullptr, nullptr, 0},
-      {"step_movement", "largest movement of a token since the previous sample",
-       "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", false,
-       [](const Tokens<double>& x, double) { return 2 * root_d(x); }, step_movement<double>, step_movement<mpfr>},
-      {"antipodal_deviation", "distance from two antipodal clusters",
-       "\\max_{i,j}\\lvert\\langle x_i, x_j\\rangle - s_i s_j\\rvert", false,
-       [](const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }, antipodal_deviation<double>,
-       antipodal_deviation<mpfr>},
-      {"antipodal_minority", "size of the smaller antipodal group", "\\min(n_+, n_-)", false, nullptr,
-       antipodal_minority<double>, antipodal_minority<mpfr>, false, antipodal_minority_ambiguity},
-      {"clusters", "number of clusters at the threshold", "N_\\delta", false, nullptr, clusters<double>, clusters<mpfr>,
-       true, clusters_ambiguity},
+      measure("diameter", "diameter", "\\max_{i,j}\\lVert x_i - x_j\\rVert", two_root_d, diameter_of<double>,
+              diameter_of<mpfr>),
+      measure("D", "one minus the smallest inner product", "1 - \\min_{i\\ne j}\\langle x_i, x_j\\rangle",
+              [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
+              one_minus_min_inner<mpfr>),
+      measure("min_inner", "smallest inner product", "\\min_{i\\ne j}\\langle x_i, x_j\\rangle",
+              inner_product_sensitivity, min_inner<double>, min_inner<mpfr>),
+      measure("max_norm", "largest token norm", "\\max_i\\lVert x_i\\rVert", root_d_times, max_norm<double>,
+              max_norm<mpfr>),
+      measure("min_x_w", "smallest component along the start's hemisphere normal", "\\min_i\\langle x_i, w\\rangle",
+              root_d_times, min_x_w<double>, min_x_w<mpfr>)
+          .needing_hemisphere(),
+      measure("energy", "interaction energy", "E_\\beta",
+              [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
+              energy<mpfr>),
+      measure("first_token_displacement", "displacement of the first token", "\\lVert x_1(t) - x_1(0)\\rVert",
+              root_d_times, first_token_displacement<double>, first_token_displacement<mpfr>),
+      measure("distance_to_first_start", "largest distance to the first token's start",
+              "\\max_i\\lVert x_i(t) - x_1(0)\\rVert", root_d_times, distance_to_first_start<double>,
+              distance_to_first_start<mpfr>),
+      measure("norm_above_start_bound", "largest norm above max(largest start norm, sqrt(2n))",
+              "\\max_i\\lVert x_i(t)\\rVert - \\max\\{\\max_i\\lVert x_i(0)\\rVert, \\sqrt{2n}\\}", root_d_times,
+              norm_above_start_bound<double>, norm_above_start_bound<mpfr>),
+      measure("gamma_deviation", "largest deviation of an inner product from gamma(t)",
+              "\\max_{i\\ne j}\\lvert\\langle x_i, x_j\\rangle - \\gamma(t)\\rvert", inner_product_sensitivity,
+              gamma_deviation<double>, gamma_deviation<mpfr>)
+          .against(gamma_reference),
+      // Zero for every x when the identity holds, so a position error moves it only by rounding:
+      // the scale is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
+      measure("energy_identity_residual", "residual of the energy identity",
+              "\\lvert \\tfrac{d}{dt}E_\\beta - \\tfrac{1}{n^2}\\sum_i Z_i\\lVert\\dot x_i\\rVert^2\\rvert",
+              [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
+              energy_identity_residual<double>, energy_identity_residual<mpfr>)
+          .applies_to(energy_identity_applies),
+      measure("hull_volume", "volume of the convex hull", "\\mathrm{vol}\\,\\mathrm{conv}\\{x_i\\}",
+              hull_volume_sensitivity, hull_volume<double>, hull_volume<mpfr>)
+          .applies_to(hull_applies),
+      measure("hausdorff_to_final", "Hausdorff distance to the final hull",
+              "d_H(\\mathrm{conv}\\,x(t), \\mathrm{conv}\\,x(T))", two_root_d, hausdorff_to_final<double>,
+              hausdorff_to_final<mpfr>),
+      measure("leader_residual", "distance of the tokens from the leaders' set",
+              "\\max_i\\lvert\\max_j\\langle z_i, Bv_j\\rangle - \\langle z_i, Bz_i\\rangle\\rvert", none,
+              leader_residual<double>, leader_residual<mpfr>)
+          .weight_sensitivity(leader_residual_sensitivity)
+          .applies_to(leader_applies),
+      measure("boolean_capture_distance", "distance of the attention matrix to Boolean extreme capture",
+              "\\mathrm{dist}(P(t), \\mathfrak{B})", none, boolean_capture_distance<double>,
+              boolean_capture_distance<mpfr>)
+          .weight_sensitivity(boolean_capture_sensitivity)
+          .applies_to(boolean_capture_applies),
+      measure("gap_decrease", "largest decrease of a pairwise distance since the previous sample",
+              "\\max_{i<j}(\\lVert x_i - x_j\\rVert(t_{k-1}) - \\lVert x_i - x_j\\rVert(t_k))", four_root_d,
+              gap_decrease<double>, gap_decrease<mpfr>),
+      measure("f_hull_length", "length of the F-hull", "\\max_i z_{i1} - \\min_i z_{i1}",
+              [](const Tokens<double>&, double) { return 2.0; }, f_hull_length<double>, f_hull_length<mpfr>)
+          .reads_coordinate(0),
+      measure("f_boundary_distance", "distance of the F-components from the boundary of the F-hull or 0",
+              "\\max_i\\,\\mathrm{dist}(z_{i1}, \\{m, M, 0\\})", [](const Tokens<double>&, double) { return 4.0; },
+              f_boundary_distance<double>, f_boundary_distance<mpfr>)
+          .reads_coordinate(0),
+      measure("step_movement", "largest movement of a token since the previous sample",
+              "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", two_root_d, step_movement<double>, step_movement<mpfr>),
+      measure("antipodal_deviation", "distance from two antipodal clusters",
+              "\\max_{i,j}\\lvert\\langle x_i, x_j\\rangle - s_i s_j\\rvert", inner_product_sensitivity,
+              antipodal_deviation<double>, antipodal_deviation<mpfr>),
+      count("antipodal_minority", "size of the smaller antipodal group", "\\min(n_+, n_-)", antipodal_minority<double>,
+            antipodal_minority<mpfr>, antipodal_minority_ambiguity),
+      count("clusters", "number of clusters at the threshold", "N_\\delta", clusters<double>, clusters<mpfr>,
+            clusters_ambiguity)
+          .thresholded(),
   };
   return registry;
 }

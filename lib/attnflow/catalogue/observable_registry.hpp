@@ -52,6 +52,18 @@ struct ObservableDef {
   /// coordinate's measured error (another may grow, e.g. z_G like e^{|μ|t}, and dominate the max).
   int coordinate = -1;
 
+  // Named setters for the registry (one entry reads as what is special about it).
+  ObservableDef& needing_hemisphere() { return needs_hemisphere = true, *this; }
+  ObservableDef& thresholded() { return needs_delta = true, *this; }
+  ObservableDef& against(std::vector<double> (*curve)(const SimConfig&, const std::vector<double>&)) {
+    return reference = curve, *this;
+  }
+  ObservableDef& weight_sensitivity(double (*f)(const Tokens<double>&, const SimConfig&)) {
+    return sensitivity_config = f, *this;
+  }
+  ObservableDef& applies_to(void (*check)(const SimConfig&)) { return check_applies = check, *this; }
+  ObservableDef& reads_coordinate(int k) { return coordinate = k, *this; }
+
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)
       return at_double(x, c);
