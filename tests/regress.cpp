@@ -179,4 +179,34 @@ BOOST_AUTO_TEST_CASE(update_writes_baselines_and_says_what_changed) {
     BOOST_TEST(!compare_observable("causal", recorded[k], fresh[k], true).drift, fresh[k].dump());
 }
 
+BOOST_AUTO_TEST_CASE(a_users_statement_file_in_a_suite_is_watched_like_a_catalogue_entry) {
+  const fs::path dir = fresh_dir("regress", "user-statement");
+  const std::string statement = (fs::path(attnflow::source_dir()) / "checks/statements/repulsive-one-cluster.json").string();
+  write(dir / "suite.json",
+        json{{"name", "mine"}, {"seed", 5}, {"checks", json::object()}, {"statements", {{statement, json::object()}}}}
+            .dump());
+  const std::string base = (dir / "baselines").string(), suite = (dir / "suite.json").string();
+  int status = -1;
+  run_command(attnflow_bin() + " regress --quiet --suite " + suite + " --baseline " + base + " --update --out " +
+                  (dir / "u").string() + " 2>&1",
+              &status);
+  BOOST_TEST_REQUIRE(status == 0);
+  const fs::path file = dir / "baselines" / "example-repulsive-one-cluster.json";
+  BOOST_TEST_REQUIRE(fs::exists(file));
+  const std::string again = run_command(
+      attnflow_bin() + " regress --suite " + suite + " --baseline " + base + " --out " + (dir / "a").string() + " 2>&1",
+      &status);
+  BOOST_TEST(status == 0, again);
+  BOOST_TEST(again.find("0 drifted") != std::string::npos, again);
+  // A planted change of its verdict is drift.
+  json b = read(file);
+  for (auto& q : b["quantities"])
+    if (q["quantity"] == "verdict") q["value"] = "holds";
+  write(file, b.dump(1));
+  const std::string drift = run_command(
+      attnflow_bin() + " regress --suite " + suite + " --baseline " + base + " --out " + (dir / "d").string() + " 2>&1",
+      &status);
+  BOOST_TEST(status == 1, drift);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

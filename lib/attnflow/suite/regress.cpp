@@ -161,8 +161,17 @@ RegressOutcome run_regress(const RegressOptions& o) {
   const std::string dir =
       o.baseline_dir.empty() ? std::string(attnflow::source_dir()) + "/checks/baselines" : o.baseline_dir;
   if (!o.update && !fs::is_directory(dir)) input_error("--baseline", "no baseline directory " + dir);
+  // The suite's statement files are watched like catalogue entries (a user's own conjectures).
+  auto entry_of = [&](const std::string& id) -> const CatalogueEntry* {
+    for (const auto& e : suite.statements)
+      if (e.id == id) return &e;
+    return find_entry(id);
+  };
+  auto run_one = [&](const std::string& id, const json& params, std::uint64_t seed) {
+    return run_entry(*entry_of(id), params, seed);
+  };
   for (const auto& id : o.only)
-    if (!find_entry(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
+    if (!entry_of(id)) input_error("--only", "no statement \"" + id + "\" in the catalogue (see attnflow list)");
   if (o.jobs < 0) input_error("--jobs", "must be positive");
   omp_set_num_threads(o.jobs > 0 ? o.jobs : omp_get_num_procs());
 
@@ -191,7 +200,7 @@ RegressOutcome run_regress(const RegressOptions& o) {
     if (o.events) o.events->check_started(id, k);
     if (o.update) {
       const std::uint64_t seed = o.seed.value_or(suite.seed);
-      const CheckResult r = run_catalogue_check(id, suite_params, seed);
+      const CheckResult r = run_one(id, suite_params, seed);
       const json fresh = make_baseline(r, suite.name, seed, suite_params);
       for (const auto& q : fresh["quantities"]) {
         const json* old = base ? find_quantity(base->at("quantities"), q["quantity"]) : nullptr;
@@ -218,7 +227,7 @@ RegressOutcome run_regress(const RegressOptions& o) {
       out.rows.push_back({id, "(suite parameters)", "as recorded", "changed", "equal",
                           "DRIFT (the suite's parameters differ from the baseline's; run --update)", true});
     // The baseline's own parameters: the comparison is like for like even if the suite moved.
-    const CheckResult r = run_catalogue_check(id, base->at("params"), seed);
+    const CheckResult r = run_one(id, base->at("params"), seed);
     const json now = observed(r);
     for (const auto& q : base->at("quantities")) {
       const json* n = find_quantity(now, q["quantity"]);
