@@ -579,6 +579,16 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
                        : cl.kind == ConclusionSpec::Kind::Limit ? "largest distance at T"
                                                                 : "largest deviation",
                        worst);
+    // A limit reached by an algebraic decay: the slowest exponent says how it was reached.
+    double slowest = nan();
+    for (const auto& o : e.instances)
+      if (c < o.judgement.clauses.size() && o.judgement.clauses[c].contains("power_law_exponent") &&
+          o.judgement.clauses[c]["power_law_exponent"].is_number() &&
+          o.judgement.clauses[c].value("verdict", "") == "holds") {
+        const double p = o.judgement.clauses[c]["power_law_exponent"].get<double>();
+        if (!(slowest == slowest) || p > slowest) slowest = p;
+      }
+    if (slowest == slowest) k += fmt::format(" (decaying like t^{:.2f} at the slowest, numerically)", slowest);
   }
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     if (s.conclusions[c].kind != ConclusionSpec::Kind::Rate) continue;
