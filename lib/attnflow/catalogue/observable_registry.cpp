@@ -366,13 +366,14 @@ const std::vector<ObservableDef>& observable_registry() {
               "\\max_{i\\ne j}\\lvert\\langle x_i, x_j\\rangle - \\gamma(t)\\rvert", inner_product_sensitivity,
               gamma_deviation<double>, gamma_deviation<mpfr>)
           .against(gamma_reference),
-      // Zero for every x when the identity holds, so a position error moves it only by rounding:
-      // the scale is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
+      // Zero for every x when the identity holds (so only its rounding counts): the scale of its
+      // rounding is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
       measure("energy_identity_residual", "residual of the energy identity",
               "\\lvert \\tfrac{d}{dt}E_\\beta - \\tfrac{1}{n^2}\\sum_i Z_i\\lVert\\dot x_i\\rVert^2\\rvert",
               [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
               energy_identity_residual<double>, energy_identity_residual<mpfr>)
-          .applies_to(energy_identity_applies),
+          .applies_to(energy_identity_applies)
+          .vanishing_identically(),
       measure("hull_volume", "volume of the convex hull", "\\mathrm{vol}\\,\\mathrm{conv}\\{x_i\\}",
               hull_volume_sensitivity, hull_volume<double>, hull_volume<mpfr>)
           .applies_to(hull_applies),

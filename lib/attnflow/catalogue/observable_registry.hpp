@@ -51,6 +51,9 @@ struct ObservableDef {
   /// The one coordinate the observable depends on (-1: all): its tolerance then uses that
   /// coordinate's measured error (another may grow, e.g. z_G like e^{|μ|t}, and dominate the max).
   int coordinate = -1;
+  /// Zero at every x when the claim holds (an identity of the vector field): an error in x does not
+  /// move it, so its tolerance is the rounding of its evaluation alone.
+  bool identity = false;
 
   // Named setters for the registry (one entry reads as what is special about it).
   ObservableDef& needing_hemisphere() { return needs_hemisphere = true, *this; }
@@ -63,6 +66,7 @@ struct ObservableDef {
   }
   ObservableDef& applies_to(void (*check)(const SimConfig&)) { return check_applies = check, *this; }
   ObservableDef& reads_coordinate(int k) { return coordinate = k, *this; }
+  ObservableDef& vanishing_identically() { return identity = true, *this; }
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)

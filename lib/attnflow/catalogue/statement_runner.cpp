@@ -49,8 +49,11 @@ template <class T> std::vector<double> tolerances(const ObservableDef& o, const 
                                                   double beta, const ObservableContext<T>& oc) {
   const double eps = to_double(epsilon<T>());
   std::vector<double> tol;
-  for (const auto& x : tr.x) {
-    const Tokens<double> xd = convert_tokens<double>(x);
+  for (std::size_t k = 0; k < tr.x.size(); ++k) {
+    const Tokens<double> xd = convert_tokens<double>(tr.x[k]);
+    // The start is the initial condition itself, the same in every run: it carries no
+    // integration error. Nor does an identity of the vector field, at any sample.
+    const double e = k == 0 || o.identity ? 0.0 : error;
     if (o.ambiguity) {  // a count: off by at most the number of ambiguous pairs
       ObservableContext<double> od;
       od.delta = to_double(oc.delta);
@@ -60,7 +63,7 @@ template <class T> std::vector<double> tolerances(const ObservableDef& o, const 
     }
     const double scale = std::max(1.0, xd.cwiseAbs().maxCoeff());
     const double sens = o.sensitivity_config ? o.sensitivity_config(xd, *oc.config) : o.sensitivity(xd, beta);
-    tol.push_back(kSafety * sens * (error + 16.0 * tr.n * tr.d * eps * scale));
+    tol.push_back(kSafety * sens * (e + 16.0 * tr.n * tr.d * eps * scale));
   }
   return tol;
 }
@@ -131,8 +134,8 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
         if (!j.evidence.contains("worst_value") ||
             (c.relation == "<=" ? v > j.evidence["worst_value"].get<double>() : v < j.evidence["worst_value"].get<double>()))
           j.evidence["worst_value"] = v;
-        // The start is data, not a measurement: a bound it attains (within the rounding of the
-        // observable) is met there.
+        // The start is data, not a measurement: a bound it attains within the rounding of the
+        // observable (tol[0] has no integration error) is met there.
         const double margin =
             k == 0 && !o.ambiguity ? (c.relation == "<=" ? c.value - v : v - c.value) + tol[k] : (c.relation == "<=" ? c.value - v : v - c.value) - tol[k];
         worst_margin = std::min(worst_margin, margin);

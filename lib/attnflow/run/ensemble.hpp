@@ -42,17 +42,6 @@ template <class R> std::vector<R> run_instances(long count, const std::function<
   return out;
 }
 
-/// run(t_end), then, while unsettled(outcome), run(factor·T) up to max_factor·t_end; the last
-/// outcome. How long an instance takes to settle depends on its draw (rates, gaps, a limit near a
-/// face): one fixed T does not suit every draw, and a run still converging at T is evidence of a
-/// short horizon, not of a violation.
-template <class O, class Run, class Unsettled>
-O run_with_longer_horizons(double t_end, double factor, double max_factor, Run&& run, Unsettled&& unsettled) {
-  O o = run(t_end);
-  for (double T = factor * t_end; T <= max_factor * t_end && unsettled(o); T *= factor) o = run(T);
-  return o;
-}
-
 /// A trajectory with the size of its integration error measured, not assumed.
 template <class T> struct MeasuredRun {
   Trajectory<T> trajectory;

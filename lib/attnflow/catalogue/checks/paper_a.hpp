@@ -85,28 +85,4 @@ inline nlohmann::json decimal_matrix(SeededDraws& rng, int d, double lo, double 
   return m;
 }
 
-/// n points with decimal3 coordinates uniform in [−s, s], pairwise distinct (redrawn if not).
-inline nlohmann::json decimal_points(SeededDraws& rng, int n, int d, double s) {
-  for (;;) {
-    nlohmann::json pts = nlohmann::json::array();
-    std::vector<std::string> seen;
-    bool distinct = true;
-    for (int i = 0; i < n; ++i) {
-      nlohmann::json p = nlohmann::json::array();
-      std::string key;
-      for (int k = 0; k < d; ++k) {
-        const std::string v = decimal3(rng, -s, s);
-        p.push_back(v);
-        key += v + ",";
-      }
-      for (const auto& o : seen) distinct = distinct && o != key;
-      seen.push_back(key);
-      pts.push_back(p);
-    }
-    if (distinct) return pts;
-  }
-}
-
-inline double max_abs(const Tokens<double>& x) { return x.cwiseAbs().maxCoeff(); }
-
 }  // namespace attnflow::paper_a
