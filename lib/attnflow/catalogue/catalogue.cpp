@@ -19,8 +19,6 @@ CatalogueEntry builtin(const std::string& id) {
 
 // Each entry is a statement file (builtin) or lives in catalogue/checks/<id>.cpp.
 CatalogueEntry entry_blog_l2_2();
-CatalogueEntry entry_wendel();
-CatalogueEntry entry_precision_trap();
 CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
@@ -32,7 +30,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       entry_blog_l2_2(),
       builtin("Blog-C1"),
       builtin("Blog-C2"),
-      entry_wendel(),
+      builtin("Wendel"),
       builtin("A-2.1"),
       builtin("A-3.1"),
       entry_a_4_1(),
@@ -40,7 +38,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("A-5.1-suspicious"),
       builtin("A-C.5"),
       builtin("A-N1"),
-      entry_precision_trap(),
+      builtin("precision-trap"),
       builtin("energy"),
       builtin("B-single-cluster"),
       builtin("B-6.4"),

@@ -637,9 +637,78 @@ void add_token_paths(CheckResult& r, const EnsembleOutcome& e) {
   }
 }
 
+/// A hook's judgement of its instances, measured in parallel (or in turn, for a hook that sets
+/// the MPFR precision); a "violated" counts only when the hook's judgement says so again after
+/// the suspect instances are re-measured independently (the hook's confirmation).
+HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset) {
+  const MeasurementHook& h = *s.hook;
+  const HookParams params(s.measure, s.id + ".measure.");
+  const std::vector<json> inst = h.instances(params);
+  auto measure_all = [&](const std::vector<std::size_t>& which, bool confirm, std::vector<json> out) {
+    const auto one = [&](long k) {
+      const std::size_t i = which[std::size_t(k)];
+      return h.measure(params, inst[i], ctx.instance_seed(offset + i), confirm);
+    };
+    std::vector<json> got;
+    if (h.sequential)
+      for (std::size_t k = 0; k < which.size(); ++k) got.push_back(one(long(k)));
+    else
+      got = run_instances<json>(long(which.size()), one);
+    for (std::size_t k = 0; k < which.size(); ++k) out[which[k]] = got[k];
+    return out;
+  };
+  std::vector<std::size_t> all(inst.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::vector<json> measured = measure_all(all, false, std::vector<json>(inst.size()));
+  HookJudgement j = h.judge(params, measured);
+  if (j.verdict != Verdict::Violated) return j;
+  const std::vector<std::size_t> which = j.suspects.empty() ? all : j.suspects;
+  const HookJudgement again = h.judge(params, measure_all(which, true, measured));
+  j.evidence["confirmation"] = {{"policy", h.confirmation},
+                                {"re_measured_instances", which},
+                                {"verdict", to_string(again.verdict)},
+                                {"key_number", again.key_number}};
+  if (again.verdict != Verdict::Violated) {
+    j.verdict = Verdict::Inconclusive;
+    j.violations = json::array();
+    j.key_number += " (a violation that did not survive the confirmation: inconclusive)";
+  }
+  return j;
+}
+
+CheckResult run_hook_statement(const StatementSpec& s, const CheckContext& ctx) {
+  CheckResult r;
+  r.id = s.id, r.kind = s.kind, r.source = s.source, r.expected = s.expected;
+  HookJudgement j = hook_judgement(s, ctx, 0);
+  r.verdict = j.verdict;
+  r.key_number = j.key_number;
+  r.instances = static_cast<long>(s.hook->instances(HookParams(s.measure, s.id + ".measure.")).size());
+  r.hypotheses = s.hypothesis_records;
+  r.evidence = {{"statement", s.statement},
+                {"measurement", "hook '" + s.hook->name + "'"},
+                {"parameters", s.measure},
+                {"confirmation_policy", s.hook->confirmation},
+                {"specification", s.source_json}};
+  r.evidence.update(j.evidence);
+  r.figures = j.figures;
+  r.observables = j.observables;
+  r.violations = j.violations;
+  for (std::size_t k = 0; k < s.controls.size(); ++k) {
+    const ControlSpec& cs = s.controls[k];
+    const HookJudgement cj = hook_judgement(control_statement(s, cs), ctx, kControlSeedOffset * (k + 1));
+    ControlResult ctl{cs.description, cs.expected, cj.verdict};
+    ctl.evidence = {{"override", cs.patch}, {"key_number", cj.key_number}, {"evidence", cj.evidence}};
+    r.controls.push_back(ctl);
+    r.observables.push_back(
+        category_observable("control " + std::to_string(k + 1) + " verdict", to_string(cj.verdict)));
+  }
+  return r;
+}
+
 }  // namespace
 
 CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
+  if (s.hook) return run_hook_statement(s, ctx);
   CheckResult r;
   r.id = s.id;
   r.kind = s.kind;

@@ -268,6 +268,74 @@ void apply_override(json& target, const json& patch) {
   target.merge_patch(p);
 }
 
+/// The controls: each a merge patch of the statement with the verdict it must give; the patched
+/// statement must itself be valid (checked now, not half-way through a run).
+void parse_controls(const json& j, const std::string& w, StatementSpec& s) {
+  if (j.contains("controls")) {
+    const json& cl = j.at("controls");
+    if (!cl.is_array() || cl.size() > 16) input_error(w + "controls", "must be a list of at most 16 controls");
+    for (std::size_t k = 0; k < cl.size(); ++k) {
+      const std::string f = w + "controls[" + std::to_string(k) + "]";
+      if (!cl[k].is_object()) input_error(f, "must be {\"description\", \"override\", \"expected\"}");
+      reject_unknown_keys(cl[k], {"description", "override", "expected"}, f);
+      ControlSpec c;
+      c.description = read_string(cl[k], "description", f + ".description");
+      c.patch = object_at(cl[k], "override", f + ".override");
+      for (const char* forbidden : {"id", "kind", "controls", "conclusion", "probability", "expected"})
+        if (c.patch.contains(forbidden))
+          input_error(f + ".override." + forbidden, "a control changes the setting, not what is claimed");
+      c.expected = verdict_from_string(one_of(cl[k], "expected", f + ".expected", {"holds", "violated"}, ""));
+      (void)parse_statement(control_json(j, c.patch), f + ".override");
+      s.controls.push_back(std::move(c));
+    }
+  }
+}
+
+/// A statement measured by a hook: its parameters (unknown keys refused, defaults merged in and
+/// validated by the hook now), hypotheses as records, controls as patches of "measure".
+StatementSpec parse_hook_statement(const json& j, StatementSpec s, const std::string& w, const std::string& where) {
+  reject_unknown_keys(j,
+                      {"id", "kind", "source", "statement", "summary", "expected", "measure", "hypotheses",
+                       "controls", "suite_may_override", "comment"},
+                      where.empty() ? "statement" : where);
+  const json& m = object_at(j, "measure", w + "measure");
+  const std::string name = read_string(m, "hook", w + "measure.hook");
+  s.hook = find_hook(name);
+  if (!s.hook) input_error(w + "measure.hook", "unknown '" + name + "'; known: " + hook_names());
+  std::vector<std::string> keys = {"hook"};
+  for (auto it = s.hook->defaults.begin(); it != s.hook->defaults.end(); ++it) keys.push_back(it.key());
+  reject_unknown_keys(m, keys, w + "measure");
+  s.measure = s.hook->defaults;
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (it.key() != "hook") s.measure[it.key()] = it.value();
+  (void)s.hook->instances(HookParams(s.measure, w + "measure."));
+  if (j.contains("hypotheses")) {
+    const json& hs = j.at("hypotheses");
+    if (!hs.is_array() || hs.size() > 16) input_error(w + "hypotheses", "must be a list of at most 16 records");
+    for (std::size_t k = 0; k < hs.size(); ++k) {
+      const std::string f = w + "hypotheses[" + std::to_string(k) + "]";
+      if (!hs[k].is_object()) input_error(f, "must be {\"name\", \"established\", \"detail\"}");
+      reject_unknown_keys(hs[k], {"name", "established", "detail"}, f);
+      s.hypothesis_records.push_back({{"name", read_string(hs[k], "name", f + ".name")},
+                                      {"established", one_of(hs[k], "established", f + ".established",
+                                                             {"certified", "numerical", "assumed"}, "")},
+                                      {"detail", read_string(hs[k], "detail", f + ".detail")}});
+    }
+  }
+  if (j.contains("suite_may_override")) {
+    const json& o = j.at("suite_may_override");
+    if (!o.is_array()) input_error(w + "suite_may_override", "must be a list");
+    for (std::size_t k = 0; k < o.size(); ++k) {
+      const std::string f = w + "suite_may_override[" + std::to_string(k) + "]";
+      if (!o[k].is_string() || !s.hook->defaults.contains(o[k].get<std::string>()))
+        input_error(f, "must name a parameter of hook " + name);
+      s.overridable.push_back(o[k].get<std::string>());
+    }
+  }
+  parse_controls(j, w, s);
+  return s;
+}
+
 }  // namespace
 
 json instance_config(const StatementSpec& s, long index, std::uint64_t seed, double factor) {
@@ -324,10 +392,11 @@ std::string ConclusionSpec::text() const {
 StatementSpec parse_statement(const json& j, const std::string& where) {
   const std::string w = where.empty() ? "" : where + ": ";
   if (!j.is_object()) input_error(where.empty() ? "statement" : where, "a statement is a JSON object");
+  const bool hooked = j.contains("measure");
   reject_unknown_keys(j,
                       {"id", "kind", "source", "statement", "summary", "expected", "model", "ensemble", "horizon",
                        "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "figures",
-                       "certificates", "regress", "comment"},
+                       "certificates", "regress", "comment", "measure"},
                       where.empty() ? "statement" : where);
   StatementSpec s;
   s.source_json = j;
@@ -341,6 +410,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   s.statement = read_string(j, "statement", w + "statement");
   s.summary = read_string(j, "summary", w + "summary", s.statement.substr(0, 160));
   s.expected = parse_expected(j, w + "expected", s.kind);
+  if (hooked) return parse_hook_statement(j, s, w, where);
 
   s.model = object_at(j, "model", w + "model");
   for (const char* k : {"n", "d", "init", "time", "layers"})
@@ -522,25 +592,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     }
   }
 
-  if (j.contains("controls")) {
-    const json& cl = j.at("controls");
-    if (!cl.is_array() || cl.size() > 16) input_error(w + "controls", "must be a list of at most 16 controls");
-    for (std::size_t k = 0; k < cl.size(); ++k) {
-      const std::string f = w + "controls[" + std::to_string(k) + "]";
-      if (!cl[k].is_object()) input_error(f, "must be {\"description\", \"override\", \"expected\"}");
-      reject_unknown_keys(cl[k], {"description", "override", "expected"}, f);
-      ControlSpec c;
-      c.description = read_string(cl[k], "description", f + ".description");
-      c.patch = object_at(cl[k], "override", f + ".override");
-      for (const char* forbidden : {"id", "kind", "controls", "conclusion", "probability", "expected"})
-        if (c.patch.contains(forbidden))
-          input_error(f + ".override." + forbidden, "a control changes the setting, not what is claimed");
-      c.expected = verdict_from_string(one_of(cl[k], "expected", f + ".expected", {"holds", "violated"}, ""));
-      // The patched statement must itself be valid (checked now, not half-way through a run).
-      (void)parse_statement(control_json(j, c.patch), f + ".override");
-      s.controls.push_back(std::move(c));
-    }
-  }
+  parse_controls(j, w, s);
   return s;
 }
 
@@ -555,7 +607,7 @@ StatementSpec with_suite_parameters(const StatementSpec& s, const json& params, 
       input_error(where + "." + key, "statement " + s.id + " does not let a suite set this (suite_may_override: " +
                                          joined(s.overridable) + ")");
     const bool horizon = key == "t_end" || key == "layers" || key == "samples";
-    j[horizon ? "horizon" : "ensemble"][key] = it.value();
+    j[s.hook ? "measure" : horizon ? "horizon" : "ensemble"][key] = it.value();
   }
   return parse_statement(j, where);
 }

@@ -2,6 +2,7 @@
 // A statement as data: what a user writes in JSON to have attnflow check a theorem or a conjecture
 // of their own, without C++. Parsed and validated field by field; bad input is one InputError line
 // naming the field path (exit 2). The reference is docs/statements.md.
+#include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/verdict.hpp"
 
 #include <nlohmann/json.hpp>
@@ -88,6 +89,10 @@ struct StatementSpec {
   std::string certificates;              // cited computer-assisted proofs (proofs/certificates/<name>), comma-separated
   bool cites = false;                    // "certificates" given (even empty): a suite may name proofs to cite
   nlohmann::json source_json;            // as parsed (controls patch it)
+  // A statement measured by a hook (its "measure" field) instead of model, ensemble and conclusion.
+  const MeasurementHook* hook = nullptr;
+  nlohmann::json measure;                                   // the hook's parameters, defaults merged in
+  nlohmann::json hypothesis_records = nlohmann::json::array();  // its hypotheses: {name, established, detail}
 
   /// Instances of one family: `instances` per beta of the grid.
   long block() const { return instances * std::max<long>(1, static_cast<long>(betas.size())); }

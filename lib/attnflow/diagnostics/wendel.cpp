@@ -33,8 +33,9 @@ double binomial_z_score(long successes, long trials, double p) {
   return (freq - p) / se;
 }
 
-WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t seed) {
+WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t seed, bool antipodal) {
   if (samples < 1) input_error("samples", "must be at least 1");
+  if (antipodal && n % 2 != 0) input_error("n", "antipodal samples need an even n");
   const WendelProbability p = wendel_probability(n, d);  // also validates n, d
 
   WendelMonteCarlo r;
@@ -46,7 +47,7 @@ WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t se
   SeededDraws draws(seed);
   Tokens<double> x(n, d);
   for (long s = 0; s < samples; ++s) {
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < (antipodal ? n / 2 : n); ++i) {
       double norm2 = 0;
       do {  // a zero vector has no direction; redraw (probability 0 in exact arithmetic)
         norm2 = 0;
@@ -56,6 +57,7 @@ WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t se
         }
       } while (norm2 == 0);
       x.row(i) /= std::sqrt(norm2);
+      if (antipodal) x.row(n / 2 + i) = -x.row(i);
     }
     const HemisphereResult h = find_hemisphere(x);
     if (!h.certified)

@@ -30,8 +30,9 @@ struct WendelMonteCarlo {
 
 /// Draws `samples` configurations of n uniform points on S^{d−1} (normal vectors normalised,
 /// drawn from SeededDraws(seed) of random.hpp, so the result is the same on every platform) and
-/// counts those in an open hemisphere.
-WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t seed);
+/// counts those in an open hemisphere. `antipodal` (a control outside "i.i.d."): the last n/2
+/// points are the negatives of the first n/2 (n even), so 0 is in their hull and none is.
+WendelMonteCarlo wendel_monte_carlo(int n, int d, long samples, std::uint64_t seed, bool antipodal = false);
 
 /// z-score of `successes` out of `trials` against a claimed probability p: (k/N − p) / sqrt(p(1−p)/N).
 /// ±infinity when p is 0 or 1 and the frequency differs from it, 0 when it agrees.

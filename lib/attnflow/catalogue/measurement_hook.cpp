@@ -1,0 +1,104 @@
+#include "attnflow/catalogue/measurement_hook.hpp"
+
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/errors.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace attnflow {
+
+namespace {
+
+const nlohmann::json& at(const nlohmann::json& j, const std::string& key, const std::string& field) {
+  if (!j.contains(key)) input_error(field, "missing");
+  return j.at(key);
+}
+
+}  // namespace
+
+long HookParams::integer(const std::string& key, long lo, long hi) const {
+  const nlohmann::json& v = at(j_, key, field(key));
+  if (!v.is_number_integer()) input_error(field(key), "must be an integer");
+  const long x = v.get<long>();
+  if (x < lo || x > hi) input_error(field(key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return x;
+}
+
+double HookParams::real(const std::string& key, double lo, double hi) const {
+  const nlohmann::json& v = at(j_, key, field(key));
+  if (!v.is_number() || !std::isfinite(v.get<double>())) input_error(field(key), "must be a finite number");
+  const double x = v.get<double>();
+  if (!(x >= lo && x <= hi)) input_error(field(key), fmt::format("must be in [{:g}, {:g}]", lo, hi));
+  return x;
+}
+
+std::string HookParams::text(const std::string& key) const {
+  const nlohmann::json& v = at(j_, key, field(key));
+  if (!v.is_string()) input_error(field(key), "must be a string");
+  return v.get<std::string>();
+}
+
+std::vector<double> HookParams::reals(const std::string& key, double lo, double hi, std::size_t max_size) const {
+  const nlohmann::json& v = at(j_, key, field(key));
+  if (!v.is_array() || v.empty() || v.size() > max_size)
+    input_error(field(key), "must be a list of 1 to " + std::to_string(max_size) + " numbers");
+  std::vector<double> out;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    out.push_back(HookParams(nlohmann::json{{"", v[k]}}, field(key) + "[" + std::to_string(k) + "]").real("", lo, hi));
+  }
+  return out;
+}
+
+std::vector<std::string> HookParams::decimals(const std::string& key, double lo, double hi) const {
+  const nlohmann::json& v = at(j_, key, field(key));
+  if (!v.is_array() || v.empty() || v.size() > 64) input_error(field(key), "must be a list of 1 to 64 decimals");
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::string f = field(key) + "[" + std::to_string(k) + "]";
+    out.push_back(read_decimal(v[k], f));
+    const double x = decimal_as_double(out.back());
+    if (!(x >= lo && x <= hi)) input_error(f, fmt::format("must be in [{:g}, {:g}]", lo, hi));
+  }
+  return out;
+}
+
+HookJudgement judge_each(const std::vector<nlohmann::json>& measured) {
+  HookJudgement j;
+  std::vector<Verdict> vs;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    vs.push_back(verdict_from_string(measured[i].at("verdict").get<std::string>()));
+    if (vs.back() == Verdict::Violated) j.suspects.push_back(i);
+  }
+  j.verdict = combine(vs);
+  j.evidence["instances"] = measured;
+  return j;
+}
+
+// Each hook lives in catalogue/hooks/<name>.cpp.
+MeasurementHook hook_precision_trap();
+MeasurementHook hook_wendel();
+
+namespace {
+
+const std::vector<MeasurementHook>& hooks() {
+  static const std::vector<MeasurementHook> all = {
+      hook_precision_trap(), hook_wendel()};
+  return all;
+}
+
+}  // namespace
+
+const MeasurementHook* find_hook(const std::string& name) {
+  for (const auto& h : hooks())
+    if (h.name == name) return &h;
+  return nullptr;
+}
+
+std::string hook_names() {
+  std::string s;
+  for (const auto& h : hooks()) s += (s.empty() ? "" : ", ") + h.name;
+  return s;
+}
+
+}  // namespace attnflow
