@@ -78,12 +78,13 @@ HookJudgement judge_each(const std::vector<nlohmann::json>& measured) {
 // Each hook lives in catalogue/hooks/<name>.cpp.
 MeasurementHook hook_precision_trap();
 MeasurementHook hook_wendel();
+MeasurementHook hook_perturbation_sweep();
 
 namespace {
 
 const std::vector<MeasurementHook>& hooks() {
   static const std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep()};
   return all;
 }
 
