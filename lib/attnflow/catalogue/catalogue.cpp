@@ -21,7 +21,6 @@ CatalogueEntry builtin(const std::string& id) {
 CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
-CatalogueEntry entry_a_4_1();
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
@@ -32,7 +31,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("Wendel"),
       builtin("A-2.1"),
       builtin("A-3.1"),
-      entry_a_4_1(),
+      builtin("A-4.1"),
       builtin("A-5.1"),
       builtin("A-5.1-suspicious"),
       builtin("A-C.5"),

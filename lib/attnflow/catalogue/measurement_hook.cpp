@@ -79,12 +79,13 @@ HookJudgement judge_each(const std::vector<nlohmann::json>& measured) {
 MeasurementHook hook_precision_trap();
 MeasurementHook hook_wendel();
 MeasurementHook hook_perturbation_sweep();
+MeasurementHook hook_good_triple_levels();
 
 namespace {
 
 const std::vector<MeasurementHook>& hooks() {
   static const std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels()};
   return all;
 }
 

@@ -649,8 +649,8 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
       const std::size_t i = which[std::size_t(k)];
       return h.measure(params, inst[i], ctx.instance_seed(offset + i), confirm);
     };
-    std::vector<json> got;
-    if (h.sequential)
+    std::vector<json> got;  // confirmations in turn: they set the MPFR precision (process-wide)
+    if (h.sequential || confirm)
       for (std::size_t k = 0; k < which.size(); ++k) got.push_back(one(long(k)));
     else
       got = run_instances<json>(long(which.size()), one);
