@@ -18,7 +18,6 @@ CatalogueEntry builtin(const std::string& id) {
 }  // namespace
 
 // Each entry is a statement file (builtin) or lives in catalogue/checks/<id>.cpp.
-CatalogueEntry entry_b_6_9();
 CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
 
@@ -41,7 +40,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("B-single-cluster"),
       builtin("B-6.4"),
       builtin("B-6.8"),
-      entry_b_6_9(),
+      builtin("B-6.9"),
       entry_b_metastability(),
       entry_phase_diagram(),
       builtin("causal"),

@@ -80,12 +80,13 @@ MeasurementHook hook_precision_trap();
 MeasurementHook hook_wendel();
 MeasurementHook hook_perturbation_sweep();
 MeasurementHook hook_good_triple_levels();
+MeasurementHook hook_gamma_scaling();
 
 namespace {
 
 const std::vector<MeasurementHook>& hooks() {
   static const std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling()};
   return all;
 }
 
