@@ -18,7 +18,6 @@ CatalogueEntry builtin(const std::string& id) {
 }  // namespace
 
 // Each entry is a statement file (builtin) or lives in catalogue/checks/<id>.cpp.
-CatalogueEntry entry_b_metastability();
 CatalogueEntry entry_phase_diagram();
 
 const std::vector<CatalogueEntry>& catalogue() {
@@ -41,7 +40,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("B-6.4"),
       builtin("B-6.8"),
       builtin("B-6.9"),
-      entry_b_metastability(),
+      builtin("B-metastability"),
       entry_phase_diagram(),
       builtin("causal"),
       builtin("causal-general-V"),
