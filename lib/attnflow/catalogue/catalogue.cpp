@@ -17,9 +17,6 @@ CatalogueEntry builtin(const std::string& id) {
 
 }  // namespace
 
-// Each entry is a statement file (builtin) or lives in catalogue/checks/<id>.cpp.
-CatalogueEntry entry_phase_diagram();
-
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = {
       builtin("Blog-P2.1"),
@@ -41,7 +38,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("B-6.8"),
       builtin("B-6.9"),
       builtin("B-metastability"),
-      entry_phase_diagram(),
+      builtin("phase-diagram"),
       builtin("causal"),
       builtin("causal-general-V"),
       builtin("layer-dependent"),

@@ -82,12 +82,13 @@ MeasurementHook hook_perturbation_sweep();
 MeasurementHook hook_good_triple_levels();
 MeasurementHook hook_gamma_scaling();
 MeasurementHook hook_metastable_plateaus();
+MeasurementHook hook_phase_diagram();
 
 namespace {
 
 const std::vector<MeasurementHook>& hooks() {
   static const std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram()};
   return all;
 }
 
