@@ -66,27 +66,21 @@ BOOST_AUTO_TEST_CASE(metastability_reported) {
   const auto r =
       run_entry("B-metastability", {{"instances", 1}, {"n", 12}, {"d", 2}, {"t_end", 200}, {"betas", {9, 16}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
-  BOOST_TEST(r.evidence["values_finite"].get<bool>());
-  BOOST_TEST(!r.evidence["runs"].empty());
+  BOOST_TEST_REQUIRE(r.evidence["runs"].size() == 2u);
+  for (const auto& run : r.evidence["runs"]) BOOST_TEST(run["energy_monotone_holds"].get<bool>());  // E_beta never decreases
+  BOOST_TEST(r.evidence["fit_log_plateau_vs_beta"].is_object());
 }
 
 BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
   const auto r =
       run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
-  BOOST_TEST(r.evidence["values_finite"].get<bool>());
+  for (const auto& row : r.evidence["per_beta"]) BOOST_TEST((row["F_at_T"] >= 0.0 && row["F_at_T"] <= 1.0));
   const auto& heat = r.figures["fraction_heat_map"];
   BOOST_TEST(heat["kind"] == "heatmap");
   BOOST_TEST(heat["z"].size() == 2u);  // one row per beta
   BOOST_TEST(heat["x_label"] == "t");
   BOOST_TEST(!heat["series"].empty());  // the predicted curve gamma_beta(t) = 1 - delta
-  // Measured in chunks of 3 runs (memory is bounded by the chunk): the same evidence and figures.
-  const auto c =
-      run_entry("phase-diagram",
-                {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}, {"chunk", 3}});
-  // (compared as text: a NaN, e.g. a crossing never reached, is unequal to itself as a number)
-  BOOST_TEST(c.evidence.dump() == r.evidence.dump());
-  BOOST_TEST(c.figures.dump() == r.figures.dump());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

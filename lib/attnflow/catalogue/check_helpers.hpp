@@ -24,7 +24,6 @@ template <class T> T max_offdiag_deviation(const Tokens<T>& x, const T& g) {
   return worst;
 }
 
-inline std::string sci(double v) { return fmt::format("{:.3g}", v); }
 
 }  // namespace attnflow
 
@@ -40,10 +39,5 @@ template <class T> T min_offdiag_inner(const Tokens<T>& x) {
   return best;
 }
 
-/// Confirms a violation by a tighter, higher-precision re-run, else downgrades it to inconclusive.
-inline Verdict confirmed(Verdict v, const SimConfig& c, const std::function<bool(const Trajectory<mpfr>&)>& fails) {
-  if (v != Verdict::Violated) return v;
-  return survives_tighter_run(c, fails) ? Verdict::Violated : Verdict::Inconclusive;
-}
 
 }  // namespace attnflow

@@ -79,12 +79,5 @@ template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   return r;
 }
 
-/// Re-runs a config at ≥ 20 more digits and 100× tighter tolerances and evaluates `fails` on
-/// it: a violation is only reported when it survives this.
-inline bool survives_tighter_run(const SimConfig& c, const std::function<bool(const Trajectory<mpfr>&)>& fails) {
-  const SimConfig ref = tightened_config(c);
-  MpfrDigitsScope scope(ref.precision.digits);
-  return fails(simulate<mpfr>(ref));
-}
 
 }  // namespace attnflow

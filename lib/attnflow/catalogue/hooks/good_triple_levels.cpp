@@ -129,6 +129,8 @@ json measure(const HookParams& p, const json&, std::uint64_t seed, bool confirm)
     const verify::GoodTripleCertificate cert = verify::certify_good_triple(w.Q, w.K, w.V);
     out["good_triple_certificate"] = cert.summary();
     out["certified_good"] = cert.good();
+    if (p.json().at("require_good_triple").get<bool>() && !cert.good())  // the hypothesis counts only when proved
+      out["verdict"] = "inconclusive", out["reason"] = "good triple not proved by the interval certificate";
     out["certified_outside"] = cert.sign_negative ? "<Q phi_1, K phi_1> < 0 proved on the eigenvector enclosure"
                                : !cert.good() && cert.lambda_hi < 0 ? "lambda_1 < 0 proved (not a good triple)" : "no";
   }
