@@ -408,3 +408,114 @@ BOOST_AUTO_TEST_CASE(a_limit_that_has_settled_elsewhere_is_violated_and_a_creepi
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(measurement_hooks)
+
+namespace {
+
+/// A hook whose instance i is violated at the first measurement, and at the confirmation only
+/// when "confirm_fails" says so: the runner's confirmation, seen from outside.
+void register_planted_hook() {
+  if (find_hook("planted")) return;
+  register_hook({"planted",
+                 "the planted re-measurement",
+                 {{"instances", 3}, {"violated", {1}}, {"confirm_fails", true}},
+                 false,
+                 [](const HookParams& p) {
+                   return std::vector<json>(std::size_t(p.integer("instances", 1, 10)), json::object());
+                 },
+                 [](const HookParams&, const json&, std::uint64_t, bool confirm) { return json{{"confirm", confirm}}; },
+                 [](const HookParams& p, const std::vector<json>& measured) {
+                   HookJudgement j;
+                   std::vector<Verdict> vs;
+                   for (std::size_t i = 0; i < measured.size(); ++i) {
+                     bool bad = false;
+                     for (const auto& k : p.json().at("violated")) bad = bad || k.get<std::size_t>() == i;
+                     if (bad && measured[i]["confirm"].get<bool>()) bad = p.json().at("confirm_fails").get<bool>();
+                     vs.push_back(bad ? Verdict::Violated : Verdict::Holds);
+                     if (bad) j.suspects.push_back(i);
+                   }
+                   j.verdict = combine(vs);
+                   j.key_number = std::to_string(j.suspects.size()) + " violated";
+                   return j;
+                 }});
+}
+
+json planted(bool confirm_fails) {
+  return {{"id", "planted"},
+          {"kind", "conjecture"},
+          {"statement", "planted"},
+          {"expected", "holds"},
+          {"measure", {{"hook", "planted"}, {"confirm_fails", confirm_fails}}},
+          {"controls", {{{"description", "all violated"}, {"override", {{"measure", {{"violated", {0, 1, 2}}}}}},
+                         {"expected", "violated"}}}}};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_hook_violation_counts_only_when_its_re_measurement_shows_it_too) {
+  register_planted_hook();
+  const CheckResult confirmed = run_entry(statement_entry(parse_statement(planted(true), "planted")), json::object(), 1);
+  BOOST_TEST(to_string(confirmed.verdict) == "violated");
+  BOOST_TEST(confirmed.evidence["confirmation"]["verdict"] == "violated");
+  BOOST_TEST(confirmed.evidence["confirmation"]["re_measured_instances"] == json({1}));
+  BOOST_TEST(to_string(confirmed.controls.at(0).verdict) == "violated");  // the control, by the same path
+  BOOST_TEST(confirmed.controls.at(0).evidence["evidence"]["confirmation"]["verdict"] == "violated");
+  const CheckResult refuted = run_entry(statement_entry(parse_statement(planted(false), "planted")), json::object(), 1);
+  BOOST_TEST(to_string(refuted.verdict) == "inconclusive");
+  BOOST_TEST(refuted.evidence["confirmation"]["verdict"] == "holds");
+  BOOST_TEST(to_string(refuted.controls.at(0).verdict) == "inconclusive");
+}
+
+BOOST_AUTO_TEST_CASE(every_builtin_hook_control_that_is_violated_was_confirmed) {
+  // The shipped hook statements at small size: each violated control carries its confirmation.
+  const std::vector<std::pair<std::string, json>> entries = {
+      {"precision-trap", {{"epsilons", {"0.3"}}}},
+      {"Wendel", {{"samples", 400}, {"pairs", {{4, 2}, {6, 3}}}}},
+      {"A-4.1", {{"instances", 1}, {"n", 5}, {"t_end", 30}}}};
+  for (const auto& [id, params] : entries) {
+    const CheckResult r = run_entry(*find_entry(id), params, 20231);
+    BOOST_TEST_CONTEXT(id) {
+      BOOST_TEST(r.as_expected());
+      for (const auto& c : r.controls)
+        if (c.verdict == Verdict::Violated) BOOST_TEST(c.evidence["evidence"]["confirmation"]["verdict"] == "violated");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_hook_statement_is_one_line_and_exit_2) {
+  const json good = json::parse(std::ifstream(fs::path(source_dir()) / "checks/statements/builtin/Wendel.json"));
+  const attnflow::testing::TempDir dir;
+  const std::vector<std::tuple<std::string, std::string, std::function<void(json&)>>> cases = {
+      {"unknown hook", "measure.hook: unknown 'wendell'; known: precision-trap", [](json& j) { j["measure"]["hook"] = "wendell"; }},
+      {"unknown parameter", "measure.samplez: unknown field", [](json& j) { j["measure"]["samplez"] = 10; }},
+      {"parameter out of range", "measure.samples: must be in [10,", [](json& j) { j["measure"]["samples"] = 5; }},
+      {"bad pair", "measure.pairs[0]: must be [n, d]", [](json& j) { j["measure"]["pairs"] = {{0, 2}}; }},
+      {"bad hypothesis record", "hypotheses[0].established: unknown 'proved'",
+       [](json& j) { j["hypotheses"][0]["established"] = "proved"; }},
+      {"a model beside the hook", "model", [](json& j) { j["model"] = {{"model", "sa-sphere"}}; }},
+      {"a suite parameter the hook lacks", "suite_may_override[0]: must name a parameter of hook wendel",
+       [](json& j) { j["suite_may_override"] = {"t_end"}; }},
+      {"a control with a bad parameter", "controls[0].override: ",
+       [](json& j) { j["controls"][0]["override"]["measure"]["formula"] = "p(n)"; }},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const auto& [name, expect, edit] = cases[k];
+    json j = good;
+    edit(j);
+    const fs::path file = dir.path / ("hook" + std::to_string(k) + ".json");
+    std::ofstream(file) << j.dump(1);
+    int rc = -1;
+    const std::string out = attnflow::testing::run_command(
+        attnflow::testing::attnflow_bin() + " check --statement " + file.string() + " --out " +
+            (dir.path / "out").string() + " --quiet --no-pdf 2>&1",
+        &rc);
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(rc == 2, out);
+      BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
+      BOOST_TEST(out.find(expect) != std::string::npos, out);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

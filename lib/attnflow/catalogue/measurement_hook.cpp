@@ -4,6 +4,7 @@
 #include "attnflow/errors.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <fmt/format.h>
 
 namespace attnflow {
@@ -86,8 +87,8 @@ MeasurementHook hook_phase_diagram();
 
 namespace {
 
-const std::vector<MeasurementHook>& hooks() {
-  static const std::vector<MeasurementHook> all = {
+std::vector<MeasurementHook>& hooks() {
+  static std::vector<MeasurementHook> all = {
       hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram()};
   return all;
 }
@@ -98,6 +99,11 @@ const MeasurementHook* find_hook(const std::string& name) {
   for (const auto& h : hooks())
     if (h.name == name) return &h;
   return nullptr;
+}
+
+void register_hook(MeasurementHook hook) {
+  if (find_hook(hook.name)) throw std::logic_error("hook " + hook.name + " is registered already");
+  hooks().push_back(std::move(hook));
 }
 
 std::string hook_names() {

@@ -62,6 +62,8 @@ struct MeasurementHook {
 
 /// nullptr when unknown.
 const MeasurementHook* find_hook(const std::string& name);
+/// Adds a hook of one's own (before any statement naming it is parsed; not thread-safe).
+void register_hook(MeasurementHook hook);
 std::string hook_names();
 
 /// A judgement from per-instance verdicts (each measured instance's "verdict"): any violated →
