@@ -7,7 +7,7 @@
 #include "cli_support.hpp"
 
 #include "attnflow/catalogue/statement_runner.hpp"
-#include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/diagnostics/positive_definite.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(weight_hypotheses_are_decided_exactly_per_instance) {
     const json& inst = r.evidence["instances"][i];
     const Model<double> m = build_model<double>(
         parse_sim_config(instance_config(s, static_cast<long>(i), inst["seed"].get<std::uint64_t>())));
-    const bool pd = paper_a::certify_positive_definite(m.heads[0].Q.constant_value(), m.heads[0].K.constant_value())
+    const bool pd = certify_positive_definite(m.heads[0].Q.constant_value(), m.heads[0].K.constant_value())
                         .positive_definite;
     BOOST_TEST_CONTEXT("instance " << i) {
       BOOST_TEST(inst["verdict"] == (pd ? "holds" : "inconclusive"));

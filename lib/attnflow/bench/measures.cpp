@@ -2,7 +2,7 @@
 // measured in the same run on the same machine, so it travels between machines better than
 // either time.
 #include "attnflow/bench/registry.hpp"
-#include "attnflow/catalogue/phase_statistic.hpp"
+#include "attnflow/bench/phase_statistic.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/random.hpp"

@@ -3,6 +3,7 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/errors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <fmt/format.h>
@@ -38,6 +39,22 @@ std::string HookParams::text(const std::string& key) const {
   const nlohmann::json& v = at(j_, key, field(key));
   if (!v.is_string()) input_error(field(key), "must be a string");
   return v.get<std::string>();
+}
+
+std::string HookParams::choice(const std::string& key, const std::vector<std::string>& known) const {
+  const std::string v = text(key);
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  if (std::find(known.begin(), known.end(), v) == known.end()) input_error(field(key), "unknown '" + v + "'; known: " + list);
+  return v;
+}
+
+std::vector<nlohmann::json> HookParams::beta_grid(const std::string& count_key, long max_count) const {
+  const std::vector<double> betas = reals("betas", 0, 1000, 1024);
+  std::vector<nlohmann::json> out;
+  for (long i = 0; i < integer(count_key, 1, max_count) * long(betas.size()); ++i)
+    out.push_back({{"beta", betas[std::size_t(i) % betas.size()]}});
+  return out;
 }
 
 std::vector<double> HookParams::reals(const std::string& key, double lo, double hi, std::size_t max_size) const {

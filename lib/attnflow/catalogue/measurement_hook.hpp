@@ -23,6 +23,10 @@ class HookParams {
   long integer(const std::string& key, long lo, long hi) const;
   double real(const std::string& key, double lo, double hi) const;
   std::string text(const std::string& key) const;
+  /// A string that must be one of `known` (the message lists them).
+  std::string choice(const std::string& key, const std::vector<std::string>& known) const;
+  /// `count_key` instances per value of the grid `betas`, the grid cycling: {"beta": b} each.
+  std::vector<nlohmann::json> beta_grid(const std::string& count_key, long max_count) const;
   std::vector<double> reals(const std::string& key, double lo, double hi, std::size_t max_size = 64) const;
   /// Decimal strings (exact at every precision), e.g. epsilons.
   std::vector<std::string> decimals(const std::string& key, double lo, double hi) const;

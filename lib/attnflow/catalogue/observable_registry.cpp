@@ -1,7 +1,10 @@
 #include "attnflow/catalogue/observable_registry.hpp"
 
-#include "attnflow/catalogue/check_helpers.hpp"
-#include "attnflow/catalogue/gamma_curve.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/run/ensemble.hpp"
+#include "attnflow/diagnostics/gamma_curve.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/diagnostics/attention_diagnostics.hpp"
 #include "attnflow/diagnostics/clusters.hpp"

@@ -1,8 +1,10 @@
 #include "attnflow/catalogue/statement_runner.hpp"
 
-#include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/catalogue/cited_proofs.hpp"
-#include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/diagnostics/positive_definite.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/observable_registry.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
@@ -32,6 +34,10 @@ const char* kConfirmationRule =
     "a violation counts only when a re-run at >= 20 more digits and 100x tighter tolerances (layer maps: more "
     "digits) violates the same clause, judged by the same code; a violated claimed probability only when an "
     "independent 4x larger sample violates it too; otherwise inconclusive";
+
+nlohmann::json hypothesis(const std::string& name, const std::string& established, const std::string& detail) {
+  return {{"name", name}, {"established", established}, {"detail", detail}};
+}
 
 double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
@@ -383,7 +389,7 @@ std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) 
       for (std::size_t k = 0; k < m.heads.size(); ++k) {
         if (!m.heads[k].Q.constant() || !m.heads[k].K.constant())
           return fmt::format("Q, K of head {} are not constant", k + 1);
-        if (!paper_a::certify_positive_definite(m.heads[k].Q.constant_value(), m.heads[k].K.constant_value())
+        if (!certify_positive_definite(m.heads[k].Q.constant_value(), m.heads[k].K.constant_value())
                  .positive_definite)
           return fmt::format("Q^T K of head {} is not positive definite (exact test)", k + 1);
       }

@@ -1,8 +1,12 @@
 // [B] high-dimensional random starts (THEORY.md's B-6.9): for d large, i.i.d. uniform starts follow
 // B-6.8's curve γ(t) within O(√(log d / d)). Per instance Δ = max_{t, i≠j} |⟨x_i,x_j⟩ − γ(t)|;
 // across the d grid, per model, the fit of log ρ (ρ = Δ/√(log d/d)) against log d.
-#include "attnflow/catalogue/check_helpers.hpp"
-#include "attnflow/catalogue/gamma_curve.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/run/ensemble.hpp"
+#include "attnflow/diagnostics/gamma_curve.hpp"
+#include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/diagnostics/convergence_table.hpp"
 #include "attnflow/diagnostics/rates.hpp"
@@ -172,8 +176,7 @@ MeasurementHook hook_gamma_scaling() {
           {{"instances", 6}, {"n", 4}, {"beta", 1}, {"t_end", 5}, {"ds", {16, 64, 256}}, {"start", "uniform"}},
           false,
           [](const HookParams& p) {
-            if (p.text("start") != "uniform" && p.text("start") != "duplicated")
-              input_error(p.field("start"), "known: uniform, duplicated (token 2 = token 1)");
+            (void)p.choice("start", {"uniform", "duplicated"});
             (void)p.integer("n", 2, 64), (void)p.real("beta", 0, 100), (void)p.real("t_end", 0.1, 1000);
             const std::vector<double> ds = p.reals("ds", 2, 100000);
             for (std::size_t k = 0; k < ds.size(); ++k)

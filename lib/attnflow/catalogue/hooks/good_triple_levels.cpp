@@ -2,10 +2,16 @@
 // simple and strictly dominant, and ⟨Qφ_1, Kφ_1⟩ > 0 ⇒ the coordinate c_i = ψᵀz_i(t) of every
 // rescaled token converges, and the limits take at most 3 values {0, a, b}. The error of c_i is
 // measured on c_i itself (ψ annihilates the growing directions that dominate the raw error).
-#include "attnflow/catalogue/checks/paper_a.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/diagnostics/hyperplanes.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/random.hpp"
+#include "attnflow/run/ensemble.hpp"
 #include "attnflow/verify/good_triple.hpp"
+
+#include <fmt/format.h>
 
 #include <numeric>
 
@@ -14,6 +20,32 @@ namespace attnflow {
 namespace {
 
 using nlohmann::json;
+
+/// Q, K, V (head 0, constant) of a config, read in double.
+struct Weights {
+  Matrix<double> Q, K, V;
+};
+inline Weights weights(const SimConfig& c) {
+  const Model<double> m = build_model<double>(c);
+  return {m.heads.at(0).Q.at_time(0.0), m.heads.at(0).K.at_time(0.0), m.heads.at(0).V.at_time(0.0)};
+}
+
+/// A decimal with 3 digits after the point, uniform in [lo, hi]: exact at every precision.
+inline std::string decimal3(SeededDraws& rng, double lo, double hi) {
+  const long v = rng.integer(std::lround(lo * 1000), std::lround(hi * 1000));
+  return fmt::format("{}{}.{:03d}", v < 0 ? "-" : "", std::labs(v) / 1000, int(std::labs(v) % 1000));
+}
+
+/// d×d matrix of decimal3 entries in [lo, hi].
+inline nlohmann::json decimal_matrix(SeededDraws& rng, int d, double lo, double hi) {
+  nlohmann::json m = nlohmann::json::array();
+  for (int i = 0; i < d; ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int j = 0; j < d; ++j) row.push_back(decimal3(rng, lo, hi));
+    m.push_back(row);
+  }
+  return m;
+}
 
 json negate(json m) {
   for (auto& row : m)
@@ -31,7 +63,7 @@ json random_v(SeededDraws& rng, int d) {
   std::vector<std::vector<std::string>> T(d, std::vector<std::string>(d, "0"));
   for (int i = 0; i < d; ++i)
     for (int j = i; j < d; ++j)
-      T[i][j] = i == j ? paper_a::decimal3(rng, i == 0 ? 1.0 : -0.2, i == 0 ? 1.4 : 0.6) : paper_a::decimal3(rng, -0.5, 0.5);
+      T[i][j] = i == j ? decimal3(rng, i == 0 ? 1.0 : -0.2, i == 0 ? 1.4 : 0.6) : decimal3(rng, -0.5, 0.5);
   std::vector<int> p(d);
   std::iota(p.begin(), p.end(), 0);
   rng.shuffle(p.begin(), p.end());
@@ -63,8 +95,8 @@ json instance_config(const HookParams& p, std::uint64_t seed) {
   }
   SeededDraws rng(seed);
   for (;;) {
-    c["Q"] = paper_a::decimal_matrix(rng, d, -1, 1), c["K"] = paper_a::decimal_matrix(rng, d, -1, 1), c["V"] = random_v(rng, d);
-    const paper_a::Weights w = paper_a::weights(parse_sim_config(c));
+    c["Q"] = decimal_matrix(rng, d, -1, 1), c["K"] = decimal_matrix(rng, d, -1, 1), c["V"] = random_v(rng, d);
+    const Weights w = weights(parse_sim_config(c));
     const double s = check_good_triple(w.Q, w.K, w.V).sign_value;
     if (std::abs(s) < 0.05) continue;
     if ((s > 0) != (p.integer("sign", -1, 1) > 0)) c["K"] = negate(c["K"]);
@@ -125,7 +157,7 @@ json measure(const HookParams& p, const json&, std::uint64_t seed, bool confirm)
     out = levels_run<mpfr>(tight, p.json().at("require_good_triple").get<bool>());
   } else {
     out = levels_run<double>(c, p.json().at("require_good_triple").get<bool>());
-    const paper_a::Weights w = paper_a::weights(c);
+    const Weights w = weights(c);
     const verify::GoodTripleCertificate cert = verify::certify_good_triple(w.Q, w.K, w.V);
     out["good_triple_certificate"] = cert.summary();
     out["certified_good"] = cert.good();
@@ -175,8 +207,7 @@ MeasurementHook hook_good_triple_levels() {
           {{"instances", 4}, {"n", 7}, {"d", 2}, {"t_end", 40}, {"sign", 1}, {"weights", "random"}, {"require_good_triple", true}},
           false,
           [](const HookParams& p) {
-            if (p.text("weights") != "random" && p.text("weights") != "diagonal-negative")
-              input_error(p.field("weights"), "known: random, diagonal-negative");
+            (void)p.choice("weights", {"random", "diagonal-negative"});
             if (!p.json().at("require_good_triple").is_boolean()) input_error(p.field("require_good_triple"), "must be true or false");
             if (p.integer("sign", -1, 1) == 0) input_error(p.field("sign"), "must be 1 or -1");
             (void)p.integer("n", 2, 64), (void)p.integer("d", 2, 16), (void)p.real("t_end", 1, 1000);

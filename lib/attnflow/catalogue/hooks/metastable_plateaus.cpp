@@ -3,7 +3,10 @@
 // counts (single linkage at δ, precision-aware) on a log-spaced grid, the plateaus (maximal runs
 // of a constant count ≥ 2 after the initial formation) and the longest uncensored one; across
 // runs, the fit of log(plateau length) against β.
-#include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/run/ensemble.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
@@ -137,14 +140,9 @@ MeasurementHook hook_metastable_plateaus() {
            {"claim", "reported"}},
           false,
           [](const HookParams& p) {
-            if (p.text("claim") != "reported" && p.text("claim") != "metastable-plateau")
-              input_error(p.field("claim"), "known: reported, metastable-plateau");
+            (void)p.choice("claim", {"reported", "metastable-plateau"});
             (void)config(p, 1, 1), (void)p.real("delta", 1e-12, 1);
-            const std::vector<double> betas = p.reals("betas", 0, 1000);
-            std::vector<json> out;  // the beta grid cycles
-            for (long i = 0; i < p.integer("instances", 1, 10000) * long(betas.size()); ++i)
-              out.push_back({{"beta", betas[std::size_t(i) % betas.size()]}});
-            return out;
+            return p.beta_grid("instances", 10000);
           },
           measure, judge};
 }

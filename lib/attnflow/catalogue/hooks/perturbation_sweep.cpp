@@ -3,7 +3,11 @@
 // along a fixed direction Ê_k (Gaussian, spectral norm 1 per layer, or −I for a control), every run
 // at `digits` (so round-off cannot swamp Δ at ε = 1e-12) with a rounding floor from a re-run at
 // 20 more; the linear regime, slopes, C and D from diagnostics/perturbation.hpp.
-#include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/run/ensemble.hpp"
+#include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/diagnostics/perturbation.hpp"
@@ -184,8 +188,7 @@ MeasurementHook hook_perturbation_sweep() {
             (void)make_setup(p, 1, true, 40);
             const std::string a = read_decimal(p.json().at("alpha"), p.field("alpha"));
             if (!(decimal_as_double(a) > 0 && decimal_as_double(a) < 1)) input_error(p.field("alpha"), "must be in (0, 1)");
-            if (p.text("direction") != "gaussian" && p.text("direction") != "minus-identity")
-              input_error(p.field("direction"), "known: gaussian, minus-identity");
+            (void)p.choice("direction", {"gaussian", "minus-identity"});
             (void)p.real("min_decades", 1, 12), (void)p.reals("eps_alpha_multiples", 0, 100, 16);
             (void)p.real("linear_through_alpha", 0, 100), (void)p.integer("digits", 20, 200);
             const std::string schedule = p.text("alpha_schedule");

@@ -1,8 +1,11 @@
 // [B] Fig. 3, the phase diagram: the Monte-Carlo fraction F(t, β) of pairs with ⟨x_i,x_j⟩ > 1 − δ
 // (δ = 1e-3) from uniform starts, against the curve {γ_β(t) = 1 − δ} of B-6.8's γ (SA). Reported per
 // β: where F crosses 1/2 (and the band 0.1..0.9) against t_δ(β).
-#include "attnflow/catalogue/check_helpers.hpp"
-#include "attnflow/catalogue/gamma_curve.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/run/ensemble.hpp"
+#include "attnflow/diagnostics/gamma_curve.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/observable.hpp"
 
@@ -149,17 +152,10 @@ MeasurementHook hook_phase_diagram() {
            {"V", "identity"}, {"claim", "reported"}},
           false,
           [](const HookParams& p) {
-            if (p.text("claim") != "reported" && p.text("claim") != "clusters")
-              input_error(p.field("claim"), "known: reported, clusters (the mean fraction crosses 1/2 before T)");
-            if (p.text("V") != "identity" && p.text("V") != "minus-identity")
-              input_error(p.field("V"), "known: identity, minus-identity");
+            (void)p.choice("claim", {"reported", "clusters"}), (void)p.choice("V", {"identity", "minus-identity"});
             (void)p.integer("n", 2, 1024), (void)p.integer("d", 2, 64), (void)p.real("t_end", 0.1, 1e5);
             (void)p.integer("samples", 3, 10001);
-            const std::vector<double> betas = p.reals("betas", 0, 1000, 1024);
-            std::vector<json> out;  // the beta grid cycles
-            for (long i = 0; i < p.integer("runs", 1, 100000) * long(betas.size()); ++i)
-              out.push_back({{"beta", betas[std::size_t(i) % betas.size()]}});
-            return out;
+            return p.beta_grid("runs", 100000);
           },
           measure, judge};
 }

@@ -3,7 +3,10 @@
 // ε·exp(−1/(2ε²)), so the tokens never merge, but the logits see the gap only through b², which
 // double precision loses once b² < eps. Per ε: a run at enough digits to resolve the limit, and
 // one in double to show where a working precision cannot.
-#include "attnflow/catalogue/check_helpers.hpp"
+#include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/pairwise.hpp"
+#include "attnflow/run/ensemble.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/config/json_fields.hpp"

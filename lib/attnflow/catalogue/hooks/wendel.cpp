@@ -59,8 +59,7 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
 
 std::vector<json> pairs(const HookParams& p) {
   (void)p.integer("samples", 10, 10000000);
-  if (p.text("formula") != "p(n, d)" && p.text("formula") != "p(n, d+1)")
-    input_error(p.field("formula"), "known: \"p(n, d)\" (Wendel) and \"p(n, d+1)\" (a wrong formula, for a control)");
+  (void)p.choice("formula", {"p(n, d)", "p(n, d+1)"});  // the second is wrong: a control
   if (!p.json().at("antipodal").is_boolean()) input_error(p.field("antipodal"), "must be true or false");
   const json& v = p.json().at("pairs");
   if (!v.is_array() || v.empty() || v.size() > 64) input_error(p.field("pairs"), "must be a list of 1 to 64 [n, d]");

@@ -1,24 +1,13 @@
 #pragma once
-// Pieces shared by the checks of [A] (A-2.1, A-3.1, A-4.1, A-5.1, A-N1): exact certificates of
-// positive definiteness, seeded decimal weights (read exactly at every precision), and the
-// weights a config describes.
-#include "attnflow/catalogue/check_helpers.hpp"
+// The hypothesis Q^T K > 0 decided exactly: no rounding anywhere.
 #include "attnflow/diagnostics/exact_rational.hpp"
-#include "attnflow/model/model.hpp"
-#include "attnflow/random.hpp"
+#include "attnflow/tokens.hpp"
 
+#include <fmt/format.h>
 #include <string>
+#include <vector>
 
-namespace attnflow::paper_a {
-
-/// Q, K, V (head 0, constant) of a config, read in double.
-struct Weights {
-  Matrix<double> Q, K, V;
-};
-inline Weights weights(const SimConfig& c) {
-  const Model<double> m = build_model<double>(c);
-  return {m.heads.at(0).Q.at_time(0.0), m.heads.at(0).K.at_time(0.0), m.heads.at(0).V.at_time(0.0)};
-}
+namespace attnflow {
 
 /// Exact test of ⟨x, Bx⟩ > 0 for x ≠ 0, B = QᵀK with Q, K the given doubles (each an exact
 /// rational): B and its symmetric part S = (B + Bᵀ)/2 are formed in exact rational arithmetic,
@@ -68,21 +57,4 @@ inline PdCertificate certify_positive_definite(const Matrix<double>& Q, const Ma
   return c;
 }
 
-/// A decimal with 3 digits after the point, uniform in [lo, hi]: exact at every precision.
-inline std::string decimal3(SeededDraws& rng, double lo, double hi) {
-  const long v = rng.integer(std::lround(lo * 1000), std::lround(hi * 1000));
-  return fmt::format("{}{}.{:03d}", v < 0 ? "-" : "", std::labs(v) / 1000, int(std::labs(v) % 1000));
-}
-
-/// d×d matrix of decimal3 entries in [lo, hi].
-inline nlohmann::json decimal_matrix(SeededDraws& rng, int d, double lo, double hi) {
-  nlohmann::json m = nlohmann::json::array();
-  for (int i = 0; i < d; ++i) {
-    nlohmann::json row = nlohmann::json::array();
-    for (int j = 0; j < d; ++j) row.push_back(decimal3(rng, lo, hi));
-    m.push_back(row);
-  }
-  return m;
-}
-
-}  // namespace attnflow::paper_a
+}  // namespace attnflow

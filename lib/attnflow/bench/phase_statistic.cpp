@@ -1,4 +1,4 @@
-#include "attnflow/catalogue/phase_statistic.hpp"
+#include "attnflow/bench/phase_statistic.hpp"
 
 #include "attnflow/integrate/batch.hpp"
 #include "attnflow/model/initial_conditions.hpp"
