@@ -5,8 +5,12 @@
 
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/suite/regress.hpp"
+#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/catalogue/statement_spec.hpp"
+#include "attnflow/suite/check_runner.hpp"
 
 #include <fstream>
+#include <random>
 #include <nlohmann/json.hpp>
 
 using namespace attnflow;
@@ -36,23 +40,33 @@ void write(const fs::path& p, const std::string& text) { std::ofstream(p) << tex
 BOOST_AUTO_TEST_SUITE(regress)
 
 BOOST_AUTO_TEST_CASE(tolerances_are_in_the_units_of_each_quantity) {
-  // Fractions: 4 standard errors of the difference (Agresti–Coull, so 0/16 has an error too).
-  // Power grows with the ensemble: at N = 16 only a large move is visible, at N = 100 a smaller one.
+  // Another seed: fractions within 4 standard errors of the difference (Agresti–Coull, so 0/16 has
+  // an error too). Power grows with the ensemble: at N = 16 only a large move is visible.
   const json b = fraction_observable("f", 8, 16);
-  BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 9, 16), true).drift);
-  BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 16, 16), true).drift);
-  BOOST_TEST(compare_observable("x", fraction_observable("f", 0, 16), fraction_observable("f", 16, 16), true).drift);
+  BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 9, 16), false).drift);
+  BOOST_TEST(!compare_observable("x", b, fraction_observable("f", 16, 16), false).drift);
+  BOOST_TEST(compare_observable("x", fraction_observable("f", 0, 16), fraction_observable("f", 16, 16), false).drift);
   BOOST_TEST(
-      compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 100, 100), true).drift);
+      compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 100, 100), false).drift);
   BOOST_TEST(
-      !compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 60, 100), true).drift);
+      !compare_observable("x", fraction_observable("f", 50, 100), fraction_observable("f", 60, 100), false).drift);
   const json zero = fraction_observable("f", 0, 16);
   BOOST_TEST(zero["se"].get<double>() > 0);
-  BOOST_TEST(!compare_observable("x", zero, fraction_observable("f", 1, 16), true).drift);
+  BOOST_TEST(!compare_observable("x", zero, fraction_observable("f", 1, 16), false).drift);
   // Means: s/sqrt(N).
   const json m = mean_observable("m", {1.0, 1.1, 0.9, 1.0});
-  BOOST_TEST(!compare_observable("x", m, mean_observable("m", {1.05, 1.1, 0.95, 1.0}), true).drift);
-  BOOST_TEST(compare_observable("x", m, mean_observable("m", {2.0, 2.1, 1.9, 2.0}), true).drift);
+  BOOST_TEST(!compare_observable("x", m, mean_observable("m", {1.05, 1.1, 0.95, 1.0}), false).drift);
+  BOOST_TEST(compare_observable("x", m, mean_observable("m", {2.0, 2.1, 1.9, 2.0}), false).drift);
+  // The baseline's seed: the same instances, so every instance's value must come back.
+  BOOST_TEST(compare_observable("x", b, fraction_observable("f", 9, 16), true).drift);
+  BOOST_TEST(compare_observable("x", m, mean_observable("m", {1.0, 1.1, 0.9, 1.0 + 1e-6}), true).drift);
+  BOOST_TEST(!compare_observable("x", m, mean_observable("m", {1.0, 1.1, 0.9, 1.0 + 1e-13}), true).drift);
+  const RegressRow swapped = compare_observable("x", m, mean_observable("m", {1.1, 1.0, 0.9, 1.0}), true);
+  BOOST_TEST(swapped.drift);  // same mean, other instances: caught instance by instance
+  BOOST_TEST(swapped.status.find("2 of 4 instances moved") != std::string::npos, swapped.status);
+  BOOST_TEST(swapped.rule == "same seed: per instance (4)");
+  BOOST_TEST(!compare_observable("x", fraction_observable("f", {true, false}), fraction_observable("f", {true, false}), true).drift);
+  BOOST_TEST(compare_observable("x", fraction_observable("f", {true, false}), fraction_observable("f", {false, true}), true).drift);
   // Deterministic numbers: relative/absolute; not comparable under another seed unless marked.
   const json d = deterministic_observable("d", 1.0, 1e-6);
   BOOST_TEST(!compare_observable("x", d, deterministic_observable("d", 1.0 + 1e-7, 1e-6), true).drift);
@@ -117,7 +131,7 @@ BOOST_AUTO_TEST_CASE(an_altered_baseline_fails_with_a_clear_row) {
   for (const auto& r : rows)
     if (r["quantity"] == "random Q, K: fraction of instances holding") {
       found = true;
-      BOOST_TEST(r["status"].get<std::string>() == "DRIFT");
+      BOOST_TEST(r["status"].get<std::string>().rfind("DRIFT", 0) == 0);
       BOOST_TEST(r["drift"].get<bool>());
     }
   BOOST_TEST(found);
@@ -209,4 +223,94 @@ BOOST_AUTO_TEST_CASE(a_users_statement_file_in_a_suite_is_watched_like_a_catalog
   BOOST_TEST(status == 1, drift);
 }
 
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(regress)
+BOOST_AUTO_TEST_SUITE(regress_power)
+
+namespace {
+
+/// A Bernoulli per instance, cheap enough for many instances: three uniform points on the circle
+/// do not all lie within a right angle of each other (p about 0.8), over a short horizon.
+CheckResult spread(long instances, std::uint64_t seed) {
+  const json statement = {
+      {"id", "spread-start"},
+      {"kind", "observation"},
+      {"statement", "three uniform points on the circle are not within a right angle of each other"},
+      {"expected", "reported"},
+      {"model", {{"model", "sa-sphere"}, {"beta", 1}}},
+      {"ensemble", {{"instances", instances}, {"n", 3}, {"d", 2}}},
+      {"horizon", {{"t_end", 0.05}, {"samples", 3}}},
+      {"conclusion", {{{"observable", "min_inner"}, {"<=", 0}}}}};
+  return run_entry(statement_entry(parse_statement(statement, "spread")), json::object(), seed);
+}
+
+json fraction_of(const CheckResult& r) {
+  for (const auto& q : r.observables)
+    if (q["quantity"] == "fraction of instances holding") return q;
+  BOOST_FAIL("no fraction observable");
+  return json();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_planted_20_percent_drift_fails_at_the_baseline_seed) {
+  // A fraction and a mean of the regress suite, each moved by 20 % in its baseline: exit 1.
+  for (const std::string kind : {"fraction", "mean"}) {
+    const fs::path dir = copy_of_baselines("planted-" + kind);
+    json b = read(dir / "Blog-C2.json");
+    json* target = nullptr;
+    for (auto& q : b["quantities"])
+      if (q["kind"] == kind && q["value"].is_number() && q["value"].get<double>() != 0) target = &q;
+    BOOST_TEST_REQUIRE(target != nullptr);
+    (*target)["value"] = 0.8 * (*target)["value"].get<double>();
+    for (auto& v : (*target)["values"])
+      if (v.is_number()) v = 0.8 * v.get<double>();
+    write(dir / "Blog-C2.json", b.dump(1));
+    const fs::path out = fresh_dir("regress", "planted-out-" + kind);
+    int status = -1;
+    const std::string table = run_command(
+        attnflow_bin() + " regress --only Blog-C2 --baseline " + dir.string() + " --out " + out.string() + " 2>/dev/null",
+        &status);
+    BOOST_TEST(status == 1, kind << ":\n" << table);
+    for (const auto& r : read(out / "regress.json")["rows"])
+      if (r["quantity"] == (*target)["quantity"]) {
+        BOOST_TEST(r["drift"].get<bool>());
+        BOOST_TEST(r["rule"].get<std::string>().rfind("same seed", 0) == 0);
+      }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_20_percent_drift_is_caught_across_seeds_at_the_stated_power) {
+  // The calibrated ensemble: N instances such that a 20 % change of the fraction is at least the
+  // detectable change (power 0.9 at 4 SE). The baseline is planted 20 % low; runs at 20 seeds it
+  // never saw must flag it at the stated power, and the unplanted baseline at none.
+  constexpr long kN = 400;
+  const json base = fraction_of(spread(kN, 1));
+  const double p = base["value"].get<double>();
+  BOOST_TEST_REQUIRE(detectable_change(base["se"].get<double>()) <= 0.2 * p);
+  json planted = base;
+  planted["value"] = 0.8 * p;
+  planted.erase("values");
+  long caught = 0, false_alarms = 0;
+  constexpr int kTrials = 20;
+  for (int k = 0; k < kTrials; ++k) {
+    const json now = fraction_of(spread(kN, 1000 + std::uint64_t(k)));
+    caught += compare_observable("spread", planted, now, false).drift;
+    false_alarms += compare_observable("spread", base, now, false).drift;
+  }
+  BOOST_TEST_MESSAGE("20 % drift caught in " << caught << " of " << kTrials << " reseeded runs (p = " << p << ")");
+  BOOST_TEST(caught >= 16);  // at power 0.9, fewer than 16 of 20 has probability 0.04
+  BOOST_TEST(false_alarms == 0);
+  // The power of the comparison itself, measured on 4000 binomial draws at the same N and p.
+  std::mt19937_64 rng(7);
+  std::binomial_distribution<long> draw(kN, p);
+  long hits = 0;
+  constexpr long kDraws = 4000;
+  for (long k = 0; k < kDraws; ++k) hits += compare_observable("s", planted, fraction_observable("f", draw(rng), kN), false).drift;
+  BOOST_TEST_MESSAGE("measured power " << double(hits) / kDraws);
+  BOOST_TEST(double(hits) / kDraws >= 0.9);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()

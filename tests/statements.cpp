@@ -409,6 +409,7 @@ BOOST_AUTO_TEST_CASE(a_limit_that_has_settled_elsewhere_is_violated_and_a_creepi
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(statements)
 BOOST_AUTO_TEST_SUITE(measurement_hooks)
 
 namespace {
@@ -518,4 +519,5 @@ BOOST_AUTO_TEST_CASE(a_malformed_hook_statement_is_one_line_and_exit_2) {
   }
 }
 
+BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()

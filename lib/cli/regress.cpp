@@ -32,18 +32,22 @@ class RegressProgress : public CheckEvents {
 };
 
 void print_table(const std::vector<RegressRow>& rows) {
-  std::size_t w[5] = {2, 8, 8, 3, 7};
+  std::size_t w[7] = {2, 8, 8, 3, 7, 4, 10};
   for (const auto& r : rows) {
     w[0] = std::max(w[0], r.id.size()), w[1] = std::max(w[1], r.quantity.size());
     w[2] = std::max(w[2], r.baseline.size()), w[3] = std::max(w[3], r.now.size()),
-    w[4] = std::max(w[4], r.allowed.size());
+    w[4] = std::max(w[4], r.allowed.size()), w[5] = std::max(w[5], r.rule.size()),
+    w[6] = std::max(w[6], r.detectable.size());
   }
   w[1] = std::min<std::size_t>(w[1], 72);
-  std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", "id", w[0], "quantity", w[1], "baseline",
-                           w[2], "now", w[3], "allowed", w[4], "status");
-  for (const auto& r : rows)
-    std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", r.id, w[0], r.quantity, w[1], r.baseline,
-                             w[2], r.now, w[3], r.allowed, w[4], r.status);
+  const auto line = [&](const std::string& id, const std::string& q, const std::string& b, const std::string& n,
+                        const std::string& a, const std::string& rule, const std::string& det, const std::string& st) {
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {:<{}}  {:>{}}  {}\n", id, w[0], q, w[1], b, w[2], n,
+                             w[3], a, w[4], rule, w[5], det, w[6], st);
+  };
+  line("id", "quantity", "baseline", "now", "allowed", "rule", "detectable", "status");
+  for (const auto& r : rows) line(r.id, r.quantity, r.baseline, r.now, r.allowed, r.rule, r.detectable, r.status);
+  std::cout << "detectable: the change another seed's run would catch with power 0.9 at this ensemble size\n";
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 //   mean           a Monte-Carlo mean over instances; standard error s/√N;
 //   deterministic  a number that only moves when the code does; relative (and absolute) tolerance;
 //   category       a string (a control's verdict, say) that must match exactly.
+// Fractions and means keep their per-instance values (in instance order) where the check has
+// them, so regress can compare a rerun at the baseline's seed instance by instance.
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +25,16 @@ inline nlohmann::json fraction_observable(const std::string& name, long hits, lo
           {"se", std::sqrt(p_tilde * (1 - p_tilde) / (n + 4.0))}};
 }
 
+/// A fraction from per-instance outcomes (kept as 0/1 values).
+inline nlohmann::json fraction_observable(const std::string& name, const std::vector<bool>& outcomes) {
+  long hits = 0;
+  nlohmann::json values = nlohmann::json::array();
+  for (bool b : outcomes) hits += b, values.push_back(b ? 1 : 0);
+  nlohmann::json j = fraction_observable(name, hits, static_cast<long>(outcomes.size()));
+  j["values"] = values;
+  return j;
+}
+
 /// A mean over N ≥ 2 instances. Non-finite values are not averaged: they are counted, and a change
 /// in that count is drift in its own right (recorded as a second, deterministic observable).
 inline nlohmann::json mean_observable(const std::string& name, const std::vector<double>& values) {
@@ -32,11 +44,15 @@ inline nlohmann::json mean_observable(const std::string& name, const std::vector
     if (std::isfinite(v)) sum += v, sq += v * v, ++n;
   const double mean = n > 0 ? sum / double(n) : 0.0;
   const double var = n > 1 ? std::max(0.0, (sq - double(n) * mean * mean) / double(n - 1)) : 0.0;
+  nlohmann::json per = nlohmann::json::array();
+  for (double v : values) per.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json());  // NaN: null
   nlohmann::json j = {{"quantity", name},
                       {"kind", "mean"},
                       {"value", mean},
                       {"count", n},
-                      {"se", n > 1 ? std::sqrt(var / double(n)) : 0.0}};
+                      {"se", n > 1 ? std::sqrt(var / double(n)) : 0.0},
+                      {"sd", n > 1 ? std::sqrt(var) : 0.0},
+                      {"values", per}};
   if (n < 2) j["note"] = "fewer than 2 finite values: no standard error; compared as a deterministic number";
   return j;
 }

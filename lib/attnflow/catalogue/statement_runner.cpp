@@ -667,6 +667,8 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   const std::vector<json> measured = measure_all(all, false, std::vector<json>(inst.size()));
   HookJudgement j = h.judge(params, measured);
+  j.evidence["instance_seeds"] = json::array();
+  for (std::size_t i = 0; i < inst.size(); ++i) j.evidence["instance_seeds"].push_back(ctx.instance_seed(offset + i));
   if (j.verdict != Verdict::Violated) return j;
   const std::vector<std::size_t> which = j.suspects.empty() ? all : j.suspects;
   const HookJudgement again = h.judge(params, measure_all(which, true, measured));
@@ -704,9 +706,7 @@ CheckResult run_hook_statement(const StatementSpec& s, const CheckContext& ctx) 
     const HookJudgement cj = hook_judgement(control_statement(s, cs), ctx, kControlSeedOffset * (k + 1));
     ControlResult ctl{cs.description, cs.expected, cj.verdict};
     ctl.evidence = {{"override", cs.patch}, {"key_number", cj.key_number}, {"evidence", cj.evidence}};
-    r.controls.push_back(ctl);
-    r.observables.push_back(
-        category_observable("control " + std::to_string(k + 1) + " verdict", to_string(cj.verdict)));
+    r.controls.push_back(ctl);  // regress watches each control's verdict by its description
   }
   return r;
 }
@@ -771,15 +771,15 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     const StatementSpec* gs = &s;  // the group's own statement (a family may state its conclusion)
     for (const auto& f : s.families)
       if (f.name == g) gs = f.spec.get();
-    long holds = 0, members = 0;
-    for (const auto& o : e.instances) members += o.family == g, holds += o.family == g && o.verdict == Verdict::Holds;
-    r.observables.push_back(fraction_observable(prefix + "fraction of instances holding", holds, members));
+    std::vector<bool> held;
+    for (const auto& o : e.instances)
+      if (o.family == g) held.push_back(o.verdict == Verdict::Holds);
+    r.observables.push_back(fraction_observable(prefix + "fraction of instances holding", held));
     for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
       std::vector<double> values;
-      for (const auto& o : e.instances)
-        if (o.family == g && c < o.judgement.values.size() && std::isfinite(o.judgement.values[c]))
-          values.push_back(o.judgement.values[c]);
-      if (values.empty()) continue;
+      for (const auto& o : e.instances)  // every member, in order (NaN where the clause gave no value)
+        if (o.family == g) values.push_back(c < o.judgement.values.size() ? o.judgement.values[c] : nan());
+      if (std::none_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); })) continue;
       const auto kind = gs->conclusions[c].kind;
       const char* what = kind == ConclusionSpec::Kind::Rate    ? "mean fitted rate"
                          : kind == ConclusionSpec::Kind::Limit ? "mean fitted rate of approach"
@@ -831,9 +831,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     json cper = json::array();
     for (const auto& o : ce.instances) cper.push_back(describe(o));
     ctl.evidence = {{"override", cs.patch}, {"key_number", key_number(cspec, ce)}, {"instances", cper}};
-    r.controls.push_back(ctl);
-    r.observables.push_back(
-        category_observable("control " + std::to_string(k + 1) + " verdict", to_string(ce.verdict)));
+    r.controls.push_back(ctl);  // regress watches each control's verdict by its description
   }
   return r;
 }

@@ -79,8 +79,18 @@ const json* find_quantity(const json& list, const std::string& name) {
   return nullptr;
 }
 
+/// The seeds of the check's instances, where its evidence lists them (in instance order).
+json instance_seeds(const CheckResult& r) {
+  if (r.evidence.contains("instance_seeds")) return r.evidence["instance_seeds"];  // a hook's instances
+  json seeds = json::array();
+  if (r.evidence.contains("instances") && r.evidence["instances"].is_array())
+    for (const auto& i : r.evidence["instances"])
+      if (i.is_object() && i.contains("seed")) seeds.push_back(i["seed"]);
+  return seeds;
+}
+
 json make_baseline(const CheckResult& r, const std::string& suite, std::uint64_t seed, const json& params) {
-  return {{"schema", 1},
+  return {{"schema", 2},
           {"id", r.id},
           {"kind", r.kind},
           {"source", r.source},
@@ -89,10 +99,13 @@ json make_baseline(const CheckResult& r, const std::string& suite, std::uint64_t
           {"params", params},
           {"attnflow_version", kVersion},
           {"git", attnflow::git_commit()},
+          {"instance_seeds", instance_seeds(r)},
           {"z", kRegressZ},
-          {"tolerance_rule", fmt::format("fraction/mean: |now - baseline| <= {:g} sqrt(se_baseline^2 + se_now^2); "
-                                         "deterministic: <= max(rel_tol |baseline|, abs_tol); category: equal",
-                                         kRegressZ)},
+          {"tolerance_rule",
+           fmt::format("at the baseline's seed: fraction/mean equal instance by instance (relative {:g}); at another "
+                       "seed: |now - baseline| <= {:g} sqrt(se_baseline^2 + se_now^2), detectable change ({:g} + {:.4g}) "
+                       "sqrt(2) se at power 0.9; deterministic: <= max(rel_tol |baseline|, abs_tol); category: equal",
+                       kSameSeedRelative, kRegressZ, kRegressZ, kPowerZ)},
           {"quantities", observed(r)}};
 }
 
@@ -105,22 +118,48 @@ json rows_json(const std::vector<RegressRow>& rows) {
                  {"now", r.now},
                  {"allowed", r.allowed},
                  {"status", r.status},
+                 {"rule", r.rule},
+                 {"detectable_change_other_seed", r.detectable},
                  {"drift", r.drift}});
   return a;
 }
 
 }  // namespace
 
-RegressRow compare_observable(const std::string& id, const json& b, const json& n, bool same_seed) {
-  RegressRow row{id, b.value("quantity", ""), show(b.at("value")), show(n.at("value")), "", "ok", false};
+double detectable_change(double se) { return (kRegressZ + kPowerZ) * std::sqrt(2.0) * se; }
+
+namespace {
+
+/// The detectable change of a Monte-Carlo quantity in words: absolute, and relative to the value
+/// (a fraction) or to the spread of the instances (a mean).
+std::string detectable_text(const json& b) {
   const std::string kind = b.value("kind", "");
+  if (kind != "fraction" && kind != "mean") return "-";
+  const double mdc = detectable_change(b.value("se", 0.0));
+  if (kind == "mean" && b.value("sd", 0.0) > 0) return fmt::format("{:.3g} ({:.2g} sd)", mdc, mdc / b.value("sd", 0.0));
+  const double v = b.at("value").is_number() ? std::abs(b.at("value").get<double>()) : 0.0;
+  return v > 0 ? fmt::format("{:.3g} ({:.0f} %)", mdc, 100 * mdc / v) : fmt::format("{:.3g}", mdc);
+}
+
+bool same_number(const json& a, const json& b) {
+  if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
+  const double x = a.get<double>(), y = b.get<double>();
+  return std::abs(x - y) <= kSameSeedRelative * std::max(std::abs(x), std::abs(y));
+}
+
+}  // namespace
+
+RegressRow compare_observable(const std::string& id, const json& b, const json& n, bool same_seed) {
+  RegressRow row{id, b.value("quantity", ""), show(b.at("value")), show(n.at("value")), "", "ok", false, "", "-"};
+  const std::string kind = b.value("kind", "");
+  row.detectable = detectable_text(b);
   if (kind != n.value("kind", "")) {
     row.status = "DRIFT (kind changed: " + kind + " -> " + n.value("kind", "") + ")";
     row.drift = true;
     return row;
   }
   if (kind == "category") {
-    row.allowed = "equal";
+    row.allowed = "equal", row.rule = same_seed ? "same seed: equal" : "other seed: equal";
     const bool seed_bound = b.value("seed_dependent", false);
     if (!same_seed && seed_bound)
       row.status = "not compared (tied to the baseline seed)";
@@ -130,6 +169,31 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
   }
   const json& bv = b.at("value");
   const json& nv = n.at("value");
+  const bool monte_carlo = kind == "fraction" || kind == "mean";
+  if (same_seed && monte_carlo) {
+    // The same instances again: each instance's value must come back (exact up to rounding).
+    if (b.contains("values") && n.contains("values") && b["values"].size() == n["values"].size()) {
+      long moved = 0;
+      double largest = 0;
+      for (std::size_t i = 0; i < b["values"].size(); ++i)
+        if (!same_number(b["values"][i], n["values"][i])) {
+          ++moved;
+          if (!b["values"][i].is_null() && !n["values"][i].is_null())
+            largest = std::max(largest, std::abs(b["values"][i].get<double>() - n["values"][i].get<double>()));
+        }
+      row.allowed = fmt::format("exact ({:g} rel)", kSameSeedRelative);
+      row.rule = fmt::format("same seed: per instance ({})", b["values"].size());
+      if (!same_number(bv, nv)) row.status = "DRIFT (the aggregate moved)", row.drift = true;
+      if (moved > 0)
+        row.status = fmt::format("DRIFT ({} of {} instances moved, largest by {:.3g})", moved, b["values"].size(), largest),
+        row.drift = true;
+      return row;
+    }
+    row.allowed = fmt::format("exact ({:g} rel)", kSameSeedRelative);
+    row.rule = "same seed: aggregate";
+    if (!same_number(bv, nv)) row.status = "DRIFT", row.drift = true;
+    return row;
+  }
   if (bv.is_null() || nv.is_null()) {  // NaN on either side: only NaN matches NaN
     row.allowed = "both NaN";
     if (bv.is_null() != nv.is_null()) row.status = "DRIFT", row.drift = true;
@@ -138,19 +202,20 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
   const double x = bv.get<double>(), y = nv.get<double>();
   double allowed = 0;
   // A mean of fewer than 2 values has no standard error: it is compared as a deterministic number.
-  const bool monte_carlo =
-      kind == "fraction" || (kind == "mean" && b.value("count", 0L) >= 2 && n.value("count", 0L) >= 2);
-  if (monte_carlo) {
+  if (monte_carlo && (kind == "fraction" || (b.value("count", 0L) >= 2 && n.value("count", 0L) >= 2))) {
     allowed = kRegressZ * std::hypot(b.value("se", 0.0), n.value("se", 0.0));
     row.allowed = fmt::format("{:.3g} ({:g} SE)", allowed, kRegressZ);
+    row.rule = fmt::format("other seed: {:g} SE", kRegressZ);
   } else {
     if (!same_seed && !b.value("seed_independent", false)) {
       row.allowed = "-";
+      row.rule = "other seed";
       row.status = "not compared (tied to the baseline seed)";
       return row;
     }
     allowed = std::max(b.value("rel_tol", 1e-9) * std::abs(x), b.value("abs_tol", 0.0));
     row.allowed = fmt::format("{:.3g}", allowed);
+    row.rule = "deterministic";
   }
   if (!(std::abs(y - x) <= allowed)) row.status = "DRIFT", row.drift = true;
   return row;
@@ -204,42 +269,50 @@ RegressOutcome run_regress(const RegressOptions& o) {
       const json fresh = make_baseline(r, suite.name, seed, suite_params);
       for (const auto& q : fresh["quantities"]) {
         const json* old = base ? find_quantity(base->at("quantities"), q["quantity"]) : nullptr;
-        RegressRow row{id, q["quantity"], old ? show(old->at("value")) : "-", show(q["value"]), "", "new", false};
+        RegressRow row{id, q["quantity"], old ? show(old->at("value")) : "-", show(q["value"]), "", "new", false, "", "-"};
+        row.detectable = detectable_text(q);
         if (old) row.status = old->at("value") == q["value"] ? "same" : "changed";
+        if (old && row.status == "changed" && old->at("value").is_number() && q["value"].is_number()) {
+          const double change = q["value"].get<double>() - old->at("value").get<double>();
+          const double mdc = detectable_change(q.value("se", 0.0));
+          row.status = mdc > 0 ? fmt::format("changed by {:.3g} ({:.2g} x the detectable change)", change, change / mdc)
+                               : fmt::format("changed by {:.3g}", change);
+        }
         out.rows.push_back(row);
       }
       if (base)
         for (const auto& q : base->at("quantities"))
           if (!find_quantity(fresh["quantities"], q["quantity"]))
-            out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "", "removed", false});
+            out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "", "removed", false, "", "-"});
       fs::create_directories(dir);
       write_file_atomically(dir + "/" + id + ".json", fresh.dump(1) + "\n");
       continue;
     }
     if (!base) {
       out.rows.push_back(
-          {id, "(baseline file)", "missing", "-", "-", "DRIFT (no " + id + ".json; run --update)", true});
+          {id, "(baseline file)", "missing", "-", "-", "DRIFT (no " + id + ".json; run --update)", true, "", "-"});
       continue;
     }
     const std::uint64_t seed = o.seed.value_or(base->at("seed").get<std::uint64_t>());
     const bool same_seed = seed == base->at("seed").get<std::uint64_t>();
     if (base->at("params") != suite_params)
       out.rows.push_back({id, "(suite parameters)", "as recorded", "changed", "equal",
-                          "DRIFT (the suite's parameters differ from the baseline's; run --update)", true});
+                          "DRIFT (the suite's parameters differ from the baseline's; run --update)", true, "", "-"});
     // The baseline's own parameters: the comparison is like for like even if the suite moved.
     const CheckResult r = run_one(id, base->at("params"), seed);
     const json now = observed(r);
     for (const auto& q : base->at("quantities")) {
       const json* n = find_quantity(now, q["quantity"]);
       if (!n)
-        out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "-", "DRIFT (no longer observed)", true});
+        out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "-", "DRIFT (no longer observed)", true, "", "-"});
       else
         out.rows.push_back(compare_observable(id, q, *n, same_seed));
     }
     for (const auto& q : now)
       if (!find_quantity(base->at("quantities"), q["quantity"]))
         out.rows.push_back(
-            {id, q["quantity"], "-", show(q["value"]), "-", "new (not in the baseline; --update records it)", false});
+            {id, q["quantity"], "-", show(q["value"]), "-", "new (not in the baseline; --update records it)", false, "",
+             detectable_text(q)});
   }
 
   long drifts = 0;

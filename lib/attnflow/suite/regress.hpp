@@ -28,6 +28,8 @@ struct RegressOptions {
 struct RegressRow {
   std::string id, quantity, baseline, now, allowed, status;
   bool drift = false;
+  std::string rule;        // which comparison applied ("same seed: per instance", "other seed: 4 SE", …)
+  std::string detectable;  // across seeds: the change caught with power 0.9 at this ensemble size
 };
 
 struct RegressOutcome {
@@ -37,9 +39,19 @@ struct RegressOutcome {
   std::string regress_path;  // where regress.json was written
 };
 
-/// Standard errors a Monte-Carlo difference may span before it counts as drift (fixed in
-/// advance; at 4 SE a single normal quantity drifts by chance with probability 6e-5).
+/// Standard errors a Monte-Carlo difference may span before it counts as drift across seeds
+/// (fixed in advance; at 4 SE a single normal quantity drifts by chance with probability 6e-5).
 constexpr double kRegressZ = 4;
+/// The one-sided normal quantile for power 0.9: a true change of (kRegressZ + kPowerZ) standard
+/// errors of the difference is caught 9 times in 10.
+constexpr double kPowerZ = 1.2815515655446004;
+/// At the baseline's seed the same instances run again: numbers must agree to this relative
+/// difference (rounding of another compiler or libm; the code itself reproduces them bit for bit).
+constexpr double kSameSeedRelative = 1e-9;
+
+/// The minimum change of a Monte-Carlo quantity detectable across seeds at power 0.9 when both
+/// runs have standard error `se`: (kRegressZ + kPowerZ) √2 se.
+double detectable_change(double se);
 
 RegressOutcome run_regress(const RegressOptions& options);
 

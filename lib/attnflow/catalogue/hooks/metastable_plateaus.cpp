@@ -93,11 +93,12 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   json energy = line_figure({"log₁₀ t", "Eᵦ(t) / Eᵦ(one cluster)"});  // Eᵦ of one cluster is e^β/(2β)
   for (double b : betas) {
     std::vector<double> finals, log_longest;
-    long meta = 0, runs = 0;
+    std::vector<bool> meta;
     for (const json& m : measured) {
       if (m["beta"] != b) continue;
-      ++runs, meta += m["metastable_decade_plateau"].get<bool>(), finals.push_back(m["final_clusters"]);
-      if (m["longest_duration"].get<double>() > 0) log_longest.push_back(std::log10(m["longest_duration"].get<double>()));
+      meta.push_back(m["metastable_decade_plateau"].get<bool>()), finals.push_back(m["final_clusters"]);
+      const double L = m["longest_duration"];
+      log_longest.push_back(L > 0 ? std::log10(L) : std::numeric_limits<double>::quiet_NaN());
       const std::string name = fmt::format("β = {:g}", b);
       if (counts["series"].contains(name)) continue;
       std::vector<double> lt, ct, et;
@@ -107,7 +108,7 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
               et.push_back(m["energy"][s].get<double>() * 2 * b / std::exp(b));
       counts["series"][name] = series(lt, ct, 400), energy["series"][name] = series(lt, et, 400);
     }
-    j.observables.push_back(fraction_observable(fmt::format("beta {:g}: runs with a decade plateau", b), meta, runs));
+    j.observables.push_back(fraction_observable(fmt::format("beta {:g}: runs with a decade plateau", b), meta));
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean cluster count at T", b), finals));
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean log10 longest plateau", b), log_longest));
   }
