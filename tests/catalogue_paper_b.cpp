@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(cone_collapse_with_a_missing_cited_proof_is_not_holds) {
 }
 
 BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
-  const auto r = run_entry("B-6.9", {{"instances", 16}, {"n", 4}, {"t_end", 4}, {"ds", {8, 16, 32, 64}}});
+  const auto r = run_entry("B-6.9", {{"instances", 16}, {"n", 4}, {"t_end", 4}, {"ds", {8, 16, 32, 64, 128}}});
   expect("B-6.9", r);
 }
 

@@ -521,3 +521,36 @@ BOOST_AUTO_TEST_CASE(a_malformed_hook_statement_is_one_line_and_exit_2) {
 
 BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(statements)
+BOOST_AUTO_TEST_SUITE(rate_agreement)
+
+BOOST_AUTO_TEST_CASE(a_rate_judged_against_a_wrong_prediction_differs) {
+  // The comparison's own negative control: SA runs (rate 2) judged against 2e^beta, the USA rate.
+  // Each fit must come out "differs by" about 1 - 2/(2e) = 63 %, and the statement violated
+  // (confirmed at higher precision); against the linearised rate the same runs agree to < 1e-4.
+  json s = {{"id", "sa-at-usa-rate"},
+            {"kind", "conjecture"},
+            {"statement", "SA with Q = K = V = I collapses at the USA rate 2e^beta"},
+            {"expected", "violated"},
+            {"model", {{"model", "sa-sphere"}, {"beta", 1}, {"method", "dopri5"}, {"rtol", 1e-12}, {"atol", 1e-14}}},
+            {"ensemble", {{"instances", 2}, {"n", 5}, {"d", 3}, {"start", "hemisphere"}}},
+            {"horizon", {{"t_end", 12}, {"samples", 481}}},
+            {"conclusion", {{{"observable", "D"}, {"rate", {{"=", "2exp(beta)"}}}}}}};
+  const CheckResult wrong = run_entry(statement_entry(parse_statement(s, "wrong")), json::object(), 20231);
+  BOOST_TEST(to_string(wrong.verdict) == "violated");
+  for (const auto& i : wrong.evidence["instances"]) {
+    const json& c = i["clauses"][0];
+    BOOST_TEST(c.value("in_words", "").rfind("differs by", 0) == 0, c.dump());
+    BOOST_TEST(std::abs(c["relative_deviation"].get<double>() - (1 - 1 / std::exp(1.0))) < 1e-3, c.dump());
+  }
+  expect_confirmed(wrong.evidence["instances"]);
+  BOOST_TEST(wrong.key_number.find("0/2 runs agree") != std::string::npos, wrong.key_number);
+  s["conclusion"][0]["rate"]["="] = "linearised";
+  const CheckResult right = run_entry(statement_entry(parse_statement(s, "right")), json::object(), 20231);
+  for (const auto& i : right.evidence["instances"])
+    BOOST_TEST(i["clauses"][0]["relative_deviation"].get<double>() < 1e-4, i["clauses"][0].dump());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,7 @@
 #include "attnflow/diagnostics/positive_definite.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/catalogue/observable_registry.hpp"
+#include "attnflow/catalogue/rate_prediction.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/run/ensemble.hpp"
@@ -190,7 +191,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       if (c.algebraic) {
         // An algebraic decay C t^p never reaches a relative 1e-6 at a practical T: the distance
         // must not rise over the second half (beyond the tolerances) and the exponent p fitted
-        // on log-log axes there must have its 95 % CI below 0.
+        // on log-log axes there must be below 0 by more than its CI half-width and model error.
         std::vector<double> lt, ld;
         double rise = 0;
         for (std::size_t k = last / 2; k <= last; ++k) {
@@ -200,10 +201,17 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
           if (to_double(tr.t[k]) > 0 && dk > 0) lt.push_back(std::log(to_double(tr.t[k]))), ld.push_back(std::log(dk));
         }
         const LinearFit pw = lt.size() >= 3 ? fit_line(lt, ld) : LinearFit{};
+        // The exponent's model error (the one rule of compare_fit): its change on the later half.
+        const std::size_t h = lt.size() / 2;
+        const LinearFit pl = lt.size() - h >= 3 ? fit_line(std::vector<double>(lt.begin() + long(h), lt.end()),
+                                                           std::vector<double>(ld.begin() + long(h), ld.end()))
+                                                : LinearFit{};
+        const FitAgreement pa = compare_fit(pw.slope, pw.slope_ci_low, pw.slope_ci_high, pl.slope, 0, "<=");
         j.evidence["power_law_exponent"] = pw.slope;
         j.evidence["power_law_exponent_ci95"] = {pw.slope_ci_low, pw.slope_ci_high};
+        j.evidence["power_law_exponent_model_error"] = pa.model_error;
         j.evidence["largest_rise_beyond_error_second_half"] = rise;
-        if (rise <= 0 && pw.slope_ci_high < 0) {
+        if (rise <= 0 && pw.slope + pa.half_width + pa.model_error < 0) {  // certainly decaying
           j.evidence["reached"] = fmt::format("decaying like t^{:.3g} over the second half (numerically, not reached)",
                                               pw.slope);
           return j;
@@ -264,25 +272,19 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       // The fit's model error: how far the rate moves between the window and its later half.
       const std::size_t mid = fit.first + (fit.last - fit.first) / 2;
       const ExponentialFit late = fit_exponential<T>(tr.t, dist, mid, fit.last);
-      const double model_error = std::isfinite(late.rate) ? std::abs(late.rate - fit.rate) : 0.0;
-      const double half = (fit.rate_ci_high - fit.rate_ci_low) / 2, allowed = half + model_error;
-      const double dev = fit.rate - c.claimed;
-      bool agrees = true;
-      if (c.relation == "=") agrees = std::abs(dev) <= allowed;
-      if (c.relation == ">=") agrees = dev >= -allowed;
-      if (c.relation == "<=") agrees = dev <= allowed;
+      const FitAgreement a = compare_fit(fit.rate, fit.rate_ci_low, fit.rate_ci_high, late.rate, c.claimed, c.relation);
+      const bool agrees = a.agrees;
       j.evidence["window_straight"] = fit.line_consistent;
       j.evidence["later_half_rate"] = late.rate;
       j.value = fit.rate;
       j.evidence["fitted_rate"] = fit.rate;
-      j.evidence["ci_half_width"] = half;
-      j.evidence["model_error"] = model_error;
-      j.evidence["relative_deviation"] = std::abs(dev) / c.claimed;
-      j.evidence["rule"] =
-          "agrees when |fitted - claimed| <= CI half-width + model error (the change of the "
-          "fitted rate between the window and its later half)";
-      j.evidence["in_words"] = agrees ? fmt::format("agrees to {:.2g}", std::abs(dev) / c.claimed)
-                                      : fmt::format("differs by {:.3g} %", 100 * std::abs(dev) / c.claimed);
+      j.evidence["predicted_rate"] = c.claimed;
+      j.evidence["ci_half_width"] = a.half_width;
+      j.evidence["model_error"] = a.model_error;
+      j.evidence["relative_deviation"] = a.relative_deviation;
+      j.evidence["rule"] = kFitAgreementRule;
+      j.evidence["in_words"] = a.in_words;
+      j.evidence["agrees"] = a.agrees;
       // A disagreement on a curved window may be the fit's own bias (an O(D) correction decaying at
       // the signal's rate): the confirmation re-run at more digits, with its longer window, decides.
       if (!agrees) j.verdict = Verdict::Violated;
@@ -317,7 +319,17 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
   oc.start = tr.x.front();
   if (w.size() > 0) oc.w = w.template cast<T>();
   std::vector<Verdict> vs;
-  for (const auto& c : s.conclusions) {
+  for (const auto& clause : s.conclusions) {
+    ConclusionSpec c = clause;
+    if (!c.prediction.empty()) c.claimed = predicted_rate(c.prediction, config, convert_tokens<double>(tr.x.back()));
+    if (!c.prediction.empty() && !std::isfinite(c.claimed)) {
+      r.values.push_back(nan());
+      r.series.push_back(json());
+      r.fits.push_back(json());
+      r.clauses.push_back({{"clause", c.text()}, {"verdict", "not applicable"},
+                           {"reason", "the " + c.prediction + " rate is not stated for this model"}});
+      continue;
+    }
     if (c.if_hemisphere && w.size() == 0) {
       r.values.push_back(nan());
       r.series.push_back(json());
@@ -336,11 +348,11 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
     }
     ClauseJudgement j = judge_clause(c, tr, error, beta, oc);
     j.evidence["verdict"] = to_string(j.verdict);
-    vs.push_back(j.verdict);
+    if (c.report_only) j.evidence["reported_only"] = true;  // not part of the instance's verdict
+    else vs.push_back(j.verdict), r.unsettled |= j.unsettled;
     r.values.push_back(j.value);
     r.series.push_back(j.figure_series);
     r.fits.push_back(j.fit_line);
-    r.unsettled |= j.unsettled;
     r.clauses.push_back(j.evidence);
   }
   r.verdict = combine(vs);
@@ -599,17 +611,27 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
       }
     if (slowest == slowest) k += fmt::format(" (decaying like t^{:.2f} at the slowest, numerically)", slowest);
   }
+  // Per rate clause: how many runs agree with the claimed (or predicted) rate, and the worst
+  // relative deviation, never a bare "outside the CI".
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     if (s.conclusions[c].kind != ConclusionSpec::Kind::Rate) continue;
-    double worst = -1, rate = nan();
+    long agree = 0, judged = 0, not_applicable = 0;
+    double worst = -1, rate = nan(), predicted = nan();
     for (const auto& o : e.instances) {
-      if (c >= o.judgement.clauses.size() || !o.judgement.clauses[c].contains("relative_deviation")) continue;
-      const double dev = o.judgement.clauses[c]["relative_deviation"].get<double>();
-      if (dev > worst) worst = dev, rate = o.judgement.clauses[c]["fitted_rate"].get<double>();
+      if (c >= o.judgement.clauses.size()) continue;
+      const json& cl = o.judgement.clauses[c];
+      not_applicable += cl.value("verdict", "") == "not applicable";
+      if (!cl.contains("relative_deviation")) continue;
+      ++judged, agree += cl.value("agrees", false);
+      const double dev = cl["relative_deviation"].get<double>();
+      if (dev > worst) worst = dev, rate = cl["fitted_rate"].get<double>(), predicted = cl["predicted_rate"].get<double>();
     }
-    if (worst >= 0)
-      k += fmt::format("; rate: worst fit {:.6g} against {} {:g} ({:.2g} relative)", rate, s.conclusions[c].relation,
-                       s.conclusions[c].claimed, worst);
+    const ConclusionSpec& cl = s.conclusions[c];
+    const std::string what = cl.prediction.empty() ? fmt::format("{:g}", cl.claimed) : "the " + cl.prediction + " rate";
+    if (judged > 0)
+      k += fmt::format("; rate {} {}: {}/{} runs agree, worst relative deviation {:.2g} (fit {:.7g} against {:.7g}){}",
+                       cl.relation, what, agree, judged, worst, rate, predicted,
+                       not_applicable > 0 ? fmt::format(", not stated for {} runs", not_applicable) : "");
   }
   for (const auto& f : s.families) {
     long h = 0, m = 0;

@@ -2,6 +2,7 @@
 
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/observable_registry.hpp"
+#include "attnflow/catalogue/rate_prediction.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
@@ -53,10 +54,14 @@ const json& object_at(const json& j, const std::string& key, const std::string& 
 ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
   if (!c.is_object()) input_error(field, "must be an object {\"observable\": name, <predicate>}");
   reject_unknown_keys(c, {"observable", "delta", "at", "<=", ">=", "tends_to", "within", "algebraic", "monotone", "rate", "equals",
-                      "if", "attained"},
+                      "if", "attained", "report"},
                      field);
   ConclusionSpec s;
   s.observable = read_string(c, "observable", field + ".observable");
+  if (c.contains("report")) {
+    if (!c.at("report").is_boolean()) input_error(field + ".report", "must be true or false");
+    s.report_only = c.at("report").get<bool>();
+  }
   s.if_hemisphere = one_of(c, "if", field + ".if", {"always", "hemisphere-start"}, "always") == "hemisphere-start";
   if (!find_observable(s.observable))
     input_error(field + ".observable", "unknown '" + s.observable + "'; known: " + observable_names());
@@ -113,8 +118,12 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
     const int rel = int(r.contains("=")) + int(r.contains(">=")) + int(r.contains("<="));
     if (rel != 1) input_error(rf, "needs exactly one of \"=\", \">=\", \"<=\"");
     s.relation = r.contains("=") ? "=" : r.contains(">=") ? ">=" : "<=";
-    s.claimed = finite_number(r.at(s.relation), rf + "." + s.relation);
-    if (!(s.claimed > 0)) input_error(rf + "." + s.relation, "a decay rate must be positive");
+    if (r.at(s.relation).is_string()) {
+      s.prediction = one_of(r, s.relation, rf + "." + s.relation, rate_prediction_names(), "");
+    } else {
+      s.claimed = finite_number(r.at(s.relation), rf + "." + s.relation);
+      if (!(s.claimed > 0)) input_error(rf + "." + s.relation, "a decay rate must be positive");
+    }
     s.value = r.contains("limit") ? finite_number(r.at("limit"), rf + ".limit") : 0.0;
   }
   return s;
@@ -384,7 +393,9 @@ std::string ConclusionSpec::text() const {
       return within > 0 ? fmt::format("{} -> {:g} (reached within {:g})", observable, value, within)
                         : fmt::format("{} -> {:g}", observable, value);
     case Kind::Monotone: return fmt::format("{} {}", observable, relation);
-    case Kind::Rate: return fmt::format("|{} - {:g}| decays at rate {} {:g}", observable, value, relation, claimed);
+    case Kind::Rate:
+      return prediction.empty() ? fmt::format("|{} - {:g}| decays at rate {} {:g}", observable, value, relation, claimed)
+                                : fmt::format("|{} - {:g}| decays at rate {} the {} rate", observable, value, relation, prediction);
   }
   return observable;
 }

@@ -29,12 +29,14 @@ struct ConclusionSpec {
   std::string relation;       // Bound: "<=" ">="; Monotone: "non-increasing" "non-decreasing"; Rate: "=" ">=" "<="
   double value = 0;           // Bound: the bound; Limit and Rate: the limit; Equals: the reference
   double claimed = 0;         // Rate: the claimed rate
+  std::string prediction;     // Rate: a named rate computed per instance instead (rate_prediction.hpp)
   bool every_sample = false;  // Bound, Equals: at every sample instead of at T
   double delta = 0;           // observables with a threshold (clusters)
   double within = 0;          // Limit: also reached when |observable(T) - limit| <= within (numerically)
   bool algebraic = false;     // Limit: also reached by a power-law decay over the second half (numerically)
   bool if_hemisphere = false; // judged only on instances whose start has a certified hemisphere
   bool attainable = false;    // Bound: the bound may be attained; within the tolerance of it is consistent
+  bool report_only = false;   // measured and reported per instance, not part of the statement's verdict
   std::string text() const;   // the clause in words, for evidence and reports
 };
 

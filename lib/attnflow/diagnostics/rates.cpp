@@ -1,5 +1,7 @@
 #include "attnflow/diagnostics/rates.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/math/distributions/students_t.hpp>
 
 #include <Eigen/Dense>
@@ -231,6 +233,39 @@ nlohmann::json ConvergenceOrder::to_json() const {
           {"order_ci", {num(order_ci_low), num(order_ci_high)}},
           {"fit", fit.to_json()},
           {"table", table()}};
+}
+
+const char* const kFitAgreementRule =
+    "agrees when |fitted - claimed| <= CI half-width + model error (the change of the fitted value between the fit "
+    "window and its later half); one-sided for >= and <=";
+
+FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double later_half, double claimed,
+                         const std::string& relation) {
+  FitAgreement a;
+  a.fitted = fitted, a.claimed = claimed, a.relation = relation;
+  a.half_width = (ci_high - ci_low) / 2;
+  a.model_error = std::isfinite(later_half) ? std::abs(later_half - fitted) : 0.0;
+  const double allowed = a.half_width + a.model_error, dev = fitted - claimed;
+  a.agrees = relation == "=" ? std::abs(dev) <= allowed : relation == ">=" ? dev >= -allowed : dev <= allowed;
+  a.relative_deviation = claimed != 0 ? std::abs(dev) / std::abs(claimed) : std::abs(dev);
+  const bool relative = claimed != 0;
+  if (relation == "=")
+    a.in_words = a.agrees ? fmt::format("agrees to {:.2g}{}", a.relative_deviation, relative ? "" : " (absolute)")
+                          : relative ? fmt::format("differs by {:.3g} %", 100 * a.relative_deviation)
+                                     : fmt::format("differs by {:.3g} (absolute)", a.relative_deviation);
+  else
+    a.in_words = fmt::format("{} {} {:.6g}: {}", fitted, relation, claimed,
+                             a.agrees ? "consistent" : fmt::format("not, by {:.3g} beyond the CI and model error",
+                                                                   std::abs(dev) - allowed));
+  return a;
+}
+
+nlohmann::json FitAgreement::to_json() const {
+  return {{"fitted", fitted},          {"claimed", claimed},
+          {"relation", relation},      {"ci_half_width", half_width},
+          {"model_error", model_error}, {"relative_deviation", relative_deviation},
+          {"agrees", agrees},          {"in_words", in_words},
+          {"rule", kFitAgreementRule}};
 }
 
 }  // namespace attnflow

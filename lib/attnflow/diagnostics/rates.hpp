@@ -155,4 +155,20 @@ template <class T> ConvergenceOrder convergence_order(const std::vector<double>&
   return convergence_order_from_logs(h, e, le, confidence);
 }
 
+/// The one rule for comparing a fitted value (a rate, an exponent, a slope) with a claimed one:
+/// the fit's CI widened by its model error, the change of the fitted value between the fit window
+/// and its later half (a regression CI alone ignores the fit's own bias, e.g. an O(D) correction
+/// to a late-time decay). relation "=": |fitted − claimed| ≤ half-width + model error; ">=" / "<=":
+/// one-sided. The evidence says "agrees to 3e-06" or "differs by 30 %" (relative to |claimed|, or
+/// absolute when the claim is 0).
+struct FitAgreement {
+  bool agrees = true;
+  double fitted = 0, claimed = 0, half_width = 0, model_error = 0, relative_deviation = 0;
+  std::string relation, in_words;
+  nlohmann::json to_json() const;
+};
+FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double later_half, double claimed,
+                         const std::string& relation);
+extern const char* const kFitAgreementRule;
+
 }  // namespace attnflow
