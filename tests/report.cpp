@@ -293,3 +293,46 @@ BOOST_AUTO_TEST_CASE(legend_order_is_natural_not_bytewise) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(report)
+BOOST_AUTO_TEST_SUITE(hostile_paths)
+
+BOOST_AUTO_TEST_CASE(an_output_path_with_shell_syntax_runs_no_command) {
+  // LaTeX runs without a shell: a directory named like an injection is just a directory.
+  const fs::path parent = fresh_dir("inject");
+  const fs::path dir = parent / "x'; touch pwned; echo '";
+  fs::create_directories(dir);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(parent);
+  const ReportOutcome r = write_report(small_results(), dir.string());
+  fs::current_path(cwd);
+  BOOST_TEST_INFO(r.message);
+  BOOST_TEST(r.compiled);
+  BOOST_TEST(!fs::exists(parent / "pwned"));
+  BOOST_TEST(!fs::exists(dir / "pwned"));
+  BOOST_TEST(fs::exists(dir / "report.pdf"));
+}
+
+BOOST_AUTO_TEST_CASE(a_certificate_outside_the_results_and_proofs_is_not_read) {
+  // results.json may name any path; the report renders only certificates inside the results
+  // directory or the source tree's proofs/, after resolving symlinks and "..".
+  const fs::path dir = fresh_dir("outside");
+  const fs::path elsewhere = fresh_dir("elsewhere");
+  std::ofstream(elsewhere / "cert.json") << "{}";
+  fs::create_symlink(elsewhere / "cert.json", dir / "link.json");
+  json r = small_results();
+  r["checks"][0]["evidence"]["certificates"] = json::array(
+      {{{"path", (elsewhere / "cert.json").string()}}, {{"path", "link.json"}}, {{"path", "../../../etc/passwd"}},
+       {{"path", "/etc/passwd"}}, {{"path", std::string(source_dir()) + "/README.md"}}});
+  const ReportOutcome o = write_report(r, dir.string(), false, dir.string());
+  std::ifstream in(o.tex_path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(text.find("root:") == std::string::npos);
+  BOOST_TEST(!fs::exists(dir / "report-data" / "appendix1.tex"));  // none of them was rendered
+  std::size_t not_found = 0;
+  for (std::size_t at = 0; (at = text.find("re-run attnflow prove", at)) != std::string::npos; ++at) ++not_found;
+  BOOST_TEST(not_found == 5u);  // each named as not found
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()

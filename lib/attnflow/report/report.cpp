@@ -1,5 +1,7 @@
 #include "attnflow/report/report.hpp"
 
+#include "attnflow/io/process.hpp"
+
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/report/convergence_tex.hpp"
@@ -139,18 +141,26 @@ std::string convergence_tex(const json& v) {
   return t.str();
 }
 
-/// A certificate a report may cite: a regular file below one of `bases` (after resolving symlinks
-/// and ".."), so results.json cannot make the report read anything else.
-std::string find_certificate(const std::string& path, const std::vector<std::string>& bases) {
+/// Where a report may find the certificates it cites: paths are resolved against `root`, and the
+/// file must lie below `root/below` after resolving symlinks and "..".
+struct CertificateBase {
+  std::string root, below;
+};
+
+/// A certificate a report may cite: a regular file inside the results directory or the source
+/// tree's proofs/, so results.json cannot make the report read anything else.
+std::string find_certificate(const std::string& path, const std::vector<CertificateBase>& bases) {
   if (path.empty()) return "";
   for (const auto& b : bases) {
-    if (b.empty()) continue;
+    if (b.root.empty()) continue;
     std::error_code ec;
-    const fs::path base = fs::weakly_canonical(b, ec);
+    const fs::path root = fs::weakly_canonical(b.root, ec);
     if (ec) continue;
-    const fs::path candidate = fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path) : base / path, ec);
+    const fs::path allowed = fs::weakly_canonical(root / b.below, ec);
+    if (ec) continue;
+    const fs::path candidate = fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path) : root / path, ec);
     if (ec || !fs::is_regular_file(candidate, ec)) continue;
-    const auto rel = candidate.lexically_relative(base);
+    const auto rel = candidate.lexically_relative(allowed);
     if (!rel.empty() && *rel.begin() != "..") return candidate.string();
   }
   return "";
@@ -202,7 +212,7 @@ struct Appendix {
 
 /// The document; data files (figures, appendices) are appended to `files`.
 std::string render(const json& r, const std::string& data_prefix, std::vector<DataFile>& files,
-                   const std::vector<std::string>& bases) {
+                   const std::vector<CertificateBase>& bases) {
   const json prov = r.value("provenance", json::object());
   std::set<std::string> precisions;
   for (const auto& c : r["checks"])
@@ -300,7 +310,7 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
 std::string report_tex(const json& r, const std::string& data_prefix) {
   validate(r);
   std::vector<DataFile> files;
-  return render(r, data_prefix, files, {fs::current_path().string(), attnflow::source_dir()});
+  return render(r, data_prefix, files, {{fs::current_path().string(), ""}, {attnflow::source_dir(), "proofs"}});
 }
 
 ReportOutcome write_report(const json& r, const std::string& out_dir, bool compile, const std::string& results_dir) {
@@ -309,7 +319,7 @@ ReportOutcome write_report(const json& r, const std::string& out_dir, bool compi
   std::vector<DataFile> files;
   const std::string tex = render(
       r, "report-data/", files,
-      {results_dir.empty() ? out_dir : results_dir, out_dir, attnflow::source_dir(), fs::current_path().string()});
+      {{results_dir.empty() ? out_dir : results_dir, ""}, {attnflow::source_dir(), "proofs"}});
   for (const auto& f : files) write_file_atomically(out_dir + "/" + f.path, f.content);
   o.tex_path = out_dir + "/report.tex";
   write_file_atomically(o.tex_path, tex);
@@ -318,18 +328,21 @@ ReportOutcome write_report(const json& r, const std::string& out_dir, bool compi
     o.message = how;
     return o;
   }
-  if (std::system("command -v latexmk >/dev/null 2>&1") != 0) {
+  if (!on_path("latexmk")) {
     o.message = "LaTeX is not installed; " + how;
     return o;
   }
-  const std::string cmd = "cd '" + out_dir +
-                          "' && timeout 300 latexmk -pdf -interaction=nonstopmode -halt-on-error "
-                          "report.tex > report.log.txt 2>&1";
-  if (std::system(cmd.c_str()) == 0) {
+  // No shell: the output directory is an argument, never part of a command line; TeX may not run
+  // programs (-no-shell-escape), and a run is cut off after 5 minutes.
+  const ProcessResult p = run_program({"latexmk", "-pdf", "-no-shell-escape", "-interaction=nonstopmode",
+                                       "-halt-on-error", "report.tex"},
+                                      out_dir, out_dir + "/report.log.txt", 300);
+  if (p.started && !p.timed_out && p.exit_code == 0) {
     o.compiled = true;
     o.pdf_path = out_dir + "/report.pdf";
   } else {
-    o.message = "LaTeX failed (see " + out_dir + "/report.log.txt and report.log); " + how;
+    o.message = std::string(p.timed_out ? "LaTeX took more than 5 minutes" : "LaTeX failed") + " (see " + out_dir +
+                "/report.log.txt and report.log); " + how;
   }
   return o;
 }

@@ -1,0 +1,71 @@
+#include "attnflow/io/process.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace attnflow {
+
+bool on_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string d; std::getline(dirs, d, ':');) {
+    const std::string candidate = (d.empty() ? "." : d) + "/" + program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return true;
+  }
+  return false;
+}
+
+ProcessResult run_program(const std::vector<std::string>& argv, const std::string& dir, const std::string& log_path,
+                          int timeout_seconds) {
+  ProcessResult r;
+  if (argv.empty() || !on_path(argv[0])) return r;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return r;
+  if (pid == 0) {  // the child: only async-signal-safe calls until exec
+    ::setpgid(0, 0);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) ::_exit(126);
+    ::dup2(fd, STDOUT_FILENO), ::dup2(fd, STDERR_FILENO);
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in >= 0) ::dup2(null_in, STDIN_FILENO);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent: no race with the child's own call
+  r.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  for (;;) {
+    int status = 0;
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+      r.started = !(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+      return r;
+    }
+    if (w < 0 && errno != EINTR) return r;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      r.timed_out = true;
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace attnflow
