@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
+#include <cerrno>
+#include <cstdlib>
 
 namespace attnflow {
 
@@ -12,8 +13,25 @@ std::string sub(const std::string& field, const std::string& key) { return field
 }  // namespace
 
 bool is_decimal_literal(const std::string& s) {
-  static const std::regex pattern(R"(^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$)");
-  return std::regex_match(s, pattern);
+  // [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?, scanned in one pass: no regex
+  // (std::regex recurses per character and overflows the stack on long strings).
+  std::size_t i = 0, n = s.size();
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+  const std::size_t whole = digits();
+  std::size_t fraction = 0;
+  if (i < n && s[i] == '.') ++i, fraction = digits();
+  if (whole == 0 && fraction == 0) return false;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == n;
 }
 
 double decimal_as_double(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
@@ -27,7 +45,13 @@ std::string read_decimal(const nlohmann::json& j, const std::string& field) {
   if (j.is_string()) {
     const std::string s = j.get<std::string>();
     if (!is_decimal_literal(s)) input_error(field, "\"" + s + "\" is not a finite decimal number");
-    if (!std::isfinite(decimal_as_double(s))) input_error(field, "\"" + s + "\" is out of range");
+    errno = 0;
+    const double v = std::strtod(s.c_str(), nullptr);
+    // Outside double's range (an overflow, or a nonzero value that underflows to 0 or to a
+    // subnormal): refused, since the value is also used in double.
+    if (!std::isfinite(v) || errno == ERANGE)
+      input_error(field, "\"" + s.substr(0, 40) + (s.size() > 40 ? "…" : "") +
+                             "\" is outside the range of double (0 or 2.3e-308 <= |x| <= 1.7e308)");
     return s;
   }
   input_error(field, "must be a number or a decimal string, got " + kind_of(j));

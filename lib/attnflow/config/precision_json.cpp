@@ -25,6 +25,8 @@ Precision parse_precision(const nlohmann::json& j, const std::string& field) {
     input_error(field, "unknown precision \"" + s + "\" (double, long-double, float128 or {\"digits\": N})");
   }
   if (j.is_object() && j.contains("digits")) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.key() != "digits") input_error(field + "." + it.key(), "unknown field (a precision is {\"digits\": N})");
     const auto& d = j.at("digits");
     if (!d.is_number_integer()) input_error(field + ".digits", "must be an integer");
     const long digits = d.get<long>();

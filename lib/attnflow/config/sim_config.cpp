@@ -4,7 +4,9 @@
 #include "attnflow/config/json_fields.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace attnflow {
@@ -131,6 +133,8 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
     init.seed = read_seed(j, "seed", "init", 0);
     init.standard_basis = read_bool(j, "standard", "init", false);
     init.scale = read_decimal(j, "scale", "init", "1");
+    if (init.kind != "explicit" && j.contains("points"))
+      input_error("init.points", "given, but only an \"explicit\" start reads points (this one is \"" + init.kind + "\")");
     if (init.kind == "explicit") {
       if (!j.contains("points")) input_error("init.points", "missing (explicit start needs n×d points)");
       const auto& p = j.at("points");
@@ -222,6 +226,15 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   const nlohmann::json time = j.contains("time") ? j.at("time") : nlohmann::json::object();
   if (!time.is_object()) input_error("time", "must be an object {\"t_end\": T, \"samples\": m} or {\"layers\": L}");
   reject_unknown_keys(time, {"t_end", "samples", "times", "layers", "every"}, "time");
+  // Fields the chosen variant would ignore are refused, not dropped.
+  for (const char* k : {"t_end", "samples", "times"})
+    if (c.model->discrete && time.contains(k))
+      input_error(std::string("time.") + k, "not read by a discrete model (it runs time.layers)");
+  for (const char* k : {"layers", "every"})
+    if (!c.model->discrete && time.contains(k))
+      input_error(std::string("time.") + k, "not read by a continuous model (it runs to time.t_end or time.times)");
+  if (time.contains("times") && (time.contains("t_end") || time.contains("samples")))
+    input_error("time.times", "given with t_end or samples: the sample times are one or the other");
   if (c.model->discrete) {
     if (time.contains("layers"))
       c.layers = read_integer(time, "layers", "time", 1, 100000000);
@@ -287,13 +300,43 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   return c;
 }
 
+namespace {
+
+/// A JSON file attnflow refuses before using any of it.
+struct JsonRefused {
+  std::string why;
+};
+
+constexpr int kMaxJsonDepth = 256;
+constexpr std::uintmax_t kMaxJsonBytes = std::uintmax_t(1) << 30;
+
+}  // namespace
+
 nlohmann::json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxJsonBytes)
+    input_error(path, "larger than 1 GiB");
   std::ifstream in(path);
   if (!in) input_error(path, "cannot be read");
   std::stringstream buffer;
   buffer << in.rdbuf();
+  // Nesting deeper than any attnflow file needs is refused while parsing (deep values overflow the
+  // stack when copied), and so is a key given twice in one object (JSON would keep the last).
+  std::vector<std::set<std::string>> keys;
+  const nlohmann::json::parser_callback_t guard = [&keys](int depth, nlohmann::json::parse_event_t event,
+                                                          nlohmann::json& parsed) {
+    if (depth > kMaxJsonDepth) throw JsonRefused{"nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
+    if (event == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
+    if (event == nlohmann::json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == nlohmann::json::parse_event_t::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second)
+      throw JsonRefused{"the key \"" + parsed.get<std::string>().substr(0, 60) + "\" appears twice in one object"};
+    return true;
+  };
   try {
-    return nlohmann::json::parse(buffer.str());
+    return nlohmann::json::parse(buffer.str(), guard);
+  } catch (const JsonRefused& r) {
+    input_error(path, r.why);
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for literals such as 1e999
     std::string what = e.what();
     const auto pos = what.find("parse error");

@@ -1,0 +1,112 @@
+// Hostile input (issue 20): each reader refuses malformed or adversarial files with exit 2 and one
+// line naming the field, never a signal, an internal error (exit 3) or a silent default; and a
+// report's LaTeX run takes no shell (tests/report.cpp).
+#include <boost/test/unit_test.hpp>
+
+#include "cli_support.hpp"
+
+#include "attnflow/version.hpp"
+
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+using namespace attnflow::testing;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  std::string name, expect;  // expect: a piece of the one error line
+  std::function<std::string(json&)> edit;  // edits the config; returns raw text to write instead, if any
+};
+
+json demo() {
+  std::ifstream in(fs::path(attnflow::source_dir()) / "checks/configs/demo-sphere.json");
+  json j = json::parse(in);
+  j["verify"] = false;
+  j["time"]["t_end"] = 1;
+  return j;
+}
+
+void expect_refused(const std::string& command, const std::vector<Case>& cases, const json& base) {
+  const TempDir tmp;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    json j = base;
+    const std::string raw = c.edit(j);
+    const fs::path file = tmp.path / ("case" + std::to_string(k) + ".json");
+    std::ofstream(file) << (raw.empty() ? j.dump() : raw);
+    const CliResult r = run_cli(command + " " + quoted(file.string()) + " --out " + quoted((tmp.path / "out").string()), tmp);
+    BOOST_TEST_CONTEXT(c.name) {
+      BOOST_TEST(r.code == 2, r.err);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);
+      BOOST_TEST(r.err.find(c.expect) != std::string::npos, r.err);
+      BOOST_TEST(r.err.find("internal error") == std::string::npos, r.err);
+    }
+  }
+}
+
+std::string nested(const std::string& open, const std::string& inner, const std::string& close, int depth) {
+  std::string s;
+  for (int i = 0; i < depth; ++i) s += open;
+  s += inner;
+  for (int i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(a_simulate_config_is_refused_with_one_line_naming_the_field) {
+  const std::vector<Case> cases = {
+      {"beta underflows double", "beta: \"1e-99999\" is outside the range of double", [](json& j) { j["beta"] = "1e-99999"; return ""; }},
+      {"beta subnormal", "beta: \"1e-310\" is outside the range of double", [](json& j) { j["beta"] = "1e-310"; return ""; }},
+      {"beta overflows", "beta: \"1e999\" is outside the range", [](json& j) { j["beta"] = "1e999"; return ""; }},
+      {"a point coordinate subnormal", "init.points[0][0]", [](json& j) {
+         j["n"] = 2, j["init"] = {{"kind", "explicit"}, {"points", {{"4e-320", "1", "0"}, {"0", "1", "0"}}}};
+         return ""; }},
+      {"beta not a number", "beta: \"nan\" is not a finite decimal", [](json& j) { j["beta"] = "nan"; return ""; }},
+      {"beta 30,000 digits then junk", "beta: ", [](json& j) { j["beta"] = "1." + std::string(30000, '1') + "x"; return ""; }},
+      {"d huge", "d: must be between", [](json& j) { j["d"] = 2147483647; return ""; }},
+      {"n negative", "n: must be between", [](json& j) { j["n"] = -3; return ""; }},
+      {"n a string", "n: must be an integer", [](json& j) { j["n"] = "4"; return ""; }},
+      {"samples huge", "time.samples: must be between", [](json& j) { j["time"]["samples"] = 1000000000000; return ""; }},
+      {"t_end negative", "time.t_end: must be positive", [](json& j) { j["time"]["t_end"] = -1; return ""; }},
+      {"unknown method", "method: unknown method", [](json& j) { j["method"] = "rk5"; return ""; }},
+      {"model null", "model: must be a string", [](json& j) { j["model"] = nullptr; return ""; }},
+      {"points with a uniform start", "init.points: given, but only an \"explicit\" start reads points",
+       [](json& j) { j["init"]["points"] = {{1, 0, 0}}; return ""; }},
+      {"an extra key in precision", "precision.foo: unknown field", [](json& j) { j["precision"] = {{"digits", 30}, {"foo", 1}}; return ""; }},
+      {"times with t_end", "time.times: given with t_end or samples", [](json& j) { j["time"]["times"] = {0, 1}; return ""; }},
+      {"layers on a continuous model", "time.layers: not read by a continuous model", [](json& j) { j["time"]["layers"] = 4; return ""; }},
+      {"precision digits huge", "precision.digits: must be between", [](json& j) { j["precision"] = "mpfr-99999999999"; return ""; }},
+      {"V of the wrong shape", "V: must have d = 3 rows", [](json& j) { j["V"] = {{1, 0}, {0, 1}}; return ""; }},
+      {"a negative seed", "init.seed: must be a non-negative integer", [](json& j) { j["init"]["seed"] = -1; return ""; }},
+      {"a duplicate key", "the key \"n\" appears twice in one object", [](json&) { return std::string(R"({"model": "sa-sphere", "n": 4, "n": 5})"); }},
+      {"arrays nested 100,000 deep", "nested deeper than 256 levels", [](json&) { return nested("[", "", "]", 100000); }},
+      {"objects nested 100,000 deep", "nested deeper than 256 levels", [](json&) { return nested("{\"a\":", "1", "}", 100000); }},
+      {"a deep value inside a field", "nested deeper than 256 levels",
+       [](json& j) { return "{\"model\": \"sa-sphere\", \"comment\": " + nested("[", "", "]", 5000) + "}"; }},
+      {"not JSON", "invalid JSON", [](json&) { return std::string("{\"model\": "); }},
+      {"empty file", "invalid JSON", [](json&) { return std::string(" "); }},
+      {"an unknown top-level key", "modle", [](json& j) { j["modle"] = "x"; return ""; }},
+  };
+  expect_refused("simulate --config", cases, demo());
+}
+
+BOOST_AUTO_TEST_CASE(a_very_long_decimal_is_read_without_recursion) {
+  // 30,000 digits: read exactly as the decimal it is (the old regex recursed per character).
+  const TempDir tmp;
+  json j = demo();
+  j["beta"] = "1." + std::string(30000, '1');
+  std::ofstream(tmp.path / "long.json") << j.dump();
+  const CliResult r = run_cli("simulate --config " + quoted((tmp.path / "long.json").string()) + " --out " +
+                                  quoted((tmp.path / "out").string()),
+                              tmp);
+  BOOST_TEST(r.code == 0, r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
