@@ -433,9 +433,9 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
 
   const json& e = object_at(j, "ensemble", w + "ensemble");
   reject_unknown_keys(e, {"instances", "n", "d", "start", "points", "betas", "families"}, w + "ensemble");
-  s.instances = read_integer(e, "instances", w + "ensemble.instances", 1, 100000, 4);
-  s.n = static_cast<int>(read_integer(e, "n", w + "ensemble.n", 1, 4096));
-  s.d = static_cast<int>(read_integer(e, "d", w + "ensemble.d", 1, 4096));
+  s.instances = read_integer(e, "instances", w + "ensemble", 1, 100000, 4);
+  s.n = static_cast<int>(read_integer(e, "n", w + "ensemble", 1, 4096));
+  s.d = static_cast<int>(read_integer(e, "d", w + "ensemble", 1, 4096));
   if (e.contains("start") && e.at("start").is_object()) {
     // {"kind": family, further init fields such as "scale"} (validated with the model below)
     s.start_options = e.at("start");
@@ -469,9 +469,9 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     s.t_end = finite_number(h.at("t_end"), w + "horizon.t_end");
     if (!(s.t_end > 0 && s.t_end <= 1e7)) input_error(w + "horizon.t_end", "must be in (0, 1e7]");
   } else {
-    s.layers = read_integer(h, "layers", w + "horizon.layers", 1, 10000000);
+    s.layers = read_integer(h, "layers", w + "horizon", 1, 10000000);
   }
-  s.samples = read_integer(h, "samples", w + "horizon.samples", 3, 100000, 201);
+  s.samples = read_integer(h, "samples", w + "horizon", 3, 100000, 201);
   if (h.contains("extend")) {
     const json& x = object_at(h, "extend", w + "horizon.extend");
     reject_unknown_keys(x, {"factor", "cap"}, w + "horizon.extend");
