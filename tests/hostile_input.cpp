@@ -110,3 +110,23 @@ BOOST_AUTO_TEST_CASE(a_very_long_decimal_is_read_without_recursion) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(an_empty_output_path_is_refused_by_every_command) {
+  const TempDir tmp;
+  std::ofstream(tmp.path / "c.json") << demo().dump();
+  for (const std::string& command :
+       {"simulate --config " + quoted((tmp.path / "c.json").string()), std::string("check --only causal"),
+        std::string("regress --only causal"), "diagnose --trajectory " + quoted((tmp.path / "t.json").string()),
+        "report --results " + quoted((tmp.path / "r.json").string())}) {
+    const CliResult r = run_cli(command + " --out ''", tmp);
+    BOOST_TEST_CONTEXT(command) {
+      BOOST_TEST(r.code == 2, r.err);
+      BOOST_TEST(count_lines(r.err) <= 2u, r.err);  // CLI11's line, and its hint to --help
+      BOOST_TEST(r.err.find("--out") != std::string::npos, r.err);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -100,7 +100,7 @@ void register_check(CLI::App& app) {
   sub->add_option("--statement", o->statements,
                   "check these statement files (JSON; docs/statements.md) instead of a suite");
   sub->add_option("--only", o->only, "only these statement ids")->delimiter(',');
-  sub->add_option("--out", o->out, "output directory")->capture_default_str();
+  sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
   sub->add_option("--jobs", o->jobs, "threads (default: all cores)");
   auto* seed_opt = sub->add_option("--seed", *seed, "suite seed (default: the suite's own)");
   sub->add_flag("--resume", o->resume, "skip checks already in DIR/results.json");

@@ -12,6 +12,12 @@ void register_commands(CLI::App& app);
 /// Runs the subcommand that was parsed; returns the exit code.
 int run_selected(CLI::App& app);
 
+/// A path option must not be empty (an empty --out would write at the filesystem root).
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
+                        "PATH");
+}
+
 /// Registered by each command's file.
 struct Command {
   CLI::App* app;

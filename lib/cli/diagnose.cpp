@@ -22,7 +22,7 @@ void register_diagnose(CLI::App& app) {
       ->delimiter(',');
   sub->add_option("--delta", o->delta, "cluster threshold")->capture_default_str();
   sub->add_option("--compare", o->compare, "a second trajectory.json (same start, perturbed weights): perturbation");
-  sub->add_option("--out", o->out, "output directory")->capture_default_str();
+  sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
   add_command(sub, [o] {
     const nlohmann::json compare = o->compare.empty() ? nlohmann::json() : read_json_file(o->compare);
     const nlohmann::json result = diagnose_trajectory(read_json_file(o->trajectory), o->what, o->delta, compare);

@@ -82,7 +82,7 @@ void register_prove(CLI::App& app) {
       "euler-renormalize with V = identity; sa-euclid: Boolean attention for d = 1, vertex capture for d >= 2)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);
-  sub->add_option("--out", o->out, "output directory")->capture_default_str();
+  sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
   sub->add_option("--max-time", o->prove.max_time, "give up at this time (layer models: this many layers)")
       ->capture_default_str();
   sub->add_option("--order", o->prove.order, "Taylor order")->capture_default_str();

@@ -63,7 +63,7 @@ void register_regress(CLI::App& app) {
   sub->add_flag("--update", o->update, "rewrite the baselines from a fresh run and print what changed");
   auto* seed_opt = sub->add_option("--seed", *seed, "run with another seed (calibration of Monte-Carlo tolerances)");
   sub->add_option("--jobs", o->jobs, "threads (default: all cores)");
-  sub->add_option("--out", o->out, "where regress.json goes")->capture_default_str();
+  sub->add_option("--out", o->out, "where regress.json goes")->check(non_empty_path())->capture_default_str();
   sub->add_flag("--quiet", *quiet, "no progress or table");
   add_command(sub, [o, seed, seed_opt, quiet] {
     if (seed_opt->count()) o->seed = *seed;

@@ -30,7 +30,7 @@ void register_report(CLI::App& app) {
   auto* results = sub->add_option("--results", o->results, "results.json written by attnflow check");
   auto* certificate = sub->add_option("--certificate", o->certificate, "certificate.json written by attnflow prove");
   results->excludes(certificate);
-  sub->add_option("--out", o->out, "output directory (default: beside the input)");
+  sub->add_option("--out", o->out, "output directory (default: beside the input)")->check(non_empty_path());
   sub->add_flag("--no-pdf", o->no_pdf, "write report.tex and data only");
   add_command(sub, [o] {
     if (o->results.empty() && o->certificate.empty())

@@ -39,7 +39,7 @@ void register_simulate(CLI::App& app) {
   auto opts = std::make_shared<SimulateOptions>();
   auto* sub = app.add_subcommand("simulate", "integrate one config and write DIR/trajectory.json and .csv");
   sub->add_option("--config", opts->config, "config file (JSON)")->required();
-  sub->add_option("--out", opts->out, "output directory")->capture_default_str();
+  sub->add_option("--out", opts->out, "output directory")->check(non_empty_path())->capture_default_str();
   sub->add_flag("--quiet", opts->quiet, "print nothing on success");
   add_command(sub, [opts] { return simulate_to(opts->config, opts->out, opts->quiet); });
 }

@@ -30,8 +30,9 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
   fs::rename(tmp, target, ec);
   if (ec) {
+    const std::string why = ec.message();  // before remove() overwrites ec ("Success")
     fs::remove(tmp, ec);
-    input_error(path, "cannot be replaced (" + ec.message() + ")");
+    input_error(path, "cannot be replaced (" + why + ")");
   }
 }
 
