@@ -130,3 +130,36 @@ BOOST_AUTO_TEST_CASE(an_empty_output_path_is_refused_by_every_command) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(a_run_that_stops_short_says_so_and_exits_1_keeping_what_it_computed) {
+  const TempDir tmp;
+  struct Short {
+    std::string name, expect;
+    std::function<void(json&)> edit;
+  };
+  const std::vector<Short> cases = {
+      {"V = 1e308: the state leaves double's range", "left the range of double",
+       [](json& j) { j["V"] = {{1e308, 0, 0}, {0, 1, 0}, {0, 0, 1}}; }},
+      {"max_steps reached", "max_steps reached", [](json& j) { j["max_steps"] = 5; }},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    json j = demo();
+    cases[k].edit(j);
+    const fs::path file = tmp.path / ("short" + std::to_string(k) + ".json"), out = tmp.path / ("out" + std::to_string(k));
+    std::ofstream(file) << j.dump();
+    const CliResult r = run_cli("simulate --quiet --config " + quoted(file.string()) + " --out " + quoted(out.string()), tmp);
+    BOOST_TEST_CONTEXT(cases[k].name) {
+      BOOST_TEST(r.code == 1, r.err);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);
+      BOOST_TEST(r.err.find(cases[k].expect) != std::string::npos, r.err);
+      const json tr = json::parse(read_file(out / "trajectory.json"));
+      BOOST_TEST(!tr["t"].empty());  // the start at least
+      BOOST_TEST(tr["x"].dump().find("null") == std::string::npos);  // nothing non-finite written
+      BOOST_TEST(read_file(out / "trajectory.csv").find("nan") == std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

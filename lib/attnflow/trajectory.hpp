@@ -14,7 +14,9 @@ struct IntegrationStats {
   long steps = 0;           // accepted steps (or layers for discrete models)
   long rejected_steps = 0;  // controlled steppers only
   long rhs_evaluations = 0;
-  std::string stop_reason = "end";  // "end" | "max-steps" | "predicate"
+  // "end" | "predicate" (a stop condition met) | "max-steps" | "non-finite" (the state left the range
+  // of the precision) | "step-size-underflow": all but the first two are runs that stopped short.
+  std::string stop_reason = "end";
 };
 
 template <class T> struct Trajectory {

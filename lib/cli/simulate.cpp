@@ -32,6 +32,20 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
     if (j["error_estimate"].is_number()) std::cout << ", error estimate " << j["error_estimate"].get<double>();
     std::cout << "\nattnflow: wrote " << out << "/trajectory.json and " << out << "/trajectory.csv\n";
   }
+  // A run that stopped short exits 1 (what it computed is kept).
+  const std::string why = result.trajectory["stats"]["stop_reason"].get<std::string>();
+  if (why != "end" && why != "predicate") {
+    const auto& t = result.trajectory["t"];
+    std::cerr << "attnflow: the run stopped short after t = " << (t.empty() ? std::string("0") : t.back().dump())
+              << ": " << (why == "max-steps"             ? "max_steps reached"
+                          : why == "non-finite"          ? "the state left the range of " + c.precision.name() +
+                                                     " (try {\"digits\": 50}: MPFR's exponent range is far larger)"
+                          : why == "step-size-underflow" ? "the step size underflowed (the error estimate left the "
+                                                           "precision's range)"
+                                                         : why)
+              << "\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -437,6 +437,11 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
     }
     const MeasuredRun<T> run = run_measured<T>(c);
     o.error_estimate = run.error_estimate;
+    if (const std::string why = run.trajectory.stats.stop_reason; why != "end" && why != "predicate") {
+      o.verdict = Verdict::Inconclusive;  // a run that stopped short decides nothing
+      o.judgement.note = "the run stopped short (" + why + ") at t = " + fmt::format("{:g}", to_double(run.trajectory.t.back()));
+      return o;
+    }
     if (needs_hemisphere(s)) {
       const HemisphereResult h = find_hemisphere<double>(convert_tokens<double>(run.trajectory.x.front()));
       o.hypothesis_met = h.certified && h.exists;
@@ -473,6 +478,12 @@ void confirm(InstanceOutcome& o) {
   if (!tight.discrete() && (tight.method == "dopri5" || tight.method == "bulirsch-stoer")) tight.method = "rkf78";
   MpfrDigitsScope scope(tight.precision.digits);
   const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
+  if (run.trajectory.stats.stop_reason != "end" && run.trajectory.stats.stop_reason != "predicate") {
+    o.verdict = Verdict::Inconclusive;
+    o.confirmation = describe_reference(tight) + ": stopped short (" + run.trajectory.stats.stop_reason + ")";
+    o.judgement.note = "the re-run stopped short";
+    return;
+  }
   const RunJudgement again = judge_run<mpfr>(s, tight, run, o.beta, o.w);
   o.confirmation = fmt::format("{}: {} (measured error {:.3g})", describe_reference(tight), to_string(again.verdict),
                                run.error_estimate);

@@ -50,14 +50,27 @@ template <class T, class System> struct LoopControl {
   Trajectory<T>& traj;
   std::size_t next_sample = 1;
 
-  void record(const State<T>& x, const T& t) {
+  /// Records a sample. False, and the run ends (stop_reason "non-finite"), when the state has left
+  /// the range of the precision: nothing non-finite is recorded.
+  bool record(const State<T>& x, const T& t) {
+    if (!finite(x)) return false;
     traj.t.push_back(t);
     traj.x.push_back(as_tokens(x, model.n, model.d));
+    return true;
+  }
+  bool finite(const State<T>& x) {
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!is_finite(x[i])) {
+        traj.stats.stop_reason = "non-finite";
+        return false;
+      }
+    return true;
   }
   /// True when the loop must end early; records the state it ends on.
   bool must_stop(const State<T>& x, const T& t) {
     if (s.progress)
       s.progress(to_double((t - s.sample_times.front()) / (s.sample_times.back() - s.sample_times.front())));
+    if (!finite(x)) return true;
     if (traj.stats.steps >= s.max_steps) {
       traj.stats.stop_reason = "max-steps";
     } else if (s.stop_when && s.stop_when(as_tokens(x, model.n, model.d), t)) {
@@ -87,7 +100,7 @@ template <class T, class System, class Stepper> void fixed_step_loop(Stepper ste
       stepper.do_step(sys, x, t, h);
       ++traj.stats.steps;
       const T t_after = i + 1 == m ? t1 : t0 + h * T(i + 1);
-      if (i + 1 == m) ctl.record(x, t1);
+      if (i + 1 == m && !ctl.record(x, t1)) return;
       const bool finished = i + 1 == m && k + 1 == s.sample_times.size();
       if (!finished && ctl.must_stop(x, t_after)) return;
     }
@@ -108,7 +121,7 @@ template <class T, class System, class Stepper> void dense_output_loop(Stepper s
     ++traj.stats.steps;
     while (next < s.sample_times.size() && s.sample_times[next] <= stepper.current_time()) {
       stepper.calc_state(s.sample_times[next], xs);
-      ctl.record(xs, s.sample_times[next]);
+      if (!ctl.record(xs, s.sample_times[next])) return;
       ++next;
     }
     if (next < s.sample_times.size() && ctl.must_stop(stepper.current_state(), stepper.current_time())) return;
@@ -144,7 +157,11 @@ template <class T, class System, class Stepper> void controlled_loop(Stepper ste
       } else {
         ++traj.stats.rejected_steps;
         dt = step;
-        if (!(dt > T(0)) || t_before != t) throw std::runtime_error("controlled stepper failed to advance");
+        if (t_before != t) throw std::runtime_error("controlled stepper failed to advance");
+        if (!(dt > T(0)) || t + dt == t) {  // NaN or 0: the error estimate has left the precision's range
+          traj.stats.stop_reason = ctl.finite(x) ? "step-size-underflow" : "non-finite";
+          return;
+        }
         if (traj.stats.rejected_steps > s.max_steps) {
           traj.stats.stop_reason = "max-steps";
           ctl.record(x, t);
@@ -152,7 +169,7 @@ template <class T, class System, class Stepper> void controlled_loop(Stepper ste
         }
       }
     }
-    ctl.record(x, target);
+    if (!ctl.record(x, target)) return;
     if (k + 1 < s.sample_times.size() && ctl.must_stop(x, t)) return;
   }
 }
@@ -165,6 +182,7 @@ void layer_loop(const System& model, State<T> x, const IntegrationSettings<T>& s
     model.layer(x, k);
     ++traj.stats.steps;
     const long done = k + 1;
+    if (!ctl.finite(x)) return;
     if (done % s.sample_every == 0 || done == s.layers) ctl.record(x, T(done));
     if (s.progress) s.progress(static_cast<double>(done) / static_cast<double>(s.layers));
     if (done < s.layers) {
