@@ -163,3 +163,41 @@ BOOST_AUTO_TEST_CASE(a_run_that_stops_short_says_so_and_exits_1_keeping_what_it_
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(a_results_file_with_wrong_types_is_refused_by_the_report) {
+  const json good = {{"suite", "quick"},
+                     {"seed", 1},
+                     {"provenance", {{"git", "abc"}, {"written", "today"}}},
+                     {"checks",
+                      {{{"id", "B-6.8"}, {"kind", "theorem"}, {"source", "[B]"}, {"expected", "holds"}, {"verdict", "holds"},
+                        {"key_number", "k"}, {"instances", 1}, {"hypotheses", {{{"name", "h"}, {"established", "certified"}, {"detail", "d"}}}},
+                        {"controls", {{{"description", "c"}, {"expected", "violated"}, {"verdict", "violated"}, {"evidence", json::object()}}}},
+                        {"evidence", {{"certificates", json::array()}}}, {"figures", json::object()}}}}};
+  const std::vector<Case> cases = {
+      {"a control's verdict a number", "checks[0].controls[0].verdict: must be a string",
+       [](json& j) { j["checks"][0]["controls"][0]["verdict"] = 3; return ""; }},
+      {"controls a string", "checks[0].controls: must be a list", [](json& j) { j["checks"][0]["controls"] = "x"; return ""; }},
+      {"key_number a number", "checks[0].key_number: must be a string", [](json& j) { j["checks"][0]["key_number"] = 3; return ""; }},
+      {"hypotheses of numbers", "checks[0].hypotheses[0]: must be an object", [](json& j) { j["checks"][0]["hypotheses"] = {1, 2}; return ""; }},
+      {"instances a string", "checks[0].instances: must be a number", [](json& j) { j["checks"][0]["instances"] = "x"; return ""; }},
+      {"provenance a string", "results.provenance: must be an object", [](json& j) { j["provenance"] = "x"; return ""; }},
+      {"provenance.git a number", "results.provenance.git: must be a string", [](json& j) { j["provenance"]["git"] = 1; return ""; }},
+      {"evidence a list", "checks[0].evidence: must be an object", [](json& j) { j["checks"][0]["evidence"] = {1}; return ""; }},
+      {"figures a list", "checks[0].figures: must be an object", [](json& j) { j["checks"][0]["figures"] = {1}; return ""; }},
+      {"a certificate path a number", "checks[0].evidence.certificates[0]", [](json& j) {
+         j["checks"][0]["evidence"]["certificates"] = {{{"path", 3}}}; return ""; }},
+      {"checks not a list", "results.checks: must be a list", [](json& j) { j["checks"] = "x"; return ""; }},
+      {"a check without a verdict", "checks[0].verdict: missing or not a string", [](json& j) { j["checks"][0].erase("verdict"); return ""; }},
+  };
+  expect_refused("report --no-pdf --results", cases, good);
+  // The good one renders.
+  const TempDir tmp;
+  std::ofstream(tmp.path / "good.json") << good.dump();
+  const CliResult r = run_cli("report --no-pdf --results " + quoted((tmp.path / "good.json").string()) + " --out " +
+                                  quoted((tmp.path / "rep").string()), tmp);
+  BOOST_TEST(r.code == 0, r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

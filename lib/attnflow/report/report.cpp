@@ -76,7 +76,42 @@ void validate(const json& r) {
     if (!c.is_object()) input_error(f, "must be an object");
     for (const char* key : {"id", "kind", "source", "expected", "verdict"})
       if (!c.contains(key) || !c[key].is_string()) input_error(f + "." + key, "missing or not a string");
+    // Every optional field the report reads, by type, before any is used.
+    auto optional = [&](const char* key, bool (json::*is)() const noexcept, const char* what) {
+      if (c.contains(key) && !(c[key].*is)()) input_error(f + "." + key, std::string("must be ") + what);
+    };
+    optional("key_number", &json::is_string, "a string");
+    optional("instances", &json::is_number, "a number");
+    optional("evidence", &json::is_object, "an object");
+    optional("figures", &json::is_object, "an object");
+    optional("violations", &json::is_array, "a list");
+    for (const char* list : {"hypotheses", "controls"}) {
+      optional(list, &json::is_array, "a list");
+      if (!c.contains(list)) continue;
+      for (std::size_t k = 0; k < c[list].size(); ++k) {
+        const std::string g = f + "." + list + "[" + std::to_string(k) + "]";
+        const json& e = c[list][k];
+        if (!e.is_object()) input_error(g, "must be an object");
+        for (const char* key : std::string(list) == "controls" ? std::vector<const char*>{"description", "expected", "verdict"}
+                                                                : std::vector<const char*>{"name", "established", "detail"})
+          if (e.contains(key) && !e[key].is_string()) input_error(g + "." + key, "must be a string");
+        if (e.contains("evidence") && !e["evidence"].is_object()) input_error(g + ".evidence", "must be an object");
+      }
+    }
+    if (c.contains("evidence") && c["evidence"].contains("certificates")) {
+      const json& cs = c["evidence"]["certificates"];
+      if (!cs.is_array()) input_error(f + ".evidence.certificates", "must be a list");
+      for (std::size_t k = 0; k < cs.size(); ++k)
+        if (!cs[k].is_object() || (cs[k].contains("path") && !cs[k]["path"].is_string()))
+          input_error(f + ".evidence.certificates[" + std::to_string(k) + "]", "must be an object with a string path");
+    }
   }
+  if (r.contains("provenance") && !r["provenance"].is_object()) input_error("results.provenance", "must be an object");
+  for (const char* key : {"git", "written"})
+    if (r.contains("provenance") && r["provenance"].contains(key) && !r["provenance"][key].is_string())
+      input_error(std::string("results.provenance.") + key, "must be a string");
+  if (r.contains("attnflow_version") && !r["attnflow_version"].is_string())
+    input_error("results.attnflow_version", "must be a string");
 }
 
 std::string instances_table(const json& instances) {
