@@ -142,9 +142,14 @@ BOOST_AUTO_TEST_CASE(an_altered_baseline_fails_with_a_clear_row) {
 BOOST_AUTO_TEST_CASE(a_corrupt_baseline_is_bad_input) {
   for (const std::string& text : {std::string("{not json"), std::string(R"({"id": "Blog-C2", "seed": 1, "params": {},
       "quantities": [{"quantity": "q", "kind": "fraction", "value": 0.5}]})"),
-                                  std::string(R"({"id": "Blog-C1", "seed": 1, "params": {}, "quantities": []})")}) {
+                                  std::string(R"({"id": "Blog-C1", "seed": 1, "params": {}, "quantities": []})"),
+                                  std::string(R"({"id": "Blog-C2", "seed": 1, "params": {}, "quantities": []})"),
+                                  std::string("")}) {
     const fs::path dir = copy_of_baselines("corrupt");
-    write(dir / "Blog-C2.json", text);
+    if (text.empty())
+      fs::remove(dir / "Blog-C2.json");  // a missing baseline is bad input too, not a drift
+    else
+      write(dir / "Blog-C2.json", text);
     int status = -1;
     const std::string err = run_command(attnflow_bin() + " regress --only Blog-C2 --baseline " + dir.string() +
                                             " --out " + dir.string() + "/out 2>&1 >/dev/null",

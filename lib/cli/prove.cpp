@@ -93,7 +93,8 @@ void register_prove(CLI::App& app) {
   sub->add_option("--rem-tol", o->prove.rem_tol, "largest Taylor remainder accepted per step")->capture_default_str();
   sub->add_option("--interval", o->prove.interval, "double | mpfi")->capture_default_str();
   sub->add_option("--digits", o->prove.digits, "mpfi digits")->capture_default_str();
-  sub->add_option("--report-until", o->prove.report_until, "after the proof, keep enclosing to this time (widths)");
+  sub->add_option("--report-until", o->prove.report_until, "after the proof, keep enclosing to this time (widths)")
+      ->check(CLI::Range(0.0, 1e4));  // each unit of time costs steps: 1e9 would run for ever
   sub->add_option(
          "--enclose", o->enclose,
          "only enclose the flow at these times (sa-sphere, usa-sphere, sa-euclid; each rounded to a multiple of "

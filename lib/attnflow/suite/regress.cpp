@@ -49,7 +49,8 @@ json load_baseline(const std::string& path) {
   require(b.is_object() && b.contains("id") && b["id"].is_string(), path, "a baseline needs a string \"id\"");
   require(b.contains("seed") && b["seed"].is_number_unsigned(), path + ": seed", "must be a non-negative integer");
   require(b.contains("params") && b["params"].is_object(), path + ": params", "must be an object");
-  require(b.contains("quantities") && b["quantities"].is_array(), path + ": quantities", "must be an array");
+  require(b.contains("quantities") && b["quantities"].is_array() && !b["quantities"].empty(), path + ": quantities",
+          "must be a non-empty array (a baseline with nothing in it would pass as \"0 drifted\")");
   for (std::size_t i = 0; i < b["quantities"].size(); ++i) {
     const json& q = b["quantities"][i];
     const std::string where = path + ": quantities[" + std::to_string(i) + "]";
@@ -248,6 +249,8 @@ RegressOutcome run_regress(const RegressOptions& o) {
   std::vector<std::optional<json>> baselines;
   for (const auto& [id, params] : work) {
     const std::string path = dir + "/" + id + ".json";
+    if (!o.update && !fs::exists(path))
+      input_error(path, "missing: record it with attnflow regress --update (--only " + id + ")");
     baselines.push_back(fs::exists(path) ? std::optional<json>(load_baseline(path)) : std::nullopt);
     if (baselines.back() && baselines.back()->at("id") != id)
       input_error(path + ": id",
