@@ -201,3 +201,30 @@ BOOST_AUTO_TEST_CASE(a_results_file_with_wrong_types_is_refused_by_the_report) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(a_trajectory_that_disagrees_with_itself_is_refused_by_diagnose) {
+  const TempDir tmp;
+  json c = demo();
+  c["n"] = 4, c["time"]["samples"] = 5;
+  std::ofstream(tmp.path / "c.json") << c.dump();
+  BOOST_REQUIRE(run_cli("simulate --quiet --config " + quoted((tmp.path / "c.json").string()) + " --out " +
+                            quoted((tmp.path / "sim").string()), tmp)
+                    .code == 0);
+  const json good = json::parse(read_file(tmp.path / "sim" / "trajectory.json"));
+  const std::vector<Case> cases = {
+      {"d huge (was bad_alloc)", "trajectory.d: must be at most 65536", [](json& j) { j["d"] = 2147483647; return ""; }},
+      {"n huge", "trajectory.n: must be at most 1048576", [](json& j) { j["n"] = 2000000; return ""; }},
+      {"provenance with another d", "trajectory.provenance.config.d: is 4 but the trajectory has 3",
+       [](json& j) { j["provenance"]["config"]["d"] = 4; return ""; }},
+      {"provenance with another model", "trajectory.provenance.config.model", [](json& j) {
+         j["provenance"]["config"]["model"] = "usa-sphere"; return ""; }},
+      {"provenance with another n", "trajectory.provenance.config.n", [](json& j) { j["provenance"]["config"]["n"] = 5; return ""; }},
+      {"a short row", "trajectory.x[1][0]: must have d = 3 coordinates", [](json& j) { j["x"][1][0].erase(2); return ""; }},
+      {"a sample missing", "trajectory.x: must have one configuration per time", [](json& j) { j["x"].erase(1); return ""; }},
+  };
+  expect_refused("diagnose --trajectory", cases, good);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

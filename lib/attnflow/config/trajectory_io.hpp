@@ -107,6 +107,9 @@ template <class T> Trajectory<T> trajectory_from_json(const nlohmann::json& j) {
     input_error("trajectory.n", "must be a positive integer");
   if (!j.at("d").is_number_integer() || j.at("d").get<long>() < 1)
     input_error("trajectory.d", "must be a positive integer");
+  // The same limits as a simulate config's, checked before anything is allocated.
+  if (j.at("n").get<long>() > 1048576) input_error("trajectory.n", "must be at most 1048576");
+  if (j.at("d").get<long>() > 65536) input_error("trajectory.d", "must be at most 65536");
   tr.n = j.at("n").get<int>();
   tr.d = j.at("d").get<int>();
   tr.precision =
@@ -127,18 +130,27 @@ template <class T> Trajectory<T> trajectory_from_json(const nlohmann::json& j) {
     const std::string fs = "trajectory.x[" + std::to_string(s) + "]";
     if (!x[s].is_array() || static_cast<int>(x[s].size()) != tr.n)
       input_error(fs, "must have n = " + std::to_string(tr.n) + " tokens");
+    for (int i = 0; i < tr.n; ++i)  // every row's size before the n×d block is allocated
+      if (!x[s][i].is_array() || static_cast<int>(x[s][i].size()) != tr.d)
+        input_error(fs + "[" + std::to_string(i) + "]", "must have d = " + std::to_string(tr.d) + " coordinates");
     Tokens<T> tokens(tr.n, tr.d);
     for (int i = 0; i < tr.n; ++i) {
       const std::string fi = fs + "[" + std::to_string(i) + "]";
-      if (!x[s][i].is_array() || static_cast<int>(x[s][i].size()) != tr.d)
-        input_error(fi, "must have d = " + std::to_string(tr.d) + " coordinates");
       for (int k = 0; k < tr.d; ++k)
         tokens(i, k) = detail::scalar_from_json<T>(x[s][i][k], fi + "[" + std::to_string(k) + "]");
     }
     tr.x.push_back(std::move(tokens));
   }
-  if (j.contains("provenance") && j.at("provenance").is_object() && j.at("provenance").contains("config"))
+  if (j.contains("provenance") && j.at("provenance").is_object() && j.at("provenance").contains("config")) {
     tr.config = j.at("provenance").at("config");
+    // The provenance must describe this data: a trajectory whose config says otherwise is refused.
+    const nlohmann::json& c = tr.config;
+    if (!c.is_object()) input_error("trajectory.provenance.config", "must be an object");
+    for (const char* key : {"n", "d", "model"})
+      if (c.contains(key) && c.at(key) != j.at(key))
+        input_error(std::string("trajectory.provenance.config.") + key,
+                    "is " + c.at(key).dump() + " but the trajectory has " + j.at(key).dump());
+  }
   return tr;
 }
 
