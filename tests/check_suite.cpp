@@ -72,6 +72,13 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
   }
   BOOST_TEST(r.all_as_expected);
   BOOST_TEST(!r.cancelled);
+  // The same suite again, on one thread: results.json identical outside provenance, check by check.
+  const auto again = run("quick", fresh_dir("quick-again"), 1);
+  const nlohmann::json a = deterministic_part(r.results), b = deterministic_part(again.results);
+  BOOST_TEST_REQUIRE(a["checks"].size() == b["checks"].size());
+  for (std::size_t k = 0; k < a["checks"].size(); ++k)
+    BOOST_TEST(a["checks"][k].dump() == b["checks"][k].dump(), a["checks"][k]["id"].get<std::string>() << " differs");
+  BOOST_TEST(a.dump() == b.dump());
 }
 
 BOOST_AUTO_TEST_CASE(results_identical_for_any_number_of_jobs) {
