@@ -273,7 +273,6 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       const std::size_t mid = fit.first + (fit.last - fit.first) / 2;
       const ExponentialFit late = fit_exponential<T>(tr.t, dist, mid, fit.last);
       const FitAgreement a = compare_fit(fit.rate, fit.rate_ci_low, fit.rate_ci_high, late.rate, c.claimed, c.relation);
-      const bool agrees = a.agrees;
       j.evidence["window_straight"] = fit.line_consistent;
       j.evidence["later_half_rate"] = late.rate;
       j.value = fit.rate;
@@ -287,7 +286,7 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
       j.evidence["agrees"] = a.agrees;
       // A disagreement on a curved window may be the fit's own bias (an O(D) correction decaying at
       // the signal's rate): the confirmation re-run at more digits, with its longer window, decides.
-      if (!agrees) j.verdict = Verdict::Violated;
+      if (!a.agrees) j.verdict = Verdict::Violated;
       return j;
     }
   }

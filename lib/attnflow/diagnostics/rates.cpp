@@ -260,12 +260,4 @@ FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double la
   return a;
 }
 
-nlohmann::json FitAgreement::to_json() const {
-  return {{"fitted", fitted},          {"claimed", claimed},
-          {"relation", relation},      {"ci_half_width", half_width},
-          {"model_error", model_error}, {"relative_deviation", relative_deviation},
-          {"agrees", agrees},          {"in_words", in_words},
-          {"rule", kFitAgreementRule}};
-}
-
 }  // namespace attnflow

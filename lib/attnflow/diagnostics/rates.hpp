@@ -165,7 +165,6 @@ struct FitAgreement {
   bool agrees = true;
   double fitted = 0, claimed = 0, half_width = 0, model_error = 0, relative_deviation = 0;
   std::string relation, in_words;
-  nlohmann::json to_json() const;
 };
 FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double later_half, double claimed,
                          const std::string& relation);

@@ -149,7 +149,7 @@ json measure(const HookParams& p, const json& instance, std::uint64_t seed, bool
   return out;
 }
 
-HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
+HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
   HookJudgement j = judge_each(measured);
   double decades = 1e9, eps_lin = 1e9, C = 0, D = 0;
   for (std::size_t i = 0; i < measured.size(); ++i) {
@@ -172,7 +172,6 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
       "holds: a slope-1 regime over >= min_decades decades, every per-layer slope CI meets [1 - tol, 1 + tol], and "
       "the bound C_env D^k eps fitted on the lower half of the regime covers every regime point (within 1 + tol); "
       "with linear_through_alpha > 0 the regime must reach that multiple of alpha and cover every point";
-  (void)p;
   return j;
 }
 

@@ -101,7 +101,7 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
     for (auto it = m["series"].begin(); it != m["series"].end(); ++it)
       if (it.key() != "t") named[it.key()] = series(m["series"]["t"].get<std::vector<double>>(), it.value().get<std::vector<double>>());
     j.figures["b_eps_" + e] = line_figure({"t", "half-gap b(t) of z = (1, ±b), ε = " + e, false, true}, named);
-    if (!m["b_T"].is_null() && m["b_T"].get<double>() > 0 && !holds) j.violations.push_back(m["config"]);
+    if (m["verdict"] == "violated") j.violations.push_back(m["config"]);
   }
   j.observables.push_back(deterministic_observable("spurious mergers in double", double(spurious), 0, 0, true));
   j.evidence["finding"] =
