@@ -5,6 +5,8 @@
 
 #include "cli_support.hpp"
 
+#include "attnflow/errors.hpp"
+#include "attnflow/io/atomic_file.hpp"
 #include "attnflow/version.hpp"
 
 #include <fstream>
@@ -225,6 +227,131 @@ BOOST_AUTO_TEST_CASE(a_trajectory_that_disagrees_with_itself_is_refused_by_diagn
       {"a sample missing", "trajectory.x: must have one configuration per time", [](json& j) { j["x"].erase(1); return ""; }},
   };
   expect_refused("diagnose --trajectory", cases, good);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(verify_after_a_run_that_stopped_short_is_skipped_not_hung) {
+  // The reference re-run (MPFR, whose exponent range holds 1e308 easily) once crawled for hours.
+  const TempDir tmp;
+  json j = demo();
+  j["V"] = {{1e308, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  j["verify"] = true;
+  const std::string file = tmp.write("huge.json", j.dump());
+  const CliResult r = run_cli("simulate --quiet --config " + quoted(file) + " --out " + quoted((tmp.path / "o").string()), tmp);
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(r.err.find("left the range of double") != std::string::npos, r.err);
+  const json tr = json::parse(read_file(tmp.path / "o" / "trajectory.json"));
+  BOOST_TEST(tr["error_estimate"].is_null());
+  BOOST_TEST(tr["error_estimate_method"].get<std::string>().find("stopped short") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_reference_that_stops_short_gives_no_error_estimate_and_exit_1) {
+  // max_steps is the reference's too; it needs more steps than the run (100x tighter tolerances).
+  const TempDir tmp;
+  json j = demo();
+  j["verify"] = true;
+  j["max_steps"] = 30;
+  int probe_steps = 0;
+  {
+    json plain = j;
+    plain["verify"] = false;
+    const std::string file = tmp.write("plain.json", plain.dump());
+    const CliResult r = run_cli("simulate --quiet --config " + quoted(file) + " --out " + quoted((tmp.path / "p").string()), tmp);
+    BOOST_TEST_REQUIRE(r.code == 0, r.err);  // the run alone finishes within 30 steps
+    probe_steps = json::parse(read_file(tmp.path / "p" / "trajectory.json"))["stats"]["steps"].get<int>();
+  }
+  const std::string file = tmp.write("tight.json", j.dump());
+  const CliResult r = run_cli("simulate --quiet --config " + quoted(file) + " --out " + quoted((tmp.path / "o").string()), tmp);
+  BOOST_TEST(r.code == 1, r.err << " (the run took " << probe_steps << " steps)");
+  BOOST_TEST(count_lines(r.err) == 1u, r.err);
+  BOOST_TEST(r.err.find("no error estimate: the reference") != std::string::npos, r.err);
+  const json tr = json::parse(read_file(tmp.path / "o" / "trajectory.json"));
+  BOOST_TEST(tr["error_estimate"].is_null());
+}
+
+BOOST_AUTO_TEST_CASE(a_long_run_off_a_terminal_prints_progress_lines) {
+  const TempDir tmp;
+  json j = demo();
+  j["n"] = 64;
+  j["time"]["t_end"] = 40;
+  j["rtol"] = 1e-13, j["atol"] = 1e-15;
+  const std::string file = tmp.write("long.json", j.dump());
+  ::setenv("ATTNFLOW_PROGRESS_SECONDS", "0.05", 1);
+  const CliResult r = run_cli("simulate --config " + quoted(file) + " --out " + quoted((tmp.path / "o").string()), tmp);
+  ::unsetenv("ATTNFLOW_PROGRESS_SECONDS");
+  BOOST_TEST_REQUIRE(r.code == 0, r.err);
+  BOOST_TEST(r.err.find("attnflow: simulate ") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("% after ") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find('\r') == std::string::npos);  // plain lines, not a redrawn bar
+}
+
+BOOST_AUTO_TEST_CASE(rejected_steps_are_counted_for_every_controlled_method) {
+  const TempDir tmp;
+  for (const std::string method : {"dopri5", "rkf78", "rk4"}) {
+    json j = demo();
+    j["method"] = method;
+    j["time"]["t_end"] = 5;
+    const std::string file = tmp.write(method + ".json", j.dump());
+    const CliResult r = run_cli("simulate --quiet --config " + quoted(file) + " --out " + quoted((tmp.path / method).string()), tmp);
+    BOOST_TEST_REQUIRE(r.code == 0, r.err);
+    const json stats = json::parse(read_file(tmp.path / method / "trajectory.json"))["stats"];
+    BOOST_TEST_CONTEXT(method << ": " << stats.dump()) {
+      BOOST_TEST(stats["rejected_steps"].is_number_integer());
+      BOOST_TEST(stats["rejected_steps"].get<long>() >= 0);
+      if (method == "dopri5")  // FSAL: one evaluation to start, six per attempted step
+        BOOST_TEST(stats["rhs_evaluations"].get<long>() ==
+                   1 + 6 * (stats["steps"].get<long>() + stats["rejected_steps"].get<long>()));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_suite_with_a_bad_parameter_is_refused_before_any_check_runs) {
+  const TempDir tmp;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"checks": {"Blog-P2.1": {"instances": 2}, "A-2.1": {"instnaces": 3}}})", "checks.A-2.1.instnaces"},
+      {R"({"checks": {"Blog-P2.1": {"instances": -1}}})", "checks.Blog-P2.1: ensemble.instances: must be between"},
+      {R"({"checks": {"Blog-P2.1": {"instances": 1e15}}})", "checks.Blog-P2.1: ensemble.instances: must be an integer"},
+      {R"({"checks": {"Blog-P2.1": ["instances"]}})", "checks.Blog-P2.1"},
+      {R"({"checks": {"Wendel": {"samples": "many"}}})", "checks.Wendel"},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const std::string file = tmp.write("suite" + std::to_string(k) + ".json", cases[k].first);
+    const CliResult r =
+        run_cli("check --no-pdf --suite " + quoted(file) + " --out " + quoted((tmp.path / "o").string()), tmp);
+    BOOST_TEST_CONTEXT(cases[k].first) {
+      BOOST_TEST(r.code == 2, r.err);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);  // no "[1/2] Blog-P2.1": nothing ran
+      BOOST_TEST(r.err.find(cases[k].second) != std::string::npos, r.err);
+      BOOST_TEST(!fs::exists(tmp.path / "o" / "results.json"));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_input)
+
+BOOST_AUTO_TEST_CASE(a_pair_of_files_is_replaced_together_or_not_at_all) {
+  const TempDir tmp;
+  const std::string json_path = (tmp.path / "trajectory.json").string(), csv_path = (tmp.path / "trajectory.csv").string();
+  attnflow::write_files_atomically({{json_path, "old json"}, {csv_path, "old csv"}});
+  // The second file cannot be written (its folder cannot be made: a file stands in the way), so
+  // the first must keep its old content and no temporary may be left behind.
+  tmp.write("blocker", "a file, not a folder");
+  const std::string blocked = (tmp.path / "blocker" / "trajectory.csv").string();
+  BOOST_CHECK_THROW(attnflow::write_files_atomically({{json_path, "new json"}, {blocked, "new csv"}}),
+                    attnflow::InputError);
+  BOOST_TEST(read_file(json_path) == "old json");
+  BOOST_TEST(read_file(csv_path) == "old csv");
+  std::size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path)) entries += e.path().filename().string().find(".tmp-") == std::string::npos ? 0 : 1;
+  BOOST_TEST(entries == 0u);
+  attnflow::write_files_atomically({{json_path, "new json"}, {csv_path, "new csv"}});
+  BOOST_TEST(read_file(json_path) == "new json");
+  BOOST_TEST(read_file(csv_path) == "new csv");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,7 +21,7 @@ int print_report_outcome(const ReportOutcome& r);
 namespace {
 
 /// The progress of a check run: a redrawn line on a terminal (check, instances, ETA), one line
-/// per check otherwise.
+/// per check and one every 10 s otherwise.
 class CheckProgress : public CheckEvents {
  public:
   explicit CheckProgress(bool quiet) : quiet_(quiet), line_(!quiet) {}
@@ -33,7 +33,7 @@ class CheckProgress : public CheckEvents {
   void check_started(const std::string& id, std::size_t index) override {
     current_ = id;
     planned_ = 0, finished_ = 0, inner_ = 0;
-    if (!quiet_ && !line_.drawing()) std::fprintf(stderr, "attnflow: [%zu/%zu] %s\n", index + 1, total_, id.c_str());
+    if (!quiet_ && !line_.on_terminal()) std::fprintf(stderr, "attnflow: [%zu/%zu] %s\n", index + 1, total_, id.c_str());
     draw();
   }
   void instances_planned(long count) override {

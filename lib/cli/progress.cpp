@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -17,8 +18,26 @@ std::string eta_text(double fraction, double elapsed) {
   return fmt::format("ETA {}s", s);
 }
 
+namespace {
+
+/// Seconds between two progress lines in a log: ATTNFLOW_PROGRESS_SECONDS if it is a number in
+/// [0.01, 86400], else 10 (the variable is documented for tests and batch systems, not input).
+double log_interval_seconds() {
+  const char* v = std::getenv("ATTNFLOW_PROGRESS_SECONDS");
+  if (!v || !*v) return 10;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  return (*end == '\0' && s >= 0.01 && s <= 86400) ? s : 10;
+}
+
+}  // namespace
+
 ProgressLine::ProgressLine(bool enabled)
-    : enabled_(enabled && ::isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()), last_draw_() {}
+    : enabled_(enabled),
+      terminal_(::isatty(STDERR_FILENO) != 0),
+      log_interval_(log_interval_seconds()),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {}
 
 ProgressLine::~ProgressLine() { clear(); }
 
@@ -30,9 +49,17 @@ void ProgressLine::draw(const std::string& label, double fraction, const std::st
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
+  const double f = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
+  if (!terminal_) {
+    if (now - last_draw_ < log_interval_ || f >= 1) return;
+    last_draw_ = now;
+    std::fprintf(stderr, "attnflow: %s %.0f%% after %.0f s, %s%s%s\n", label.c_str(), 100 * f, elapsed_seconds(),
+                 eta_text(f, elapsed_seconds()).c_str(), detail.empty() ? "" : "  ", detail.c_str());
+    std::fflush(stderr);
+    return;
+  }
   if (shown_ && now - last_draw_ < std::chrono::milliseconds(100) && fraction < 1) return;
   last_draw_ = now;
-  const double f = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
   constexpr int width = 24;
   const int filled = static_cast<int>(f * width);
   const std::string bar = std::string(static_cast<std::size_t>(filled), '#') + std::string(width - filled, ' ');
@@ -43,7 +70,7 @@ void ProgressLine::draw(const std::string& label, double fraction, const std::st
 }
 
 void ProgressLine::clear() {
-  if (!enabled_) return;
+  if (!enabled_ || !terminal_) return;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!shown_) return;
   std::fprintf(stderr, "\r\033[K");

@@ -1,7 +1,8 @@
 #pragma once
 // One progress line on stderr, redrawn in place when stderr is a terminal: what is running, a
-// bar, how far it is and an estimate of the time left. Off a terminal it draws nothing (logs
-// get one line per step from the commands instead). Thread-safe and throttled to 10 redraws/s.
+// bar, how far it is and an estimate of the time left. Off a terminal (a batch job's log) it
+// writes a plain line every 10 s instead (ATTNFLOW_PROGRESS_SECONDS sets the interval), so a long
+// run can be told from a hang. Thread-safe and throttled to 10 redraws/s.
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -13,7 +14,7 @@ std::string eta_text(double fraction, double elapsed_seconds);
 
 class ProgressLine {
  public:
-  /// Draws only when `enabled` and stderr is a terminal.
+  /// Draws only when `enabled`.
   explicit ProgressLine(bool enabled);
   ~ProgressLine();
   /// `label`: what runs; `fraction` in [0, 1]; `detail`: extra text after the ETA.
@@ -22,9 +23,12 @@ class ProgressLine {
   void clear();
   double elapsed_seconds() const;
   bool drawing() const { return enabled_; }
+  bool on_terminal() const { return terminal_; }
 
  private:
   bool enabled_;
+  bool terminal_;
+  std::chrono::duration<double> log_interval_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point start_, last_draw_;
   std::mutex mutex_;

@@ -17,7 +17,7 @@ class RegressProgress : public CheckEvents {
   void run_started(const std::vector<std::string>& ids, std::size_t) override { total_ = ids.size(); }
   void check_started(const std::string& id, std::size_t index) override {
     if (quiet_) return;
-    if (line_.drawing())
+    if (line_.on_terminal())
       line_.draw(fmt::format("regress {}/{}", index + 1, total_),
                  static_cast<double>(index) / static_cast<double>(total_), id);
     else

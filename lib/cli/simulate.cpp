@@ -22,8 +22,7 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
   try {
     result = run_simulation(c, quiet ? std::function<void(double)>{} : progress_printer("simulate"));
   } catch (const DegenerateStateError& e) { input_error("simulate", e.what()); }
-  write_file_atomically(out + "/trajectory.json", result.trajectory.dump(1) + "\n");
-  write_file_atomically(out + "/trajectory.csv", result.csv);
+  write_files_atomically({{out + "/trajectory.json", result.trajectory.dump(1) + "\n"}, {out + "/trajectory.csv", result.csv}});
   if (!quiet) {
     const auto& j = result.trajectory;
     std::cout << "attnflow: " << c.model->id << " n=" << c.n << " d=" << c.d << " at " << c.precision.name() << ", "
@@ -44,6 +43,12 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
                                                            "precision's range)"
                                                          : why)
               << "\n";
+    return 1;
+  }
+  if (c.verify && !result.trajectory["error_estimate"].is_number()) {
+    std::string why = result.trajectory["error_estimate_method"].get<std::string>();
+    if (why.rfind("none: ", 0) == 0) why.erase(0, 6);
+    std::cerr << "attnflow: no error estimate: " << why << "\n";
     return 1;
   }
   return 0;

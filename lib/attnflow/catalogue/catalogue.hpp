@@ -33,6 +33,9 @@ struct CatalogueEntry {
   std::string summary;  // one line
   Verdict expected = Verdict::Holds;
   std::function<CheckResult(const CheckContext&)> run;
+  /// Throws InputError (naming `where` and the field) for suite parameters run would refuse, so a
+  /// suite is refused before its first check runs.
+  std::function<void(const nlohmann::json& params, const std::string& where)> check_parameters;
 };
 
 const std::vector<CatalogueEntry>& catalogue();

@@ -868,19 +868,35 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
   return r;
 }
 
+namespace {
+
+/// A statement citing proofs takes the suite's "certificates" and "recheck_certificates" as
+/// cited_proofs.hpp reads them; the rest are its own suite parameters.
+json own_parameters(const StatementSpec& spec, const json& suite_params) {
+  json params = suite_params.is_object() ? suite_params : json::object();
+  if (spec.cites) params.erase("certificates"), params.erase("recheck_certificates");
+  return params;
+}
+
+}  // namespace
+
 CatalogueEntry statement_entry(const StatementSpec& spec) {
-  return {spec.id, spec.kind, spec.source, spec.summary, spec.expected, [spec](const CheckContext& ctx) {
-            // A statement citing proofs takes the suite's "certificates" and "recheck_certificates"
-            // as cited_proofs.hpp reads them; the rest are its own suite parameters.
-            nlohmann::json params = ctx.params.is_object() ? ctx.params : nlohmann::json::object();
-            if (spec.cites) params.erase("certificates"), params.erase("recheck_certificates");
-            CheckResult r = run_statement(params.empty() ? spec : with_suite_parameters(spec, params, ctx.id), ctx);
-            if (spec.cites) {
-              const CitedProofs proofs = cite_proofs_for(ctx, spec.certificates, r);
-              r.evidence["certificates"] = proofs.evidence;
-            }
-            return r;
-          }};
+  CatalogueEntry e{spec.id, spec.kind, spec.source, spec.summary, spec.expected, [spec](const CheckContext& ctx) {
+                     const json params = own_parameters(spec, ctx.params);
+                     CheckResult r =
+                         run_statement(params.empty() ? spec : with_suite_parameters(spec, params, ctx.id), ctx);
+                     if (spec.cites) {
+                       const CitedProofs proofs = cite_proofs_for(ctx, spec.certificates, r);
+                       r.evidence["certificates"] = proofs.evidence;
+                     }
+                     return r;
+                   }};
+  e.check_parameters = [spec](const json& suite_params, const std::string& where) {
+    if (!suite_params.is_object()) input_error(where, "suite parameters must be an object");
+    const json params = own_parameters(spec, suite_params);
+    if (!params.empty()) (void)with_suite_parameters(spec, params, where);
+  };
+  return e;
 }
 
 }  // namespace attnflow

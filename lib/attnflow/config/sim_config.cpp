@@ -320,6 +320,11 @@ nlohmann::json read_json_file(const std::string& path) {
   if (!in) input_error(path, "cannot be read");
   std::stringstream buffer;
   buffer << in.rdbuf();
+  return parse_json_text(buffer.str(), path);
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
+  if (text.size() > kMaxJsonBytes) input_error(origin, "larger than 1 GiB");
   // Nesting deeper than any attnflow file needs is refused while parsing (deep values overflow the
   // stack when copied), and so is a key given twice in one object (JSON would keep the last).
   std::vector<std::set<std::string>> keys;
@@ -334,13 +339,13 @@ nlohmann::json read_json_file(const std::string& path) {
     return true;
   };
   try {
-    return nlohmann::json::parse(buffer.str(), guard);
+    return nlohmann::json::parse(text, guard);
   } catch (const JsonRefused& r) {
-    input_error(path, r.why);
+    input_error(origin, r.why);
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for literals such as 1e999
     std::string what = e.what();
     const auto pos = what.find("parse error");
-    input_error(path, "invalid JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");
+    input_error(origin, "invalid JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");
   }
 }
 

@@ -78,6 +78,9 @@ SimConfig parse_sim_config(const nlohmann::json& j);
 /// Reads and parses a file; unreadable files and invalid JSON are InputErrors.
 SimConfig load_sim_config(const std::string& path);
 nlohmann::json read_json_file(const std::string& path);
+/// The same checks on text already in memory (depth and size caps, no duplicate keys); origin
+/// names it in messages.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 
 extern const std::vector<std::string> kMethods;
 

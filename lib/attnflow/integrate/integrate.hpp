@@ -89,6 +89,7 @@ template <class T, class System, class Stepper> void fixed_step_loop(Stepper ste
   using std::ceil;
   CountingSystem<T, System> sys{&model, &traj.stats.rhs_evaluations};
   LoopControl<T, System> ctl{model, s, traj};
+  traj.stats.rejected_steps = 0;  // fixed steps are never rejected
   ctl.record(x, s.sample_times.front());
   for (std::size_t k = 1; k < s.sample_times.size(); ++k) {
     const T t0 = s.sample_times[k - 1], t1 = s.sample_times[k];
@@ -107,9 +108,21 @@ template <class T, class System, class Stepper> void fixed_step_loop(Stepper ste
   }
 }
 
-template <class T, class System, class Stepper> void dense_output_loop(Stepper stepper, const System& model, State<T> x,
-                                                                       const IntegrationSettings<T>& s,
-                                                                       Trajectory<T>& traj) {
+/// `evaluations_per_try` > 0: every attempted step costs that many right-hand sides and one more
+/// starts the run (dopri5's FSAL: 6 and 1), so the rejected steps odeint's dense-output stepper
+/// retries internally are counted from the evaluations; 0 leaves them unknown (bulirsch-stoer).
+template <class T, class System, class Stepper>
+void dense_output_loop(Stepper stepper, const System& model, State<T> x, const IntegrationSettings<T>& s,
+                       Trajectory<T>& traj, long evaluations_per_try) {
+  struct CountRejections {  // on every way out of the loop
+    Trajectory<T>& traj;
+    long per_try;
+    ~CountRejections() {
+      const long tries = traj.stats.rhs_evaluations - 1;
+      if (per_try > 0 && traj.stats.rhs_evaluations > 0 && tries % per_try == 0)
+        traj.stats.rejected_steps = tries / per_try - traj.stats.steps;
+    }
+  } count_rejections{traj, evaluations_per_try};
   CountingSystem<T, System> sys{&model, &traj.stats.rhs_evaluations};
   LoopControl<T, System> ctl{model, s, traj};
   ctl.record(x, s.sample_times.front());
@@ -177,6 +190,7 @@ template <class T, class System, class Stepper> void controlled_loop(Stepper ste
 template <class T, class System>
 void layer_loop(const System& model, State<T> x, const IntegrationSettings<T>& s, Trajectory<T>& traj) {
   LoopControl<T, System> ctl{model, s, traj};
+  traj.stats.rejected_steps = 0;  // a layer map has no steps to reject
   ctl.record(x, T(0));
   for (long k = 0; k < s.layers; ++k) {
     model.layer(x, k);
@@ -216,7 +230,7 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
   traj.atol = to_double(s.atol);
   traj.dt = to_double(s.dt);
   if (s.fixed_step) traj.method += " (fixed step)";
-  traj.stats.rejected_steps = -1;  // known for rkf78 only
+  traj.stats.rejected_steps = -1;  // unknown unless the loop counts them (null in trajectory.json)
   const S x = as_state<T>(x0);
   if (model.discrete()) {
     if constexpr (has_layer_map<System, T>::value)
@@ -238,12 +252,12 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
                             s, traj);
   } else if (s.method == "dopri5") {
     detail::dense_output_loop(odeint::make_dense_output(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>()),
-                              model, x, s, traj);
+                              model, x, s, traj, 6);
   } else if (s.method == "rkf78") {
     detail::controlled_loop(odeint::make_controlled(s.atol, s.rtol, odeint::runge_kutta_fehlberg78<S, T, S, T>()),
                             model, x, s, traj);
   } else if (s.method == "bulirsch-stoer") {
-    detail::dense_output_loop(odeint::bulirsch_stoer_dense_out<S, T, S, T>(s.atol, s.rtol), model, x, s, traj);
+    detail::dense_output_loop(odeint::bulirsch_stoer_dense_out<S, T, S, T>(s.atol, s.rtol), model, x, s, traj, 0);
   } else {
     throw std::invalid_argument("integrate: unknown method " + s.method);
   }

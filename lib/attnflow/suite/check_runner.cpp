@@ -56,7 +56,11 @@ SuiteFile load_suite(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!fs::exists(path)) path = std::string(attnflow::source_dir()) + "/checks/" + name_or_path + ".json";
   if (!fs::exists(path)) input_error("--suite", "no suite named \"" + name_or_path + "\" (looked for " + path + ")");
-  const nlohmann::json j = read_json_file(path);
+  return parse_suite(read_json_file(path), path);
+}
+
+SuiteFile parse_suite(const nlohmann::json& j, const std::string& path) {
+  namespace fs = std::filesystem;
   if (!j.is_object() || !j.contains("checks") || !j.at("checks").is_object())
     input_error(path, "a suite must be {\"name\": ..., \"seed\": s, \"checks\": {id: parameters}}");
   reject_unknown_keys(j, {"name", "seed", "comment", "checks", "statements"}, path);
@@ -67,10 +71,13 @@ SuiteFile load_suite(const std::string& name_or_path) {
     s.seed = j.at("seed").get<std::uint64_t>();
   }
   // Suite order is catalogue order, so results.json lists checks the same way in every suite.
-  for (const auto& entry : catalogue())
-    if (j.at("checks").contains(entry.id)) s.checks.emplace_back(entry.id, j.at("checks").at(entry.id));
   for (auto it = j.at("checks").begin(); it != j.at("checks").end(); ++it)
     if (!find_entry(it.key())) input_error(path + ": checks." + it.key(), "no such statement in the catalogue");
+  for (const auto& entry : catalogue())
+    if (j.at("checks").contains(entry.id)) {
+      entry.check_parameters(j.at("checks").at(entry.id), path + ": checks." + entry.id);
+      s.checks.emplace_back(entry.id, j.at("checks").at(entry.id));
+    }
   // "statements": {file: parameters}, files relative to the suite file's folder (or the source tree).
   if (j.contains("statements")) {
     const nlohmann::json& st = j.at("statements");

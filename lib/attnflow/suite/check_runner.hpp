@@ -26,6 +26,8 @@ void add_statement_file(SuiteFile& suite, const std::string& path, const nlohman
 
 /// `name_or_path`: a suite name (checks/<name>.json) or a path to a suite file.
 SuiteFile load_suite(const std::string& name_or_path);
+/// The same for a suite already parsed; path names it in messages and locates its statement files.
+SuiteFile parse_suite(const nlohmann::json& suite, const std::string& path);
 
 /// What a run of checks reports as it goes. check_started and check_done come from the runner's
 /// thread; instances_planned and instance_done from the threads of a check's instance loops, so

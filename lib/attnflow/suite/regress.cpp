@@ -43,8 +43,9 @@ void require(bool ok, const std::string& where, const std::string& what) {
   if (!ok) input_error(where, what);
 }
 
-json load_baseline(const std::string& path) {
-  const json b = read_json_file(path);
+}  // namespace
+
+void validate_baseline(const json& b, const std::string& path) {
   const std::string kinds = "fraction, mean, deterministic, category";
   require(b.is_object() && b.contains("id") && b["id"].is_string(), path, "a baseline needs a string \"id\"");
   require(b.contains("seed") && b["seed"].is_number_unsigned(), path + ": seed", "must be a non-negative integer");
@@ -71,6 +72,13 @@ json load_baseline(const std::string& path) {
         require(q.contains(k) && q[k].is_number() && q[k].get<double>() >= 0, where + "." + k,
                 "must be a non-negative number");
   }
+}
+
+namespace {
+
+json load_baseline(const std::string& path) {
+  json b = read_json_file(path);
+  validate_baseline(b, path);
   return b;
 }
 

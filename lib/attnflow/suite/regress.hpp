@@ -54,6 +54,8 @@ constexpr double kSameSeedRelative = 1e-9;
 double detectable_change(double se);
 
 RegressOutcome run_regress(const RegressOptions& options);
+/// The shape and types of a baseline file (InputError naming the field), before any of it is used.
+void validate_baseline(const nlohmann::json& baseline, const std::string& path);
 
 /// Compares one observable of a baseline with the same observable now (exposed for tests).
 RegressRow compare_observable(const std::string& id, const nlohmann::json& baseline, const nlohmann::json& now,

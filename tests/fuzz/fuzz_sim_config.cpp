@@ -1,0 +1,6 @@
+// Fuzzes the simulate config reader (what `attnflow simulate --config` and every instance read).
+#include "fuzz_reader.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return attnflow::fuzz::read_fuzzed_json(data, size, [](const nlohmann::json& j) { (void)attnflow::parse_sim_config(j); });
+}
