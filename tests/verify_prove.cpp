@@ -12,11 +12,16 @@
 #include "verify_support.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <fcntl.h>
+#include <iostream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,5 +201,83 @@ BOOST_AUTO_TEST_CASE(cli_outcomes_and_bad_input) {
     }
   }
 }
+
+// ---- issue 20, class 6: Ctrl-C and memory ----------------------------------------------------
+BOOST_AUTO_TEST_SUITE(interrupts_and_memory)
+
+namespace {
+
+/// fork() with nothing left in the output buffers (a child would print them a second time).
+pid_t fork_flushed() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  return ::fork();
+}
+
+/// In a child before exec: file descriptor fd writes to path (no stdio: nothing is flushed).
+bool redirect(int fd, const std::string& path) {
+  const int f = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  return f >= 0 && ::dup2(f, fd) == fd && ::close(f) == 0;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_raised_interrupt_flag_stops_every_loop_after_one_step) {
+  const std::atomic<bool> raised{true};
+  verify::ProveOptions o;
+  o.interrupt = &raised;
+  o.max_time = 200;
+  for (const char* name : {"prove4", "layer4", "bool5"}) {
+    BOOST_TEST_CONTEXT(name) {
+      const verify::ProofResult r = verify::prove(verify::prove_instance_from_config(load_sim_config(
+                                                      source(std::string("proofs/instances/") + name + ".json").string())),
+                                                  o);
+      BOOST_TEST(r.interrupted);
+      BOOST_TEST(!r.proved);
+      BOOST_TEST(r.steps <= 1);
+      BOOST_TEST(r.reason.find("interrupted at") == 0u, r.reason);
+    }
+  }
+  const verify::FlowResult f =
+      verify::enclose_flow(verify::prove_instance_from_config(prove4_config()), {1.0, 2.0}, o);
+  BOOST_TEST(f.interrupted);
+  BOOST_TEST(!f.ok);
+  BOOST_TEST(f.steps == 1);
+}
+
+BOOST_AUTO_TEST_CASE(sigint_stops_prove_with_one_line_and_exit_130) {
+  TempDir tmp;
+  const std::string out = (tmp.path / "p").string(), err = (tmp.path / "stderr").string();
+  const std::string bin = attnflow_bin(), cfg = source("proofs/instances/prove4.json").string();
+  // prove4 is proved at T = 6.1 in a fraction of a second; enclosing on to t = 1000 for the
+  // widths takes a quarter of a minute: the signal comes in the middle.
+  const pid_t pid = fork_flushed();
+  BOOST_TEST_REQUIRE(pid >= 0);
+  if (pid == 0) {  // the child only execs (no test code runs twice)
+    if (!redirect(2, err) || !redirect(1, "/dev/null")) _exit(99);
+    ::signal(SIGINT, SIG_DFL);
+    ::execl(bin.c_str(), bin.c_str(), "prove", "--config", cfg.c_str(), "--report-until", "1000", "--out", out.c_str(),
+            static_cast<char*>(nullptr));
+    _exit(98);
+  }
+  ::usleep(500 * 1000);
+  const auto sent = std::chrono::steady_clock::now();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  BOOST_TEST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  const std::string text = read_file(err);
+  BOOST_TEST_REQUIRE(WIFEXITED(status), "ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  BOOST_TEST(WEXITSTATUS(status) == 130, text);
+  BOOST_TEST(count_lines(text) == 1u, text);
+  BOOST_TEST(text.find("attnflow: prove interrupted at t = ") == 0u, text);
+  BOOST_TEST(text.find("nothing written") != std::string::npos, text);
+  BOOST_TEST(!fs::exists(fs::path(out) / "certificate.json"));
+  BOOST_TEST(!fs::exists(fs::path(out) / "proof.tex"));
+  BOOST_TEST(seconds < 5, "stopped " << seconds << " s after the signal");  // steps take milliseconds
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE_END()

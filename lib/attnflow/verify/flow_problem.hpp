@@ -259,7 +259,13 @@ void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Ho
         return false;
       }
     }
-    return !(r.proved && t >= o.report_until);
+    if (r.proved && t >= o.report_until) return false;  // complete: an interrupt now changes nothing
+    // Ctrl-C: polled once per step (a step takes milliseconds to seconds at the sizes that fit).
+    if (o.interrupt_requested()) {
+      r.interrupted = true;
+      return false;
+    }
+    return true;
   };
   std::string why;
   LohnerSet<I> X0;
@@ -277,7 +283,9 @@ void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Ho
   // The step list of a proof ends at T; steps made only to report widths are not needed.
   if (r.proved) r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
   r.outcome = r.proved ? "proved" : "not proved";
-  if (!r.proved)
+  if (r.interrupted)
+    r.reason = "interrupted at t = " + g17(r.t_reached) + " after " + std::to_string(r.steps) + " steps";
+  else if (!r.proved)
     r.reason = ok ? "no " + r.predicate + " certified up to the time limit t = " + g17(r.t_reached)
                   : "enclosure lost: " + why + " (time reached " + g17(r.t_reached) + ")";
 }

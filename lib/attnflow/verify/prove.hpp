@@ -7,6 +7,7 @@
 // doubles, so ordinary code (tests, CLI) never instantiates rigorous arithmetic.
 #include "attnflow/config/sim_config.hpp"
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -47,6 +48,10 @@ struct ProveOptions {
   double epsilon = 1e-6;      // capture predicates (sa-euclid): P_i,leader(i)(T) ≥ 1 − ε
   /// Told after every step (time or layer reached, steps, largest width); not part of a certificate.
   std::function<void(double t, long steps, double width)> progress;
+  /// Polled after every step (layer): once it reads true the run stops, with `interrupted` set in
+  /// its result (the CLI's Ctrl-C flag; verify/ knows no signals). Not part of a certificate.
+  const std::atomic<bool>* interrupt = nullptr;
+  bool interrupt_requested() const { return interrupt != nullptr && interrupt->load(); }
   nlohmann::json to_json() const;
   static ProveOptions from_json(const nlohmann::json& j);
 };
@@ -96,6 +101,7 @@ struct ProofResult {
   BooleanCapture capture;               // the capture predicates (boolean())
   std::vector<std::string> hypotheses;  // capture predicates: what was certified on the decimals
   double seconds = 0;
+  bool interrupted = false;  // stopped by ProveOptions::interrupt at t_reached: neither proved nor refuted
 };
 
 /// The discrete layer models (layer-normalized, euler-renormalize): the proof runs layer by layer
@@ -127,6 +133,7 @@ struct FlowResult {
   double t_reached = 0;
   long steps = 0;
   std::vector<Box> boxes;  // one per requested time reached
+  bool interrupted = false;  // stopped by ProveOptions::interrupt at t_reached (ok is false)
 };
 FlowResult enclose_flow(const ProveInstance& instance, const std::vector<double>& times, const ProveOptions& options,
                         const std::vector<double>& start_lo = {}, const std::vector<double>& start_hi = {});
