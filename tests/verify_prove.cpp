@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/errors.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "cli_support.hpp"
@@ -22,6 +23,7 @@
 #include <string>
 #include <fcntl.h>
 #include <iostream>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -276,6 +278,91 @@ BOOST_AUTO_TEST_CASE(sigint_stops_prove_with_one_line_and_exit_130) {
   BOOST_TEST(!fs::exists(fs::path(out) / "certificate.json"));
   BOOST_TEST(!fs::exists(fs::path(out) / "proof.tex"));
   BOOST_TEST(seconds < 5, "stopped " << seconds << " s after the signal");  // steps take milliseconds
+}
+
+BOOST_AUTO_TEST_CASE(a_proof_too_large_for_memory_is_refused_at_once) {
+  TempDir tmp;
+  json big = json::parse(read_file(source("proofs/instances/prove4.json")));
+  big["n"] = 2000;
+  big["init"] = {{"kind", "uniform-sphere"}, {"seed", 1}};
+  const std::string cfg = tmp.write("big.json", big.dump());
+  const auto t0 = std::chrono::steady_clock::now();
+  const CliResult r = run_cli("prove --config " + quoted(cfg) + " --out " + quoted((tmp.path / "p").string()), tmp);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  BOOST_TEST(r.code == 2, r.err);
+  BOOST_TEST(count_lines(r.err) == 1u, r.err);
+  BOOST_TEST(r.err.find("attnflow: error: prove: n = 2000, d = 3 needs about ") == 0u, r.err);
+  BOOST_TEST(r.err.find(" GB (limit 4.0 GB; --max-memory-gb to raise it)") != std::string::npos, r.err);
+  BOOST_TEST(seconds < 10, seconds << " s");  // refused before anything is allocated
+  BOOST_TEST(!fs::exists(tmp.path / "p" / "certificate.json"));
+  // --enclose runs the same integrator; the limit can be lowered.
+  const CliResult enc = run_cli("prove --config " + quoted(cfg) + " --enclose 1 --out " + quoted((tmp.path / "p").string()), tmp);
+  BOOST_TEST(enc.code == 2, enc.err);
+  const std::string small = source("proofs/instances/prove4.json").string();
+  const CliResult lowered = run_cli("prove --config " + quoted(small) + " --max-memory-gb 0.001 --out " + quoted((tmp.path / "q").string()), tmp);
+  BOOST_TEST(lowered.code == 2, lowered.err);
+  BOOST_TEST(lowered.err.find("(limit 0.0 GB") != std::string::npos, lowered.err);
+}
+
+BOOST_AUTO_TEST_CASE(the_memory_estimate_grows_as_the_allocations_do) {
+  verify::ProveInstance in = verify::prove_instance_from_config(prove4_config());
+  const verify::ProveOptions o;
+  const double small = verify::proof_memory_bytes(in, o);
+  BOOST_TEST(small < 20e6);  // prove4's peak RSS: about 11 MB
+  // The jets hold n²·(n·d) intervals per order: n → 2n is about 8× once they dominate.
+  auto with_n = [&](int n) {
+    verify::ProveInstance x = in;
+    x.n = n;
+    x.points.assign(static_cast<std::size_t>(n) * x.d, "1");
+    return verify::proof_memory_bytes(x, o);
+  };
+  BOOST_TEST(with_n(400) / with_n(200) > 7.0);
+  BOOST_TEST(with_n(400) / with_n(200) < 8.5);
+  BOOST_TEST(with_n(2000) > 4.0 * (1 << 30));
+  verify::ProveOptions more = o;
+  more.jet_order = 12;
+  BOOST_TEST(verify::proof_memory_bytes(in, more) > small);
+  BOOST_CHECK_THROW(verify::require_proof_memory(in, o, 0.001), InputError);
+  BOOST_CHECK_NO_THROW(verify::require_proof_memory(in, o, 4));
+}
+
+BOOST_AUTO_TEST_CASE(the_memory_estimate_is_within_a_quarter_of_the_peak_rss) {
+  // One step of a sphere flow and of sa-euclid at sizes where the jets dominate the program's
+  // own ~10 MB (measured: 49 MB for 50 estimated, 79 for 84), run as a child to read its rusage.
+  TempDir tmp;
+  const std::string bin = attnflow_bin();
+  struct Case {
+    std::string instance;
+    int n, d;
+    std::string init;
+  };
+  for (const Case& k : std::vector<Case>{{"prove4", 32, 3, "uniform-sphere"}, {"capture8x2", 32, 2, "uniform-cube"}}) {
+    json c = json::parse(read_file(source("proofs/instances/" + k.instance + ".json")));
+    c["n"] = k.n;
+    c["d"] = k.d;
+    c["init"] = {{"kind", k.init}, {"seed", 3}};
+    const std::string cfg = tmp.write(k.instance + "-big.json", c.dump()), out = (tmp.path / k.instance).string();
+    const double estimate =
+        verify::proof_memory_bytes(verify::prove_instance_from_config(parse_sim_config(c)), verify::ProveOptions{});
+    const pid_t pid = fork_flushed();
+    BOOST_TEST_REQUIRE(pid >= 0);
+    if (pid == 0) {
+      if (!redirect(2, "/dev/null") || !redirect(1, "/dev/null")) _exit(99);
+      ::execl(bin.c_str(), bin.c_str(), "prove", "--config", cfg.c_str(), "--max-time", "0.001", "--out", out.c_str(),
+              static_cast<char*>(nullptr));
+      _exit(98);
+    }
+    int status = 0;
+    struct rusage usage {};
+    BOOST_TEST_REQUIRE(::wait4(pid, &status, 0, &usage) == pid);
+    BOOST_TEST(WIFEXITED(status));
+    BOOST_TEST(WEXITSTATUS(status) == 1);  // not proved by t = 0.001: one step, all allocated
+    const double rss = 1024.0 * static_cast<double>(usage.ru_maxrss);
+    BOOST_TEST_MESSAGE(k.instance << " n = " << k.n << ", d = " << k.d << ": estimate " << estimate / 1e6
+                                  << " MB, peak RSS " << rss / 1e6 << " MB");
+    BOOST_TEST(estimate / rss > 0.8, estimate / 1e6 << " MB for " << rss / 1e6 << " MB");
+    BOOST_TEST(estimate / rss < 1.25, estimate / 1e6 << " MB for " << rss / 1e6 << " MB");
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,8 +1,8 @@
 // attnflow prove --config instance.json [--out DIR] [--max-time T] [--order p] …
 // attnflow prove --check certificate.json
-// Exit codes: 0 proved / certificate verified, 1 not proved / certificate rejected, 2 bad input,
-// 130 interrupted (Ctrl-C: the run stops after the step under way and writes nothing; a second
-// Ctrl-C ends it at once).
+// Exit codes: 0 proved / certificate verified, 1 not proved / certificate rejected, 2 bad input
+// (also: the proof would need more memory than --max-memory-gb), 130 interrupted (Ctrl-C: the
+// run stops after the step under way and writes nothing; a second Ctrl-C ends it at once).
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -79,6 +79,7 @@ void register_prove(CLI::App& app) {
     std::string config, check, out = "out/prove";
     std::vector<double> enclose;
     verify::ProveOptions prove;
+    double max_memory_gb = verify::kDefaultMaxMemoryGb;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("prove",
@@ -110,6 +111,10 @@ void register_prove(CLI::App& app) {
       ->delimiter(',');
   sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")
       ->capture_default_str();
+  sub->add_option("--max-memory-gb", o->max_memory_gb,
+                  "refuse (exit 2) a proof whose estimated peak memory exceeds this many GiB")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
   add_command(sub, [o] {
     if (!o->check.empty()) {
       const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
@@ -121,6 +126,8 @@ void register_prove(CLI::App& app) {
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
     const SimConfig c = load_sim_config(o->config);
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
+    // Before anything is allocated: n = 2000 had reached 3.2 GB within 10 s and was still growing.
+    verify::require_proof_memory(in, o->prove, o->max_memory_gb);
     // The first Ctrl-C sets the flag, which the proof polls after every step: it stops there,
     // says so on one line and exits 130 without writing anything (a partial certificate would
     // read as "not proved"; a proof cannot be resumed, so there is nothing worth keeping).

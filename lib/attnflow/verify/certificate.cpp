@@ -8,8 +8,11 @@
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/version.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <sstream>
 
@@ -375,6 +378,84 @@ CheckResult check_certificate(const nlohmann::json& cert) {
       in.n, in.d, r.predicate, g17(r.T), r.steps_to_T, margin, g3(r.at_T.max_width()));
   res.seconds = r.seconds;
   return res;
+}
+
+// ---- memory (require_proof_memory) ---------------------------------------------------------
+
+namespace {
+
+/// A heap block on x86-64 glibc: the request plus an 8-byte header, rounded up to 16, at least 32.
+double heap_block(double bytes) { return std::max(32.0, std::ceil((bytes + 8) / 16) * 16); }
+
+/// A matrix given as decimal text is a·I (off-diagonal zeros, one diagonal text): what Problem
+/// and the field detect, so that the estimate allocates what they do.
+bool scalar_text(const std::vector<std::string>& m, int d) {
+  if (m.size() != static_cast<std::size_t>(d) * d) return false;
+  for (int a = 0; a < d; ++a)
+    for (int b = 0; b < d; ++b) {
+      const std::string& e = m[static_cast<std::size_t>(a * d + b)];
+      if (a != b && std::strtod(e.c_str(), nullptr) != 0) return false;
+      if (a == b && e != m[0]) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
+  const double n = in.n, d = in.d, N = n * d;
+  // The program itself and everything that does not grow with n (peak RSS of prove4: ~10 MB).
+  constexpr double kBase = 10e6;
+  if (is_layer_model(in.model)) {
+    // layer_proof.cpp: the layer's Jacobian (N×N double intervals), and Model<Dual>::layer's n×n
+    // logits and weights (dual numbers: two double intervals) for one seeded direction at a time.
+    return kBase + 16 * N * N + 3 * 32 * n * n + 64 * N;
+  }
+  const bool mpfi = o.interval == "mpfi";
+  // An interval: its struct, and (MPFI) the limbs of both ends, one heap block each; a point
+  // (the Lohner matrices' entries): a double or an MPFR number.
+  auto limbs_block = [](double digits) { return heap_block(8 + 8 * std::ceil((digits * 3.3219280948873622 + 1) / 64)); };
+  const double i_struct = mpfi ? 64 : 16, i_heap = mpfi ? 2 * limbs_block(o.digits) : 0;
+  const double bI = i_struct + i_heap, bP = mpfi ? 32 + limbs_block(o.digits) : 8;
+  const double bM40 = 64 + 2 * limbs_block(40);  // PreciseLowOrders::kDigits (an interval header here)
+  const bool euclid = in.model == "sa-euclid";
+  const double e = euclid ? (scalar_text(in.V, in.d) ? 1 : d * d) : 0, Ns = N + e;
+  const bool a_scalar = scalar_text(in.Q, in.d) && scalar_text(in.K, in.d);
+  // Entries of one SphereSeries of order K-1 (sphere_series.hpp, resize()): the state, y (and u
+  // = A x unless A = a·I), logits and exponentials (n² each), Z and g; sa-euclid adds the
+  // positions and, per reference slot (up to n), z_j − z_r and A M (z_j − z_r).
+  auto entries = [&](double K) {
+    double c = K * (Ns + N + (a_scalar ? 0 : N) + 2 * n * n + 2 * n) + d;
+    if (euclid) c += K * N + 2 * n * K * N + N;
+    return c;
+  };
+  const double p = o.order, q = o.jet_order;
+  // lohner.hpp: the centre's series, val_ (order p) and atX_ (p − 1) in intervals, pval_ in
+  // points, the MPFI low orders (double intervals only: 40 digits, orders ≤ 2).
+  double bytes = bI * (2 * entries(p + 1) + entries(p)) + bP * entries(p + 1);
+  if (!mpfi) bytes += bM40 * entries(3);
+  // jet_: orders ≤ q, every entry a value and Ns derivatives (one heap block of structs, plus
+  // MPFI limbs).
+  const double jet = bI + 24 + heap_block(Ns * i_struct) + Ns * i_heap;
+  bytes += jet * entries(q + 1);
+  // The jets are first sized for order q − 1 (the Jacobian over X̂), then for q (over Y): each
+  // array is reallocated while the old one lives, and the heap keeps the last large one freed
+  // (q orders of the logits, or of sa-euclid's per-reference differences): measured, +30%.
+  bytes += jet * q * std::max(n * n, euclid ? n * N : 0.0);
+  // The Lohner step at its peak: B of the set and of its copy, Mmid, the scaled copy, the QR
+  // factors and Q in points; J, J·B and the enclosure of Q^{-1} in intervals (the Jacobian's
+  // seed, Ns jets, comes before and is smaller).
+  bytes += Ns * Ns * (6 * bP + 3 * bI);
+  return kBase + bytes;
+}
+
+void require_proof_memory(const ProveInstance& in, const ProveOptions& o, double max_gb) {
+  constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+  const double need = proof_memory_bytes(in, o);
+  if (need <= max_gb * GiB) return;
+  auto gb = [](double x) { return x < 10 ? fmt::format("{:.1f}", x) : fmt::format("{:.0f}", x); };
+  input_error("prove", fmt::format("n = {}, d = {} needs about {} GB (limit {} GB; --max-memory-gb to raise it)", in.n,
+                                   in.d, gb(need / GiB), gb(max_gb)));
 }
 
 double prove_benchmark_seconds(const std::string& instance_path) {

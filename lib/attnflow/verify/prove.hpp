@@ -138,6 +138,18 @@ struct FlowResult {
 FlowResult enclose_flow(const ProveInstance& instance, const std::vector<double>& times, const ProveOptions& options,
                         const std::vector<double>& start_lo = {}, const std::vector<double>& start_hi = {});
 
+/// Bytes a proof (or enclosure) of this instance with these options needs at its peak, estimated
+/// from what verify/ allocates for one step: the Taylor coefficient arrays of the point series
+/// (orders ≤ p, n² logits and exponentials), the Jacobian jets (orders ≤ q, each value carrying
+/// n·d derivatives: n²·(n·d) intervals), the Lohner matrices (a handful of (n·d)² matrices); for
+/// the layer models the layer's Jacobian and the attention matrices of dual numbers. A guard
+/// against runs that cannot fit, measured against peak RSS in docs/verified.md, not a promise.
+double proof_memory_bytes(const ProveInstance& instance, const ProveOptions& options);
+inline constexpr double kDefaultMaxMemoryGb = 4;  // GiB (2^30 bytes)
+/// InputError "prove: n = 2000, d = 3 needs about X GB (limit Y GB; --max-memory-gb to raise it)"
+/// when the estimate exceeds max_gb GiB; nothing is allocated before the refusal.
+void require_proof_memory(const ProveInstance& instance, const ProveOptions& options, double max_gb);
+
 /// certificate.json of a proof (the instance, options and step sizes needed to re-verify it, and
 /// everything report/proof_appendix.hpp needs to typeset it).
 nlohmann::json make_certificate(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
