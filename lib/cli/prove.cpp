@@ -112,12 +112,23 @@ void register_prove(CLI::App& app) {
   sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")
       ->capture_default_str();
   sub->add_option("--max-memory-gb", o->max_memory_gb,
-                  "refuse (exit 2) a proof whose estimated peak memory exceeds this many GiB")
+                  "refuse (exit 2) a proof or check whose estimated peak memory exceeds this many GiB")
       ->check(CLI::Range(0.001, 1e6))
       ->capture_default_str();
   add_command(sub, [o] {
+    // The first Ctrl-C sets the flag, which the proof polls after every step: it stops there,
+    // says so on one line and exits 130 without writing anything (a partial certificate would
+    // read as "not proved"; a proof cannot be resumed, so there is nothing worth keeping).
+    const InterruptFlag interrupt;
     if (!o->check.empty()) {
-      const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
+      verify::CheckLimits limits;
+      limits.interrupt = &interrupt.flag();
+      limits.max_memory_gb = o->max_memory_gb;
+      const verify::CheckResult r = verify::check_certificate(read_json_file(o->check), limits);
+      if (r.interrupted) {
+        std::cerr << "attnflow: prove --" << r.message << "; nothing verified\n";
+        return 130;
+      }
       (r.accepted ? std::cout : std::cerr)
           << "attnflow: " << r.message << (r.accepted ? fmt::format(" (recomputed in {:.2f} s)", r.seconds) : "")
           << "\n";
@@ -128,10 +139,6 @@ void register_prove(CLI::App& app) {
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
     // Before anything is allocated: n = 2000 had reached 3.2 GB within 10 s and was still growing.
     verify::require_proof_memory(in, o->prove, o->max_memory_gb);
-    // The first Ctrl-C sets the flag, which the proof polls after every step: it stops there,
-    // says so on one line and exits 130 without writing anything (a partial certificate would
-    // read as "not proved"; a proof cannot be resumed, so there is nothing worth keeping).
-    const InterruptFlag interrupt;
     verify::ProveOptions options = o->prove;
     options.interrupt = &interrupt.flag();
     if (!o->enclose.empty()) return enclose(in, c, options, o->enclose, o->out);

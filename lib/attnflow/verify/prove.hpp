@@ -43,6 +43,7 @@ struct ProveOptions {
   std::string interval = "double";  // double | mpfi
   int digits = 40;                  // mpfi: decimal digits
   double report_until = 0;          // after the proof, keep enclosing to this time to report widths
+                                    // (in the certificate's method when > 0: --check recomputes them)
   long max_steps = 200000;
   std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
   double epsilon = 1e-6;      // capture predicates (sa-euclid): P_i,leader(i)(T) ≥ 1 − ε
@@ -94,7 +95,8 @@ struct ProofResult {
   std::vector<double> w;  // the hemisphere's normal
   double margin = 0;      // lower bound of min_i ⟨w, x_i(T)⟩ over the enclosure (> 0)
   Box at_T, last;         // the enclosures at T and at the end (report_until)
-  std::vector<double> step_sizes;
+  std::vector<double> step_sizes;         // the steps up to T (all of them when not proved)
+  std::vector<double> report_step_sizes;  // proved: the steps after T, taken only for report_until
   std::vector<std::pair<double, double>> width_trace;  // (t, max width) after each step
   bool start_in_hemisphere = false;                    // the start (rounded to double) in an open hemisphere (exact LP)
   bool start_hemisphere_certified = false;
@@ -154,14 +156,35 @@ void require_proof_memory(const ProveInstance& instance, const ProveOptions& opt
 /// everything report/proof_appendix.hpp needs to typeset it).
 nlohmann::json make_certificate(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
 
-/// Re-verifies a certificate by recomputing the proof with its instance, options and step
-/// sizes; every claim (outcome, T, w, margin, enclosure) must equal the recomputation.
+/// The keys of a certificate that are provenance, not claims: written by make_certificate (or the
+/// CLI: source_config), type-checked, never compared with a recomputation.
+inline constexpr const char* kCertificateProvenanceKeys[] = {"attnflow_version", "git", "seconds", "source_config"};
+
+/// The schema of certificate.json, without running the proof: every key known (at every level,
+/// for the certificate's model and outcome), every value of its type and range, every list of
+/// the length the instance implies (n·d points, d·d weights, at most method.max_steps steps).
+/// Throws InputError naming the field ("certificate.predicate.margin: must be a decimal string"),
+/// nothing else; allocates nothing that grows with a number read from the input (a fuzz target).
+void validate_certificate(const nlohmann::json& certificate);
+
+/// Re-verifies a certificate: validate_certificate (InputError), then the proof recomputed with
+/// the certificate's instance, method and step sizes, and the certificate make_certificate writes
+/// for that recomputation compared with the stored one key by key: every claim (outcome, T, steps,
+/// step sizes, predicate, enclosures, width trace, start, the texts derived from the predicate and
+/// the model) must be equal, every key present in both; only kCertificateProvenanceKeys are not
+/// compared. Also the method's settings a replay of given steps does not read (tol, max_step, …)
+/// are not claims: an edit there leaves the same valid proof (docs/verified.md).
 struct CheckResult {
   bool accepted = false;
+  bool interrupted = false;  // stopped by the interrupt flag: neither accepted nor rejected
   std::string message;  // one line: why rejected, or what was verified (the same on every run)
   double seconds = 0;   // the recomputation's wall time (not in the message: results stay deterministic)
 };
-CheckResult check_certificate(const nlohmann::json& certificate);
+struct CheckLimits {
+  const std::atomic<bool>* interrupt = nullptr;  // polled by the recomputation (ProveOptions::interrupt)
+  double max_memory_gb = kDefaultMaxMemoryGb;    // require_proof_memory before recomputing
+};
+CheckResult check_certificate(const nlohmann::json& certificate, const CheckLimits& limits = {});
 
 /// t rounded to the nearest multiple of 2^-24, the time quantum every step size is a multiple of
 /// (enclose_flow lands exactly on such times).
