@@ -1,12 +1,15 @@
 // attnflow prove --config instance.json [--out DIR] [--max-time T] [--order p] …
 // attnflow prove --check certificate.json
-// Exit codes: 0 proved / certificate verified, 1 not proved / certificate rejected, 2 bad input.
+// Exit codes: 0 proved / certificate verified, 1 not proved / certificate rejected, 2 bad input
+// (also: the proof would need more memory than --max-memory-gb), 130 interrupted (Ctrl-C: the
+// run stops after the step under way and writes nothing; a second Ctrl-C ends it at once).
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 
 #include "attnflow/version.hpp"
@@ -37,6 +40,11 @@ int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::P
   for (std::size_t k = 1; k < times.size(); ++k)
     if (times[k] == 0) throw InputError("enclose: t = 0 (the start box) may only come first");
   const verify::FlowResult f = verify::enclose_flow(in, times, o);
+  if (f.interrupted) {
+    // Nothing written: the boxes reached so far would read as a run that lost its enclosure.
+    std::fprintf(stderr, "attnflow: prove --enclose %s; nothing written\n", f.reason.c_str());
+    return 130;
+  }
   nlohmann::json boxes = nlohmann::json::array();
   for (const verify::Box& b : f.boxes)
     boxes.push_back({{"t", b.t}, {"lo", b.lo}, {"hi", b.hi}, {"max_width", b.max_width()}});
@@ -71,6 +79,7 @@ void register_prove(CLI::App& app) {
     std::string config, check, out = "out/prove";
     std::vector<double> enclose;
     verify::ProveOptions prove;
+    double max_memory_gb = verify::kDefaultMaxMemoryGb;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("prove",
@@ -102,9 +111,24 @@ void register_prove(CLI::App& app) {
       ->delimiter(',');
   sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")
       ->capture_default_str();
+  sub->add_option("--max-memory-gb", o->max_memory_gb,
+                  "refuse (exit 2) a proof or check whose estimated peak memory exceeds this many GiB")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
   add_command(sub, [o] {
+    // The first Ctrl-C sets the flag, which the proof polls after every step: it stops there,
+    // says so on one line and exits 130 without writing anything (a partial certificate would
+    // read as "not proved"; a proof cannot be resumed, so there is nothing worth keeping).
+    const InterruptFlag interrupt;
     if (!o->check.empty()) {
-      const verify::CheckResult r = verify::check_certificate(read_json_file(o->check));
+      verify::CheckLimits limits;
+      limits.interrupt = &interrupt.flag();
+      limits.max_memory_gb = o->max_memory_gb;
+      const verify::CheckResult r = verify::check_certificate(read_json_file(o->check), limits);
+      if (r.interrupted) {
+        std::cerr << "attnflow: prove --" << r.message << "; nothing verified\n";
+        return 130;
+      }
       (r.accepted ? std::cout : std::cerr)
           << "attnflow: " << r.message << (r.accepted ? fmt::format(" (recomputed in {:.2f} s)", r.seconds) : "")
           << "\n";
@@ -113,11 +137,14 @@ void register_prove(CLI::App& app) {
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
     const SimConfig c = load_sim_config(o->config);
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
-    if (!o->enclose.empty()) return enclose(in, c, o->prove, o->enclose, o->out);
+    // Before anything is allocated: n = 2000 had reached 3.2 GB within 10 s and was still growing.
+    verify::require_proof_memory(in, o->prove, o->max_memory_gb);
+    verify::ProveOptions options = o->prove;
+    options.interrupt = &interrupt.flag();
+    if (!o->enclose.empty()) return enclose(in, c, options, o->enclose, o->out);
     // The proof ends when the predicate is certified, at the latest at max-time: the bar and its
     // ETA measure against that limit, so they are an upper bound.
     ProgressLine line(true);
-    verify::ProveOptions options = o->prove;
     const bool layers = verify::is_layer_model(in.model);
     const double end = std::max(options.max_time, options.report_until);
     options.progress = [&line, end, layers](double t, long steps, double width) {
@@ -127,6 +154,12 @@ void register_prove(CLI::App& app) {
     };
     const verify::ProofResult r = verify::prove(in, options);
     line.clear();
+    if (r.interrupted) {
+      const std::string state = r.proved ? fmt::format("proved at T = {:.6g}, stopped before --report-until", r.T)
+                                         : std::string("no proof yet");
+      std::fprintf(stderr, "attnflow: prove %s (%s); nothing written\n", r.reason.c_str(), state.c_str());
+      return 130;
+    }
     nlohmann::json cert = verify::make_certificate(in, o->prove, r);
     cert["source_config"] = c.source;
     write_file_atomically(o->out + "/certificate.json", cert.dump(1) + "\n");

@@ -133,6 +133,9 @@ std::string interval_kind(const Fields& f) {
 }  // namespace
 
 std::string proof_appendix_tex(const json& certificate) {
+  // The whole schema first (types, sizes, keys): a malformed certificate is bad input naming its
+  // field, never a type_error halfway through the rendering.
+  verify::validate_certificate(certificate);
   const Fields f(certificate);
   if (f.text("kind") != "attnflow-proof-certificate")
     input_error("certificate.kind", "not an attnflow proof certificate");

@@ -1,5 +1,6 @@
 // Instances and certificates of `attnflow prove` (no interval arithmetic here: the rigorous part
 // is prove.cpp; report/proof_appendix.cpp typesets certificates).
+#include "attnflow/config/json_fields.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/config/model_kind.hpp"
@@ -8,9 +9,15 @@
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/version.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
+#include <initializer_list>
 #include <sstream>
 
 namespace attnflow::verify {
@@ -71,17 +78,11 @@ std::vector<std::string> string_list(const nlohmann::json& j, const std::string&
   return out;
 }
 
-std::vector<double> doubles(const nlohmann::json& j, const std::string& field) {
-  if (!j.is_array()) input_error(field, "expected an array");
+/// A list of decimal strings already checked by validate_certificate.
+std::vector<double> doubles(const nlohmann::json& j) {
   std::vector<double> out;
-  for (const auto& e : j) {
-    if (e.is_string())
-      out.push_back(std::stod(e.get<std::string>()));
-    else if (e.is_number())
-      out.push_back(e.get<double>());
-    else
-      input_error(field, "entries must be numbers");
-  }
+  out.reserve(j.size());
+  for (const auto& e : j) out.push_back(std::strtod(e.get_ref<const std::string&>().c_str(), nullptr));
   return out;
 }
 
@@ -167,9 +168,13 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
 }
 
 nlohmann::json ProveOptions::to_json() const {
-  return {{"max_time", g17(max_time)}, {"order", order},          {"jet_order", jet_order}, {"tol", g17(tol)},
-          {"max_step", g17(max_step)}, {"rem_tol", g17(rem_tol)}, {"interval", interval},   {"digits", digits},
-          {"max_steps", max_steps},    {"epsilon", g17(epsilon)}};
+  nlohmann::json j = {{"max_time", g17(max_time)}, {"order", order},          {"jet_order", jet_order},
+                      {"tol", g17(tol)},           {"max_step", g17(max_step)}, {"rem_tol", g17(rem_tol)},
+                      {"interval", interval},      {"digits", digits},         {"max_steps", max_steps},
+                      {"epsilon", g17(epsilon)}};
+  // Only when used, so that certificates made without it keep their form.
+  if (report_until > 0) j["report_until"] = g17(report_until);
+  return j;
 }
 
 ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
@@ -184,7 +189,8 @@ ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
     o.interval = j.at("interval").get<std::string>();
     o.digits = j.at("digits").get<int>();
     o.max_steps = j.at("max_steps").get<long>();
-    o.epsilon = std::stod(j.value("epsilon", g17(o.epsilon)));  // absent in certificates older than it
+    o.epsilon = std::stod(j.at("epsilon").get<std::string>());
+    if (j.contains("report_until")) o.report_until = std::stod(j.at("report_until").get<std::string>());
   } catch (const std::exception& e) {
     input_error("method", std::string("missing or mistyped field (") + e.what() + ")");
   }
@@ -323,58 +329,486 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
   }
   if (o.report_until > 0 && !r.last.lo.empty())
     c["enclosure_at_end"] = {{"t", g17(r.last.t)}, {"max_width", g17(r.last.max_width())}};
+  // The steps past T that enclosure_at_end and the end of width_trace come from: with them
+  // --check recomputes those too (they are claims like the rest).
+  if (r.proved && !r.report_step_sizes.empty()) c["report_step_sizes"] = text_list(r.report_step_sizes);
   return c;
 }
 
-CheckResult check_certificate(const nlohmann::json& cert) {
-  if (!cert.is_object() || cert.value("kind", "") != "attnflow-proof-certificate")
-    input_error("certificate", "not an attnflow proof certificate");
-  if (!cert.contains("instance") || !cert.contains("method")) input_error("certificate", "missing instance or method");
-  const ProveInstance in = ProveInstance::from_json(cert.at("instance"));
-  ProveOptions o = ProveOptions::from_json(cert.at("method"));
-  o.steps = doubles(cert.value("step_sizes", nlohmann::json::array()), "step_sizes");
-  o.report_until = 0;
+// ---- the schema of certificate.json (validate_certificate) ---------------------------------
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr long kMaxSide = 4096;             // n and d, as ProveInstance::from_json
+constexpr long kMaxCoordinates = 1L << 20;  // n·d: far beyond what a proof fits in memory
+constexpr long kMaxStepList = 10000000;     // step_sizes, report_step_sizes
+constexpr std::size_t kMaxTrace = 1000;     // width_trace: make_certificate writes at most ~400
+constexpr std::size_t kMaxDecimal = 1000;   // characters of one decimal string
+constexpr std::size_t kMaxHypotheses = 16;
+
+/// A key of the input, shortened for a message (a key may be a megabyte long).
+std::string shown(const std::string& key) { return key.size() <= 40 ? key : key.substr(0, 40) + "…"; }
+
+/// One object of the certificate: the keys it may have are declared as they are read; whatever
+/// else it holds is an unknown key. Every message names the field's full path.
+class Obj {
+ public:
+  Obj(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j.is_object()) input_error(path_, std::string("must be an object, got ") + j.type_name());
+  }
+  std::string field(const std::string& key) const { return path_ + "." + key; }
+  const json& need(const char* key) {
+    keys_.push_back(key);
+    const auto it = j_.find(key);
+    if (it == j_.end()) input_error(field(key), "missing");
+    return *it;
+  }
+  const json* maybe(const char* key) {
+    keys_.push_back(key);
+    const auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  /// After the last declaration: a key not declared is refused (`what` says what it is not a field of).
+  void no_other_keys(const std::string& what) const {
+    for (const auto& item : j_.items())
+      if (std::find(keys_.begin(), keys_.end(), item.key()) == keys_.end())
+        input_error(field(shown(item.key())), "unknown key (not a field of " + what + ")");
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+  std::vector<std::string> keys_;  // at most the schema's own keys: bounded by the code, not the input
+};
+
+const std::string& text(const json& j, const std::string& field) {
+  if (!j.is_string()) input_error(field, std::string("must be a string, got ") + j.type_name());
+  return j.get_ref<const std::string&>();
+}
+
+/// A decimal string as certificates store numbers (g17 text, or the instance's exact decimals),
+/// finite in double; returns its value in double (strtod: no exceptions, no recursion).
+double decimal(const json& j, const std::string& field) {
+  if (!j.is_string()) input_error(field, std::string("must be a decimal string, got ") + j.type_name());
+  const std::string& s = j.get_ref<const std::string&>();
+  if (s.size() > kMaxDecimal) input_error(field, "a decimal of more than 1000 characters");
+  if (!is_decimal_literal(s)) input_error(field, "\"" + shown(s) + "\" is not a decimal number");
+  const double v = std::strtod(s.c_str(), nullptr);
+  if (!std::isfinite(v)) input_error(field, "\"" + shown(s) + "\" is outside the range of double");
+  return v;
+}
+
+double decimal_in(const json& j, const std::string& field, double lo, double hi, const char* range) {
+  const double v = decimal(j, field);
+  if (!(v >= lo && v <= hi)) input_error(field, std::string("must be in ") + range);
+  return v;
+}
+
+long integer(const json& j, const std::string& field, long lo, long hi) {
+  if (!j.is_number_integer()) input_error(field, std::string("must be an integer, got ") + j.type_name());
+  const bool in_range = j.is_number_unsigned() ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
+                                                     static_cast<long>(j.get<std::uint64_t>()) >= lo
+                                               : j.get<std::int64_t>() >= lo && j.get<std::int64_t>() <= hi;
+  if (!in_range) input_error(field, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<long>(j.get<std::int64_t>());
+}
+
+bool boolean(const json& j, const std::string& field) {
+  if (!j.is_boolean()) input_error(field, std::string("must be true or false, got ") + j.type_name());
+  return j.get<bool>();
+}
+
+const json& list(const json& j, const std::string& field, std::size_t min_size, std::size_t max_size) {
+  if (!j.is_array()) input_error(field, std::string("must be a list, got ") + j.type_name());
+  if (j.size() < min_size || j.size() > max_size) {
+    if (min_size == max_size) input_error(field, "must have " + std::to_string(min_size) + " entries, has " + std::to_string(j.size()));
+    input_error(field, "must have " + std::to_string(min_size) + " to " + std::to_string(max_size) + " entries, has " +
+                           std::to_string(j.size()));
+  }
+  return j;
+}
+
+std::string at(const std::string& field, std::size_t k) { return field + "[" + std::to_string(k) + "]"; }
+
+void decimals(const json& j, const std::string& field, std::size_t min_size, std::size_t max_size) {
+  std::size_t k = 0;
+  for (const json& e : list(j, field, min_size, max_size)) decimal(e, at(field, k++));
+}
+
+void integers(const json& j, const std::string& field, std::size_t min_size, std::size_t max_size, long lo, long hi) {
+  std::size_t k = 0;
+  for (const json& e : list(j, field, min_size, max_size)) integer(e, at(field, k++), lo, hi);
+}
+
+const char* const kModels[] = {"sa-sphere", "usa-sphere", "sa-euclid", "layer-normalized", "euler-renormalize"};
+
+struct Shape {
+  std::string model;
+  long n = 0, d = 0;
+  bool euclid() const { return model == "sa-euclid"; }
+  bool layers() const { return is_layer_model(model); }
+  std::string name() const { return model + " certificate"; }
+};
+
+Shape validate_instance(const json& j) {
+  Obj o(j, "certificate.instance");
+  Shape s;
+  s.model = text(o.need("model"), o.field("model"));
+  if (std::find(std::begin(kModels), std::end(kModels), s.model) == std::end(kModels))
+    input_error(o.field("model"), "\"" + shown(s.model) +
+                                      "\" is not a model prove handles (sa-sphere, usa-sphere, sa-euclid, "
+                                      "layer-normalized, euler-renormalize)");
+  s.n = integer(o.need("n"), o.field("n"), 1, kMaxSide);
+  s.d = integer(o.need("d"), o.field("d"), 1, kMaxSide);
+  if (s.n * s.d > kMaxCoordinates)
+    input_error("certificate.instance.n, d", "n·d = " + std::to_string(s.n * s.d) + " exceeds " +
+                                                 std::to_string(kMaxCoordinates));
+  const std::size_t dd = static_cast<std::size_t>(s.d * s.d), nd = static_cast<std::size_t>(s.n * s.d);
+  decimal(o.need("beta"), o.field("beta"));
+  decimals(o.need("Q"), o.field("Q"), dd, dd);
+  decimals(o.need("K"), o.field("K"), dd, dd);
+  decimals(o.need("points"), o.field("points"), nd, nd);
+  if (s.layers()) decimal(o.need("step"), o.field("step"));
+  if (s.euclid()) decimals(o.need("V"), o.field("V"), dd, dd);
+  o.no_other_keys("a " + s.model + " instance");
+  return s;
+}
+
+struct MethodLimits {
+  long max_steps = 0;
+  double max_time = 0;
+  bool report = false;
+};
+
+/// The method block. Ranges are checked where a wrong value would change the cost of a check
+/// (orders, digits, step limits); the others (tol, epsilon, …) are the prover's to refuse.
+MethodLimits validate_method(const json& j, const Shape& s) {
+  Obj o(j, "certificate.method");
+  MethodLimits m;
+  m.max_time = decimal_in(o.need("max_time"), o.field("max_time"), 0, 1e6, "[0, 1e6]");
+  // The layer proofs use neither order (nor the step options): any int is what the CLI wrote.
+  const long order = integer(o.need("order"), o.field("order"), s.layers() ? INT_MIN : 2, s.layers() ? INT_MAX : 60);
+  integer(o.need("jet_order"), o.field("jet_order"), s.layers() ? INT_MIN : 1, s.layers() ? INT_MAX : order);
+  decimal(o.need("tol"), o.field("tol"));
+  decimal(o.need("max_step"), o.field("max_step"));
+  decimal(o.need("rem_tol"), o.field("rem_tol"));
+  const std::string& interval = text(o.need("interval"), o.field("interval"));
+  if (interval != "double" && interval != "mpfi") input_error(o.field("interval"), "must be \"double\" or \"mpfi\"");
+  const bool mpfi = interval == "mpfi" && !s.layers();
+  integer(o.need("digits"), o.field("digits"), mpfi ? 16 : INT_MIN, mpfi ? 1000 : INT_MAX);
+  m.max_steps = integer(o.need("max_steps"), o.field("max_steps"), 0, kMaxStepList);
+  decimal(o.need("epsilon"), o.field("epsilon"));
+  if (const json* r = o.maybe("report_until")) {
+    decimal_in(*r, o.field("report_until"), 0x1.0p-24, 1e4, "[2^-24, 1e4]");  // the CLI's range
+    m.report = true;
+  }
+  o.no_other_keys("the method");
+  return m;
+}
+
+void validate_start(const json& j, const Shape& s) {
+  Obj o(j, "certificate.start");
+  text(o.need("definition"), o.field("definition"));
+  if (s.euclid()) {
+    const std::string f = o.field("hypotheses_certified");
+    std::size_t k = 0;
+    for (const json& h : list(o.need("hypotheses_certified"), f, 0, kMaxHypotheses)) text(h, at(f, k++));
+  } else {
+    boolean(o.need("in_open_hemisphere"), o.field("in_open_hemisphere"));
+    text(o.need("hemisphere_test"), o.field("hemisphere_test"));
+    boolean(o.need("hemisphere_test_certified"), o.field("hemisphere_test_certified"));
+  }
+  o.no_other_keys("the start of a " + s.name());
+}
+
+void validate_predicate(const json& j, const Shape& s) {
+  Obj o(j, "certificate.predicate");
+  const std::size_t n = static_cast<std::size_t>(s.n), d = static_cast<std::size_t>(s.d);
+  const char* kind = !s.euclid() ? kHemispherePredicate : s.d == 1 ? kBooleanPredicate : kVertexCapturePredicate;
+  if (text(o.need("kind"), o.field("kind")) != kind)
+    input_error(o.field("kind"), std::string("must be \"") + kind + "\" for a " + s.name() + " with d = " +
+                                     std::to_string(s.d));
+  text(o.need("statement"), o.field("statement"));
+  decimal(o.need("margin"), o.field("margin"));
+  if (!s.euclid()) {
+    decimals(o.need("w"), o.field("w"), d, d);
+  } else {
+    decimal(o.need("epsilon"), o.field("epsilon"));
+    integers(o.need("leader"), o.field("leader"), n, n, -1, s.n - 1);
+    decimals(o.need("p_leader_lower"), o.field("p_leader_lower"), n, n);
+    if (s.d >= 2) {
+      integers(o.need("leaders"), o.field("leaders"), 0, n, 0, s.n - 1);
+    } else {
+      integer(o.need("left"), o.field("left"), -1, s.n - 1);
+      integer(o.need("right"), o.field("right"), -1, s.n - 1);
+      integers(o.need("sign"), o.field("sign"), n, n, -1, 1);
+      if (integer(o.need("exceptional"), o.field("exceptional"), -1, s.n - 1) >= 0) {
+        Obj row(o.need("exceptional_row"), o.field("exceptional_row"));
+        decimals(row.need("lo"), row.field("lo"), n, n);
+        decimals(row.need("hi"), row.field("hi"), n, n);
+        row.no_other_keys("an exceptional row");
+      }
+    }
+  }
+  o.no_other_keys("the " + std::string(kind) + " predicate");
+}
+
+void validate_trace(const json& j, const std::string& field) {
+  std::size_t k = 0;
+  for (const json& e : list(j, field, 0, kMaxTrace)) {
+    Obj o(e, at(field, k++));
+    const json& t = o.need("t");
+    if (!t.is_number() || !std::isfinite(t.get<double>())) input_error(o.field("t"), "must be a finite number");
+    const json& w = o.need("max_width");  // null: a width that was not finite (a lost enclosure)
+    if (!w.is_number() && !w.is_null()) input_error(o.field("max_width"), "must be a number");
+    o.no_other_keys("a width_trace entry");
+  }
+}
+
+}  // namespace
+
+void validate_certificate(const json& cert) {
+  Obj top(cert, "certificate");
+  if (text(top.need("kind"), "certificate.kind") != "attnflow-proof-certificate")
+    input_error("certificate.kind", "not an attnflow proof certificate");
+  const Shape s = validate_instance(top.need("instance"));
+  const MethodLimits m = validate_method(top.need("method"), s);
+  const std::string& outcome = text(top.need("outcome"), "certificate.outcome");
+  if (outcome != "proved" && outcome != "not proved")
+    input_error("certificate.outcome", "must be \"proved\" or \"not proved\"");
+  const bool proved = outcome == "proved";
+  for (const char* key : {"statement", "theorem", "method_description", "attnflow_version", "git"})
+    text(top.need(key), std::string("certificate.") + key);
+  validate_start(top.need("start"), s);
+  // A layer proof takes one step per layer, up to max_time layers; a flow at most max_steps.
+  const long steps_cap = s.layers() ? static_cast<long>(m.max_time) + 1 : m.max_steps;
+  integer(top.need("steps"), "certificate.steps", 0, steps_cap);
+  decimals(top.need("step_sizes"), "certificate.step_sizes", 0, static_cast<std::size_t>(steps_cap));
+  validate_trace(top.need("width_trace"), "certificate.width_trace");
+  const json& seconds = top.need("seconds");
+  if (!seconds.is_number() || !(seconds.get<double>() >= 0) || !std::isfinite(seconds.get<double>()))
+    input_error("certificate.seconds", "must be a number >= 0");
+  if (const json* c = top.maybe("source_config"))
+    if (!c->is_object()) input_error("certificate.source_config", "must be an object");
+  const std::size_t nd = static_cast<std::size_t>(s.n * s.d);
+  if (proved) {
+    decimal(top.need("T"), "certificate.T");
+    validate_predicate(top.need("predicate"), s);
+    Obj enc(top.need("enclosure_at_T"), "certificate.enclosure_at_T");
+    decimal(enc.need("t"), enc.field("t"));
+    decimals(enc.need("lo"), enc.field("lo"), nd, nd);
+    decimals(enc.need("hi"), enc.field("hi"), nd, nd);
+    decimal(enc.need("max_width"), enc.field("max_width"));
+    enc.no_other_keys("enclosure_at_T");
+    if (m.report)
+      if (const json* r = top.maybe("report_step_sizes"))
+        decimals(*r, "certificate.report_step_sizes", 1, static_cast<std::size_t>(m.max_steps));
+  } else {
+    text(top.need("reason"), "certificate.reason");
+    decimal(top.need("t_reached"), "certificate.t_reached");
+  }
+  if (m.report)
+    if (const json* e = top.maybe("enclosure_at_end")) {
+      Obj end(*e, "certificate.enclosure_at_end");
+      decimal(end.need("t"), end.field("t"));
+      decimal(end.need("max_width"), end.field("max_width"));
+      end.no_other_keys("enclosure_at_end");
+    }
+  top.no_other_keys(std::string("a ") + (proved ? "proved " : "not proved ") + s.name() +
+                    (m.report ? "" : " without method.report_until"));
+}
+
+// ---- re-verification (check_certificate) ----------------------------------------------------
+
+namespace {
+
+/// A JSON value for a one-line message, shortened: from `from` on (a long text is shown from a
+/// little before where it differs from the other, so that the message shows the difference).
+std::string brief(const json& j, std::size_t from = 0) {
+  const std::string s = j.dump();
+  if (s.size() <= 60) return s;
+  from = std::min(from, s.size());
+  return (from > 0 ? "…" : "") + s.substr(from, 60) + (from + 60 < s.size() ? "…" : "");
+}
+
+/// Where two texts' dumps start to differ, less a little context.
+std::size_t context_start(const json& a, const json& b) {
+  if (!a.is_string() || !b.is_string()) return 0;
+  const std::string x = a.dump(), y = b.dump();
+  std::size_t k = 0;
+  while (k < x.size() && k < y.size() && x[k] == y[k]) ++k;
+  return k > 20 ? k - 20 : 0;
+}
+
+bool is_provenance(const std::string& key) {
+  return std::find(std::begin(kCertificateProvenanceKeys), std::end(kCertificateProvenanceKeys), key) !=
+         std::end(kCertificateProvenanceKeys);
+}
+
+/// The first place where the stored certificate and the recomputed one differ ("" if none):
+/// every key of either, at every level, in key order; lists entry by entry.
+std::string first_difference(const json& stored, const json& again, const std::string& path) {
+  auto name = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+  if (stored.is_object() && again.is_object()) {
+    for (const auto& item : again.items()) {
+      if (path.empty() && is_provenance(item.key())) continue;
+      const auto it = stored.find(item.key());
+      if (it == stored.end()) return name(item.key()) + " is missing (recomputed " + brief(item.value()) + ")";
+      std::string d = first_difference(*it, item.value(), name(item.key()));
+      if (!d.empty()) return d;
+    }
+    for (const auto& item : stored.items())
+      if (!(path.empty() && is_provenance(item.key())) && !again.contains(item.key()))
+        return name(shown(item.key())) + " is not in the recomputed certificate (stored " + brief(item.value()) + ")";
+    return "";
+  }
+  if (stored.is_array() && again.is_array()) {
+    if (stored.size() != again.size())
+      return path + " differs from the recomputation (stored " + std::to_string(stored.size()) + " entries, recomputed " +
+             std::to_string(again.size()) + ")";
+    for (std::size_t k = 0; k < again.size(); ++k) {
+      std::string d = first_difference(stored[k], again[k], at(path, k));
+      if (!d.empty()) return d;
+    }
+    return "";
+  }
+  if (stored != again) {
+    const std::size_t from = context_start(stored, again);
+    return path + " differs from the recomputation (stored " + brief(stored, from) + ", recomputed " +
+           brief(again, from) + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+CheckResult check_certificate(const nlohmann::json& cert, const CheckLimits& limits) {
+  validate_certificate(cert);  // after it, every field read below has its type and size
   CheckResult res;
-  if (cert.value("outcome", "") != "proved") {
-    res.message = "certificate rejected: it does not claim a proof (outcome " + cert.value("outcome", "?") + ")";
+  const std::string& outcome = cert.at("outcome").get_ref<const std::string&>();
+  if (outcome != "proved") {
+    res.message = "certificate rejected: it does not claim a proof (outcome " + outcome + ")";
     return res;
   }
+  const ProveInstance in = ProveInstance::from_json(cert.at("instance"));
+  ProveOptions o = ProveOptions::from_json(cert.at("method"));  // with report_until: the widths are claims too
+  o.steps = doubles(cert.at("step_sizes"));
   if (o.steps.empty() && !is_layer_model(in.model)) {
     res.message = "certificate rejected: no step sizes";
     return res;
   }
+  if (cert.contains("report_step_sizes")) {
+    const std::vector<double> more = doubles(cert.at("report_step_sizes"));
+    o.steps.insert(o.steps.end(), more.begin(), more.end());
+  }
+  require_proof_memory(in, o, limits.max_memory_gb);
+  o.interrupt = limits.interrupt;
   const ProofResult r = prove(in, o);
-  auto reject = [&](const std::string& what, const std::string& stored, const std::string& recomputed) {
-    res.message = "certificate rejected: " + what + " differs from the recomputation (stored " + stored +
-                  ", recomputed " + recomputed + ")";
+  res.seconds = r.seconds;
+  if (r.interrupted) {
+    res.interrupted = true;
+    res.message = "check interrupted: the recomputation was " + r.reason;
     return res;
-  };
+  }
   if (!r.proved) {
     res.message = "certificate rejected: the recomputation does not prove the claim (" + r.reason + ")";
     return res;
   }
-  const std::string T = cert.value("T", "");
-  if (T != g17(r.T)) return reject("T", T, g17(r.T));
-  if (cert.value("steps", -1L) != r.steps_to_T)
-    return reject("steps", std::to_string(cert.value("steps", -1L)), std::to_string(r.steps_to_T));
-  const auto& pred = cert.value("predicate", nlohmann::json::object());
-  const nlohmann::json again = predicate_json(r);
-  for (const auto& [key, value] : again.items())
-    if (pred.value(key, nlohmann::json()) != value)
-      return reject("predicate." + key, pred.value(key, nlohmann::json()).dump(), value.dump());
-  const auto& enc = cert.value("enclosure_at_T", nlohmann::json::object());
-  if (enc.value("lo", nlohmann::json()) != text_list(r.at_T.lo) ||
-      enc.value("hi", nlohmann::json()) != text_list(r.at_T.hi))
-    return reject("enclosure_at_T", "(" + std::to_string(enc.value("lo", nlohmann::json::array()).size()) + " bounds)",
-                  "(other bounds)");
+  // The certificate this recomputation makes, compared key by key: the set of fields is the one
+  // make_certificate writes (nothing to forget here when it gains one), the texts (statement,
+  // theorem, predicate.statement, method_description, …) are regenerated, never read.
+  const std::string d = first_difference(cert, make_certificate(in, o, r), "");
+  if (!d.empty()) {
+    res.message = "certificate rejected: " + d;
+    return res;
+  }
   res.accepted = true;
   const std::string margin = r.boolean() ? "min P_i,leader >= " + g17(r.capture.min_capture) : "margin " + g3(r.margin);
   res.message = fmt::format(
       "certificate verified: {} tokens, d = {}, {} certified at T = {} after {} steps, "
       "{}, widths {}",
       in.n, in.d, r.predicate, g17(r.T), r.steps_to_T, margin, g3(r.at_T.max_width()));
-  res.seconds = r.seconds;
   return res;
+}
+
+// ---- memory (require_proof_memory) ---------------------------------------------------------
+
+namespace {
+
+/// A heap block on x86-64 glibc: the request plus an 8-byte header, rounded up to 16, at least 32.
+double heap_block(double bytes) { return std::max(32.0, std::ceil((bytes + 8) / 16) * 16); }
+
+/// A matrix given as decimal text is a·I (off-diagonal zeros, one diagonal text): what Problem
+/// and the field detect, so that the estimate allocates what they do.
+bool scalar_text(const std::vector<std::string>& m, int d) {
+  if (m.size() != static_cast<std::size_t>(d) * d) return false;
+  for (int a = 0; a < d; ++a)
+    for (int b = 0; b < d; ++b) {
+      const std::string& e = m[static_cast<std::size_t>(a * d + b)];
+      if (a != b && std::strtod(e.c_str(), nullptr) != 0) return false;
+      if (a == b && e != m[0]) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
+  const double n = in.n, d = in.d, N = n * d;
+  // The program itself and everything that does not grow with n (peak RSS of prove4: ~10 MB).
+  constexpr double kBase = 10e6;
+  if (is_layer_model(in.model)) {
+    // layer_proof.cpp: the layer's Jacobian (N×N double intervals), and Model<Dual>::layer's n×n
+    // logits and weights (dual numbers: two double intervals) for one seeded direction at a time.
+    return kBase + 16 * N * N + 3 * 32 * n * n + 64 * N;
+  }
+  const bool mpfi = o.interval == "mpfi";
+  // An interval: its struct, and (MPFI) the limbs of both ends, one heap block each; a point
+  // (the Lohner matrices' entries): a double or an MPFR number.
+  auto limbs_block = [](double digits) { return heap_block(8 + 8 * std::ceil((digits * 3.3219280948873622 + 1) / 64)); };
+  const double i_struct = mpfi ? 64 : 16, i_heap = mpfi ? 2 * limbs_block(o.digits) : 0;
+  const double bI = i_struct + i_heap, bP = mpfi ? 32 + limbs_block(o.digits) : 8;
+  const double bM40 = 64 + 2 * limbs_block(40);  // PreciseLowOrders::kDigits (an interval header here)
+  const bool euclid = in.model == "sa-euclid";
+  const double e = euclid ? (scalar_text(in.V, in.d) ? 1 : d * d) : 0, Ns = N + e;
+  const bool a_scalar = scalar_text(in.Q, in.d) && scalar_text(in.K, in.d);
+  // Entries of one SphereSeries of order K-1 (sphere_series.hpp, resize()): the state, y (and u
+  // = A x unless A = a·I), logits and exponentials (n² each), Z and g; sa-euclid adds the
+  // positions and, per reference slot (up to n), z_j − z_r and A M (z_j − z_r).
+  auto entries = [&](double K) {
+    double c = K * (Ns + N + (a_scalar ? 0 : N) + 2 * n * n + 2 * n) + d;
+    if (euclid) c += K * N + 2 * n * K * N + N;
+    return c;
+  };
+  const double p = o.order, q = o.jet_order;
+  // lohner.hpp: the centre's series, val_ (order p) and atX_ (p − 1) in intervals, pval_ in
+  // points, the MPFI low orders (double intervals only: 40 digits, orders ≤ 2).
+  double bytes = bI * (2 * entries(p + 1) + entries(p)) + bP * entries(p + 1);
+  if (!mpfi) bytes += bM40 * entries(3);
+  // jet_: orders ≤ q, every entry a value and Ns derivatives (one heap block of structs, plus
+  // MPFI limbs).
+  const double jet = bI + 24 + heap_block(Ns * i_struct) + Ns * i_heap;
+  bytes += jet * entries(q + 1);
+  // The jets are first sized for order q − 1 (the Jacobian over X̂), then for q (over Y): each
+  // array is reallocated while the old one lives, and the heap keeps the last large one freed
+  // (q orders of the logits, or of sa-euclid's per-reference differences): measured, +30%.
+  bytes += jet * q * std::max(n * n, euclid ? n * N : 0.0);
+  // The Lohner step at its peak: B of the set and of its copy, Mmid, the scaled copy, the QR
+  // factors and Q in points; J, J·B and the enclosure of Q^{-1} in intervals (the Jacobian's
+  // seed, Ns jets, comes before and is smaller).
+  bytes += Ns * Ns * (6 * bP + 3 * bI);
+  return kBase + bytes;
+}
+
+void require_proof_memory(const ProveInstance& in, const ProveOptions& o, double max_gb) {
+  constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+  const double need = proof_memory_bytes(in, o);
+  if (need <= max_gb * GiB) return;
+  auto gb = [](double x) { return x < 10 ? fmt::format("{:.1f}", x) : fmt::format("{:.0f}", x); };
+  input_error("prove", fmt::format("n = {}, d = {} needs about {} GB (limit {} GB; --max-memory-gb to raise it)", in.n,
+                                   in.d, gb(need / GiB), gb(max_gb)));
 }
 
 double prove_benchmark_seconds(const std::string& instance_path) {

@@ -259,7 +259,13 @@ void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Ho
         return false;
       }
     }
-    return !(r.proved && t >= o.report_until);
+    if (r.proved && t >= o.report_until) return false;  // complete: an interrupt now changes nothing
+    // Ctrl-C: polled once per step (a step takes milliseconds to seconds at the sizes that fit).
+    if (o.interrupt_requested()) {
+      r.interrupted = true;
+      return false;
+    }
+    return true;
   };
   std::string why;
   LohnerSet<I> X0;
@@ -274,10 +280,16 @@ void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Ho
     targets.push_back(quantize(o.report_until));
   targets.push_back(quantize(end));
   const bool ok = integrate(pb, std::move(X0), o, targets, on_step, why, r.t_reached, r.steps, r.step_sizes);
-  // The step list of a proof ends at T; steps made only to report widths are not needed.
-  if (r.proved) r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
+  // The step list of a proof ends at T; the steps made only to report widths are kept apart (the
+  // certificate lists them so that --check recomputes the widths it reports too).
+  if (r.proved) {
+    r.report_step_sizes.assign(r.step_sizes.begin() + r.steps_to_T, r.step_sizes.end());
+    r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
+  }
   r.outcome = r.proved ? "proved" : "not proved";
-  if (!r.proved)
+  if (r.interrupted)
+    r.reason = "interrupted at t = " + g17(r.t_reached) + " after " + std::to_string(r.steps) + " steps";
+  else if (!r.proved)
     r.reason = ok ? "no " + r.predicate + " certified up to the time limit t = " + g17(r.t_reached)
                   : "enclosure lost: " + why + " (time reached " + g17(r.t_reached) + ")";
 }

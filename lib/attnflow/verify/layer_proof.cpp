@@ -167,6 +167,11 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
       r.reason = "no hemisphere certified up to the layer limit " + std::to_string(max_layers);
       break;
     }
+    if (o.interrupt_requested()) {  // Ctrl-C: polled once per layer
+      r.interrupted = true;
+      r.reason = "interrupted at layer " + std::to_string(layer);
+      break;
+    }
     try {
       X = enclose_layer(map, X, layer);
     } catch (const DegenerateStateError&) {

@@ -122,6 +122,10 @@ template <class I> FlowResult flow_impl(const ProveInstance& in, const std::vect
       fr.boxes.push_back(box_of(t, X));
       ++next;
     }
+    if (next < times.size() && o.interrupt_requested()) {  // Ctrl-C: polled once per step
+      fr.interrupted = true;
+      return false;
+    }
     return true;
   };
   std::vector<double> hs;
@@ -131,6 +135,10 @@ template <class I> FlowResult flow_impl(const ProveInstance& in, const std::vect
     X0 = lo.empty() ? start_set(in, pb->start) : LohnerSet<I>::from_box(pb->state_of_tokens(start));
   }
   fr.ok = integrate(*pb, std::move(X0), o, targets, on_step, fr.reason, fr.t_reached, fr.steps, hs);
+  if (fr.interrupted) {
+    fr.ok = false;
+    fr.reason = "interrupted at t = " + g17(fr.t_reached) + " after " + std::to_string(fr.steps) + " steps";
+  }
   return fr;
 }
 

@@ -7,6 +7,7 @@
 // doubles, so ordinary code (tests, CLI) never instantiates rigorous arithmetic.
 #include "attnflow/config/sim_config.hpp"
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -42,11 +43,16 @@ struct ProveOptions {
   std::string interval = "double";  // double | mpfi
   int digits = 40;                  // mpfi: decimal digits
   double report_until = 0;          // after the proof, keep enclosing to this time to report widths
+                                    // (in the certificate's method when > 0: --check recomputes them)
   long max_steps = 200000;
   std::vector<double> steps;  // replay these step sizes (certificate check); empty: choose
   double epsilon = 1e-6;      // capture predicates (sa-euclid): P_i,leader(i)(T) ≥ 1 − ε
   /// Told after every step (time or layer reached, steps, largest width); not part of a certificate.
   std::function<void(double t, long steps, double width)> progress;
+  /// Polled after every step (layer): once it reads true the run stops, with `interrupted` set in
+  /// its result (the CLI's Ctrl-C flag; verify/ knows no signals). Not part of a certificate.
+  const std::atomic<bool>* interrupt = nullptr;
+  bool interrupt_requested() const { return interrupt != nullptr && interrupt->load(); }
   nlohmann::json to_json() const;
   static ProveOptions from_json(const nlohmann::json& j);
 };
@@ -89,13 +95,15 @@ struct ProofResult {
   std::vector<double> w;  // the hemisphere's normal
   double margin = 0;      // lower bound of min_i ⟨w, x_i(T)⟩ over the enclosure (> 0)
   Box at_T, last;         // the enclosures at T and at the end (report_until)
-  std::vector<double> step_sizes;
+  std::vector<double> step_sizes;         // the steps up to T (all of them when not proved)
+  std::vector<double> report_step_sizes;  // proved: the steps after T, taken only for report_until
   std::vector<std::pair<double, double>> width_trace;  // (t, max width) after each step
   bool start_in_hemisphere = false;                    // the start (rounded to double) in an open hemisphere (exact LP)
   bool start_hemisphere_certified = false;
   BooleanCapture capture;               // the capture predicates (boolean())
   std::vector<std::string> hypotheses;  // capture predicates: what was certified on the decimals
   double seconds = 0;
+  bool interrupted = false;  // stopped by ProveOptions::interrupt at t_reached: neither proved nor refuted
 };
 
 /// The discrete layer models (layer-normalized, euler-renormalize): the proof runs layer by layer
@@ -127,22 +135,56 @@ struct FlowResult {
   double t_reached = 0;
   long steps = 0;
   std::vector<Box> boxes;  // one per requested time reached
+  bool interrupted = false;  // stopped by ProveOptions::interrupt at t_reached (ok is false)
 };
 FlowResult enclose_flow(const ProveInstance& instance, const std::vector<double>& times, const ProveOptions& options,
                         const std::vector<double>& start_lo = {}, const std::vector<double>& start_hi = {});
+
+/// Bytes a proof (or enclosure) of this instance with these options needs at its peak, estimated
+/// from what verify/ allocates for one step: the Taylor coefficient arrays of the point series
+/// (orders ≤ p, n² logits and exponentials), the Jacobian jets (orders ≤ q, each value carrying
+/// n·d derivatives: n²·(n·d) intervals), the Lohner matrices (a handful of (n·d)² matrices); for
+/// the layer models the layer's Jacobian and the attention matrices of dual numbers. A guard
+/// against runs that cannot fit, measured against peak RSS in docs/verified.md, not a promise.
+double proof_memory_bytes(const ProveInstance& instance, const ProveOptions& options);
+inline constexpr double kDefaultMaxMemoryGb = 4;  // GiB (2^30 bytes)
+/// InputError "prove: n = 2000, d = 3 needs about X GB (limit Y GB; --max-memory-gb to raise it)"
+/// when the estimate exceeds max_gb GiB; nothing is allocated before the refusal.
+void require_proof_memory(const ProveInstance& instance, const ProveOptions& options, double max_gb);
 
 /// certificate.json of a proof (the instance, options and step sizes needed to re-verify it, and
 /// everything report/proof_appendix.hpp needs to typeset it).
 nlohmann::json make_certificate(const ProveInstance& instance, const ProveOptions& options, const ProofResult& r);
 
-/// Re-verifies a certificate by recomputing the proof with its instance, options and step
-/// sizes; every claim (outcome, T, w, margin, enclosure) must equal the recomputation.
+/// The keys of a certificate that are provenance, not claims: written by make_certificate (or the
+/// CLI: source_config), type-checked, never compared with a recomputation.
+inline constexpr const char* kCertificateProvenanceKeys[] = {"attnflow_version", "git", "seconds", "source_config"};
+
+/// The schema of certificate.json, without running the proof: every key known (at every level,
+/// for the certificate's model and outcome), every value of its type and range, every list of
+/// the length the instance implies (n·d points, d·d weights, at most method.max_steps steps).
+/// Throws InputError naming the field ("certificate.predicate.margin: must be a decimal string"),
+/// nothing else; allocates nothing that grows with a number read from the input (a fuzz target).
+void validate_certificate(const nlohmann::json& certificate);
+
+/// Re-verifies a certificate: validate_certificate (InputError), then the proof recomputed with
+/// the certificate's instance, method and step sizes, and the certificate make_certificate writes
+/// for that recomputation compared with the stored one key by key: every claim (outcome, T, steps,
+/// step sizes, predicate, enclosures, width trace, start, the texts derived from the predicate and
+/// the model) must be equal, every key present in both; only kCertificateProvenanceKeys are not
+/// compared. Also the method's settings a replay of given steps does not read (tol, max_step, …)
+/// are not claims: an edit there leaves the same valid proof (docs/verified.md).
 struct CheckResult {
   bool accepted = false;
+  bool interrupted = false;  // stopped by the interrupt flag: neither accepted nor rejected
   std::string message;  // one line: why rejected, or what was verified (the same on every run)
   double seconds = 0;   // the recomputation's wall time (not in the message: results stay deterministic)
 };
-CheckResult check_certificate(const nlohmann::json& certificate);
+struct CheckLimits {
+  const std::atomic<bool>* interrupt = nullptr;  // polled by the recomputation (ProveOptions::interrupt)
+  double max_memory_gb = kDefaultMaxMemoryGb;    // require_proof_memory before recomputing
+};
+CheckResult check_certificate(const nlohmann::json& certificate, const CheckLimits& limits = {});
 
 /// t rounded to the nearest multiple of 2^-24, the time quantum every step size is a multiple of
 /// (enclose_flow lands exactly on such times).
