@@ -1,11 +1,15 @@
 #include "attnflow/version.hpp"
 #include "attnflow/bench/registry.hpp"
 
+#include "attnflow/io/process.hpp"
 #include "attnflow/verify/prove.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 
 namespace attnflow::bench {
 
@@ -60,6 +64,49 @@ BenchResult euclid8x4_seconds(const BenchOptions&) {
   return r;
 }
 
+/// What a call through the bootstrap costs beyond the program (issue 21): `./attnflow list` and
+/// this program's own `list`, spawned alternately so both see the same machine, medians of 11.
+BenchResult bootstrap_overhead_seconds(const BenchOptions&) {
+  BenchResult r;
+  r.unit = "s";
+  r.goal = "<= 0.05";
+  r.definition = "median wall time of ./attnflow list minus that of the program's own list (11 each, alternating)";
+  const std::string bootstrap = std::string(attnflow::source_dir()) + "/attnflow";
+  const std::string program = std::filesystem::read_symlink("/proc/self/exe").string();
+  auto seconds = [](const std::vector<std::string>& argv, int timeout) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProcessResult p = run_program(argv, ".", "/dev/null", timeout);
+    if (!p.started || p.timed_out || p.exit_code != 0) return std::nan("");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  // The first call may still install or build (a stale stamp): not measured.
+  if (std::isnan(seconds({bootstrap, "list"}, 3600))) {
+    r.value = std::nan("");
+    r.details = {{"error", bootstrap + " list failed"}};
+    return r;
+  }
+  std::vector<double> through, direct;
+  for (int k = 0; k < 11; ++k) {
+    through.push_back(seconds({bootstrap, "list"}, 60));
+    direct.push_back(seconds({program, "list"}, 60));
+  }
+  auto failed = [](const std::vector<double>& v) { return std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); }); };
+  if (failed(through) || failed(direct)) {
+    r.value = std::nan("");
+    r.details = {{"error", "a list call failed or timed out"}};
+    return r;
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double b = median(through), p = median(direct);
+  r.value = b - p;
+  r.goal_met = std::isnan(r.value) ? -1 : (r.value <= 0.05 ? 1 : 0);
+  r.details = {{"bootstrap_list_median_s", b}, {"program_list_median_s", p}};
+  return r;
+}
+
 }  // namespace
 
 const std::vector<Benchmark>& benchmarks() {
@@ -76,6 +123,7 @@ const std::vector<Benchmark>& benchmarks() {
          return prove_seconds("prove8", 19, 25);
        }},
       {"euclid8x4_seconds", euclid8x4_seconds},
+      {"bootstrap_overhead_seconds", bootstrap_overhead_seconds},
   };
   return list;
 }
