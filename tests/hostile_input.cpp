@@ -286,6 +286,16 @@ BOOST_AUTO_TEST_CASE(a_long_run_off_a_terminal_prints_progress_lines) {
   BOOST_TEST(r.err.find("attnflow: simulate ") != std::string::npos, r.err);
   BOOST_TEST(r.err.find("% after ") != std::string::npos, r.err);
   BOOST_TEST(r.err.find('\r') == std::string::npos);  // plain lines, not a redrawn bar
+  for (const char* bad : {"abc", "0", "-1", "1e9", ""}) {
+    ::setenv("ATTNFLOW_PROGRESS_SECONDS", bad, 1);
+    const CliResult refused = run_cli("simulate --config " + quoted(file) + " --out " + quoted((tmp.path / "p").string()), tmp);
+    ::unsetenv("ATTNFLOW_PROGRESS_SECONDS");
+    BOOST_TEST_CONTEXT("ATTNFLOW_PROGRESS_SECONDS=" << bad) {
+      BOOST_TEST(refused.code == 2, refused.err);
+      BOOST_TEST(count_lines(refused.err) == 1u, refused.err);
+      BOOST_TEST(refused.err.find("ATTNFLOW_PROGRESS_SECONDS") != std::string::npos, refused.err);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(rejected_steps_are_counted_for_every_controlled_method) {

@@ -1,5 +1,7 @@
 #include "cli/progress.hpp"
 
+#include "attnflow/errors.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,14 +22,16 @@ std::string eta_text(double fraction, double elapsed) {
 
 namespace {
 
-/// Seconds between two progress lines in a log: ATTNFLOW_PROGRESS_SECONDS if it is a number in
-/// [0.01, 86400], else 10 (the variable is documented for tests and batch systems, not input).
+/// Seconds between two progress lines in a log: 10, or ATTNFLOW_PROGRESS_SECONDS when set (a
+/// value that is not a number of seconds in [0.01, 86400] is bad input, not a silent default).
 double log_interval_seconds() {
   const char* v = std::getenv("ATTNFLOW_PROGRESS_SECONDS");
-  if (!v || !*v) return 10;
+  if (!v) return 10;
   char* end = nullptr;
   const double s = std::strtod(v, &end);
-  return (*end == '\0' && s >= 0.01 && s <= 86400) ? s : 10;
+  if (!*v || *end != '\0' || !(s >= 0.01 && s <= 86400))
+    input_error("ATTNFLOW_PROGRESS_SECONDS", "must be a number of seconds in [0.01, 86400]");
+  return s;
 }
 
 }  // namespace
