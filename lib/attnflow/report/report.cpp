@@ -188,7 +188,8 @@ std::string equal_columns(std::size_t count) {
 }
 
 /// Per-instance rows as tables with named columns: numbers to the digits their error supports,
-/// values shared by every row stated once above, sentences listed below, never in cells.
+/// values shared by every row stated once above, sentences listed below (verbatim: the
+/// measurement's own text), never in cells.
 std::string instances_table(const json& rows, const Names& names) {
   std::vector<std::string> cols;
   for (const auto& row : rows)
@@ -240,7 +241,8 @@ std::string instances_table(const json& rows, const Names& names) {
   for (const auto& c : notes) {
     t << "{\\small\\textbf{" << names.header(c) << "}, by row:\\par\\begin{enumerate}\\setlength{\\itemsep}{0pt}\n";
     for (std::size_t r = 0; r < shown; ++r)
-      t << "\\item " << (rows[r].is_object() && rows[r].contains(c) ? breakable(scalar_tex(rows[r][c])) : "--") << "\n";
+      t << "\\item " << (rows[r].is_object() && rows[r].contains(c) ? "\\texttt{" + breakable(scalar_tex(rows[r][c])) + "}" : "--")
+        << "\n";
     t << "\\end{enumerate}}\n";
   }
   if (rows.size() > kMaxInstanceRows)
@@ -339,20 +341,25 @@ std::string controls_rows(const json& controls) {
   return rows;
 }
 
-/// What each control measured, in the appendix (the statement runner's key line per control).
+/// What each control measured, in the appendix: the runner's line, verbatim (it may name
+/// observables by key).
 std::string control_results(const json& controls, const Names& names) {
-  std::string items;
+  std::string rows;
   for (const auto& ctl : controls) {
     const json e = ctl.value("evidence", json::object());
     std::string ev;
     if (e.is_object())
       for (auto it = e.begin(); it != e.end(); ++it) {
         const std::string v = scalar_tex(it.value());
-        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": " + breakable(v);
+        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": \\texttt{" + breakable(v) + "}";
       }
-    if (!ev.empty()) items += "\\item " + scalar_tex(ctl.value("description", json(""))) + ". " + ev + "\n";
+    if (!ev.empty()) rows += scalar_tex(ctl.value("description", json(""))) + " & " + ev + " \\\\\n";
   }
-  return items.empty() ? "" : "{\\small\\begin{itemize}\n" + items + "\\end{itemize}}\n";
+  if (rows.empty()) return "";
+  return "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.35\\linewidth-2\\tabcolsep\\relax}"
+         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.65\\linewidth-2\\tabcolsep\\relax}}\n\\toprule\n"
+         "negative control & what it measured \\\\\n\\midrule\n\\endhead\n" +
+         rows + "\\bottomrule\n\\end{longtable}}\n";
 }
 
 bool non_empty_list(const json& c, const char* key) { return c.contains(key) && c[key].is_array() && !c[key].empty(); }
