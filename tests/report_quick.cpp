@@ -24,12 +24,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return attnflow::testing::read_text(p); }
 
 const json& quick() {
   static const json r = json::parse(slurp(fs::path(source_dir()) / "tests/data/quick_results.json"));
