@@ -112,6 +112,22 @@ const std::map<std::string, KeyLabel>& table() {
       {"energy_vs_log10t", {"interaction energy against time", "", ""}},
       {"fraction_heat_map", {"fraction of close pairs over time and inverse temperature", "", ""}},
       {"b_eps", {"half-gap for start offset", "", ""}},
+      // work-precision (hooks/work_precision.cpp)
+      {"work_precision", {"work-precision diagram: cost against error, per integrator and precision", "", ""}},
+      {"reference", {"reference curve", "\\gamma(t)", ""}},
+      {"reference_error", {"error of the reference curve", "", ""}},
+      {"error_rule", {"error rule", "", ""}},
+      {"cost_rule", {"cost rule", "", ""}},
+      {"diagram_points", {"runs of the diagram", "", ""}},
+      {"integrator", {"integrator and precision", "", ""}},
+      {"step_or_tolerance", {"step or tolerance", "", ""}},
+      {"deviation_from_gamma", {"largest deviation from the reference", "\\max |\\langle x_i, x_j\\rangle - \\gamma|", ""}},
+      {"rhs_evaluations", {"right-hand-side evaluations", "", ""}},
+      {"rejected_steps", {"rejected steps", "", ""}},
+      {"observed_orders", {"observed orders of the fixed-step methods", "", ""}},
+      {"observed_order", {"observed order", "p", ""}},
+      {"smallest_run_error", {"smallest error of any run", "", ""}},
+      {"reference_method", {"method of the reference", "", ""}},
   };
   return t;
 }
