@@ -35,6 +35,14 @@ inline std::string run_command(const std::string& cmd, int* status = nullptr) {
   return out;
 }
 
+/// The whole file (empty when it cannot be read).
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 inline std::string attnflow_bin() {
   const char* bin = std::getenv("ATTNFLOW_BIN");
   BOOST_TEST_REQUIRE((bin != nullptr && *bin), "ATTNFLOW_BIN is not set (ctest sets it to the attnflow program)");

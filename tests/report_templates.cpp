@@ -22,12 +22,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return attnflow::testing::read_text(p); }
 
 fs::path certificates_dir() { return fs::path(source_dir()) / "proofs" / "certificates"; }
 

@@ -1,4 +1,5 @@
 // attnflow report --results DIR/results.json [--out DIR] → DIR/report.tex, DIR/report.pdf
+// attnflow report --results DIR/results.json --only ID [--standalone] → DIR/ID.tex (one section)
 // attnflow report --certificate CERT.json [--out DIR] → DIR/proof.tex (the proof's appendix)
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
@@ -22,8 +23,8 @@ int print_report_outcome(const ReportOutcome& r) {
 
 void register_report(CLI::App& app) {
   struct Options {
-    std::string results, certificate, out;
-    bool no_pdf = false;
+    std::string results, certificate, out, only;
+    bool no_pdf = false, standalone = false;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("report", "LaTeX report (and PDF) of a results.json, or the appendix of one proof");
@@ -32,6 +33,9 @@ void register_report(CLI::App& app) {
   results->excludes(certificate);
   sub->add_option("--out", o->out, "output directory (default: beside the input)")->check(non_empty_path());
   sub->add_flag("--no-pdf", o->no_pdf, "write report.tex and data only");
+  auto* only = sub->add_option("--only", o->only, "one check's section alone, as DIR/ID.tex (to \\input into a paper)");
+  only->needs(results);
+  sub->add_flag("--standalone", o->standalone, "with --only: a document that compiles alone (DIR/ID.pdf)")->needs(only);
   add_command(sub, [o] {
     if (o->results.empty() && o->certificate.empty())
       throw InputError("report: give --results results.json or --certificate certificate.json");
@@ -44,6 +48,9 @@ void register_report(CLI::App& app) {
     }
     const std::string out = o->out.empty() ? std::filesystem::path(o->results).parent_path().string() : o->out;
     const std::string results_dir = std::filesystem::path(o->results).parent_path().string();
+    if (!o->only.empty())
+      return print_report_outcome(write_section(read_json_file(o->results), o->only, out.empty() ? "." : out,
+                                                o->standalone, !o->no_pdf, results_dir.empty() ? "." : results_dir));
     return print_report_outcome(write_report(read_json_file(o->results), out.empty() ? "." : out, !o->no_pdf,
                                              results_dir.empty() ? "." : results_dir));
   });

@@ -36,6 +36,7 @@ const std::vector<CatalogueEntry>& catalogue() {
       builtin("B-single-cluster"),
       builtin("B-6.4"),
       builtin("B-6.8"),
+      builtin("work-precision"),
       builtin("B-6.9"),
       builtin("B-metastability"),
       builtin("phase-diagram"),

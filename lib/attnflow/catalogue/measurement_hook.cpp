@@ -101,12 +101,13 @@ MeasurementHook hook_good_triple_levels();
 MeasurementHook hook_gamma_scaling();
 MeasurementHook hook_metastable_plateaus();
 MeasurementHook hook_phase_diagram();
+MeasurementHook hook_work_precision();
 
 namespace {
 
 std::vector<MeasurementHook>& hooks() {
   static std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram(), hook_work_precision()};
   return all;
 }
 

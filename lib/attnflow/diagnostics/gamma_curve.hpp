@@ -8,30 +8,38 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace attnflow {
 
-/// γ(t) at the given (increasing, starting at ≥ 0) times, by the scalar ODE integrated far more
-/// tightly (1e-15) than any flow it is compared with.
-inline std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times) {
-  auto rhs = [usa, n, beta](const State<double>& g, State<double>& dg, double) {
-    const double e = std::exp(beta * g[0]);
-    const double core = 2 * e * (1 - g[0]) * ((n - 1) * g[0] + 1);
-    dg[0] = usa ? core / n : core / (std::exp(beta) + (n - 1) * e);
+/// γ(t) at `times` (increasing, the first ≥ 0) in T, the scalar ODE integrated by `method` at
+/// rtol = atol = `tol` (for MPFR at the thread's current precision).
+template <class T>
+std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<T>& times, const std::string& method,
+                              const T& tol, const T& first_step) {
+  auto rhs = [usa, n, beta](const State<T>& g, State<T>& dg, const T&) {
+    using std::exp;
+    const T e = exp(beta * g[0]);
+    const T core = 2 * e * (1 - g[0]) * ((n - 1) * g[0] + 1);
+    dg[0] = usa ? T(core / n) : T(core / (exp(beta) + (n - 1) * e));
   };
   if (times.empty()) return {};
-  IntegrationSettings<double> s;
-  s.method = "dopri5";
-  s.rtol = s.atol = 1e-15;
-  s.dt = 1e-4;
+  IntegrationSettings<T> s;
+  s.method = method;
+  s.rtol = s.atol = tol;
+  s.dt = first_step;
   s.sample_times = times;
-  const Trajectory<double> tr =
-      integrate(vector_field<double>("gamma", 1, 1, rhs), Tokens<double>(Tokens<double>::Zero(1, 1)), s);
+  const Trajectory<T> tr = integrate(vector_field<T>("gamma", 1, 1, rhs), Tokens<T>(Tokens<T>::Zero(1, 1)), s);
   if (tr.stats.stop_reason != "end") throw std::runtime_error("gamma_curve: " + tr.stats.stop_reason);
-  std::vector<double> out;
+  std::vector<T> out;
   for (const auto& x : tr.x) out.push_back(x(0, 0));
   return out;
+}
+
+/// γ(t) in double, integrated far more tightly (1e-15) than any flow it is compared with.
+inline std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times) {
+  return gamma_curve_at<double>(usa, n, beta, times, "dopri5", 1e-15, 1e-4);
 }
 
 }  // namespace attnflow

@@ -142,7 +142,8 @@ std::string axis_options(const json& f, const std::string& title) {
   if (flag(f, "log_x")) o += ",xmode=log";
   if (flag(f, "log_y")) o += ",ymode=log";
   // Labels are data: long ones wrap instead of running off the page.
-  o += ",xlabel style={align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}";
+  o += ",xlabel style={align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}"
+       ",title style={align=center,text width=0.75\\linewidth}";
   return o;
 }
 
@@ -151,6 +152,15 @@ std::string data_file(const std::string& prefix, std::size_t& counter, const std
   const std::string path = fmt::format("{}fig{}-{}.dat", prefix, counter++, safe_name(name));
   files.push_back({path, std::move(content)});
   return path;
+}
+
+/// Long legend entries get fewer columns, so the legend stays within the plot's width.
+std::size_t legend_columns(const std::vector<std::pair<std::string, const json*>>& curves, const std::vector<json>& fits) {
+  std::size_t longest = 0;
+  for (const auto& c : curves) longest = std::max(longest, c.first.size());
+  for (const auto& f : fits) longest = std::max(longest, str(f, "label", "fit").size());
+  const std::size_t columns = longest > 32 ? 1 : longest > 20 ? 2 : 3;
+  return std::min(columns, curves.size() + fits.size());
 }
 
 std::string lines_tex(const std::string& title, const json& f, const std::string& prefix, std::size_t& counter,
@@ -172,10 +182,10 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
   }
   const bool legend = curves.size() + fits.size() <= kMaxLegendEntries && (curves.size() > 1 || !fits.empty());
   std::ostringstream t;
-  t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major";
+  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major";
   if (paths) t << ",axis equal image";
   if (legend)
-    t << ",legend cell align=left,legend columns=" << std::min<std::size_t>(3, curves.size() + fits.size())
+    t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits)
       << ",legend style={font=\\scriptsize,at={(0.5,-0.2)},anchor=north,draw=none}";
   t << "]\n";
   std::size_t drawn = 0;
@@ -222,7 +232,7 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
       << "] table[x=x,y=y] {" << file << "};\n";
     if (legend) t << "\\addlegendentry{" << esc(str(fit, "label", "fit")) << "}\n";
   }
-  t << "\\end{axis}\\end{tikzpicture}\\end{center}\n";
+  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
   if (!legend && (curves.size() > 1 || !fits.empty())) {
     t << "{\\scriptsize Curves:";
     for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)
@@ -288,7 +298,7 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
   const auto [x0, x1] = grid_extent(xs, log_x);
   const auto [y0, y1] = grid_extent(ys, log_y);
   std::ostringstream t;
-  t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title)
+  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title)
     << ",colorbar,colormap/viridis,colorbar style={ylabel={" << esc(str(f, "z_label", "value"))
     << "},ylabel style={font=\\small}},enlargelimits=false,axis on top"
     << fmt::format(",xmin={:.10g},xmax={:.10g},ymin={:.10g},ymax={:.10g}", x0, x1, y0, y1);
@@ -325,7 +335,7 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
       t << "\\addplot[" << (c++ % 2 ? "red" : "white") << ",very thick,mark=*,mark size=1.2pt] table[x=x,y=y] {" << cf
         << "};\n\\addlegendentry{" << esc(it.key()) << "}\n";
     }
-  t << "\\end{axis}\\end{tikzpicture}\\end{center}\n";
+  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
   if (missing) t << fmt::format("{{\\scriptsize {} cell(s) without a value are drawn blank.}}\n\n", missing);
   return t.str();
 }
@@ -340,7 +350,7 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
   sort_naturally(curves);
   const bool legend = curves.size() <= kMaxLegendEntries;
   std::ostringstream t;
-  t << "\\begin{center}\\begin{tikzpicture}\\begin{axis}[width=0.7\\linewidth,height=0.7\\linewidth,view={125}{25},"
+  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[width=0.7\\linewidth,height=0.7\\linewidth,view={125}{25},"
        "axis equal image,title={\\small "
     << esc(title) << "},xlabel={" << esc(str(f, "x_label", "x")) << "},ylabel={" << esc(str(f, "y_label", "y"))
     << "},zlabel={" << esc(str(f, "z_label", "z")) << "}";
@@ -364,7 +374,7 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     t << endpoint_marks(content, 3, colour);
   }
   if (drawn == 0) return "";
-  t << "\\end{axis}\\end{tikzpicture}\\end{center}\n{\\scriptsize Open circles: starts; dots: ends.}\n\n";
+  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n{\\scriptsize Open circles: starts; dots: ends.}\n\n";
   return t.str();
 }
 

@@ -4,6 +4,7 @@
 
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/catalogue/labels.hpp"
 #include "attnflow/report/convergence_tex.hpp"
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_escape.hpp"
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -114,50 +116,158 @@ void validate(const json& r) {
     input_error("results.attnflow_version", "must be a string");
 }
 
-std::string instances_table(const json& instances) {
+/// Names for keys: the label table of catalogue/labels.hpp; a key without a label is shown in
+/// words (underscores as spaces) and recorded, so tests fail until it gets one.
+struct Names {
+  std::set<std::string>* missing = nullptr;
+  std::string words(const std::string& key) const {
+    if (const auto l = find_key_label(key)) return esc(l->label);
+    if (missing) missing->insert(key);
+    std::string w = key;
+    std::replace(w.begin(), w.end(), '_', ' ');
+    return esc(w);
+  }
+  /// A column header or a row name: words, then the symbol in math, then the unit.
+  std::string header(const std::string& key) const {
+    const auto l = find_key_label(key);
+    if (!l) return words(key);
+    std::string h = esc(l->label);
+    if (!l->symbol.empty()) h += " $" + l->symbol + "$";
+    if (!l->unit.empty()) h += " (" + esc(l->unit) + ")";
+    return h;
+  }
+};
+
+/// A number in math mode: 1.2e-05 → 1.2\cdot 10^{-5}.
+std::string math_number(double v, int sig) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "\\text{--}" : (v > 0 ? "\\infty" : "-\\infty");
+  if (v == std::floor(v) && std::abs(v) < 1e9) return fmt::format("{:.0f}", v);
+  const std::string s = fmt::format("{:.{}g}", v, sig);
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  const int exponent = std::stoi(s.substr(e + 1));
+  const std::string mantissa = s.substr(0, e);
+  return (mantissa == "1" ? std::string() : mantissa + "\\cdot ") + fmt::format("10^{{{}}}", exponent);
+}
+
+/// Significant digits of a measured value: the fewest (up to 6) that give it back exactly (an
+/// input such as β = 0.03125), else as many as its error estimate supports (2 to 6), else 4.
+int significant_digits(double v, double error) {
+  for (int sig = 1; sig <= 6; ++sig)
+    if (std::stod(fmt::format("{:.{}g}", v, sig)) == v) return sig;
+  if (std::isfinite(error) && error > 0 && v != 0)
+    return std::clamp(int(std::floor(std::log10(std::abs(v))) - std::floor(std::log10(error))) + 1, 2, 6);
+  return 4;
+}
+
+std::string cell_tex(const json& v, double error) {
+  if (v.is_number()) return "$" + math_number(v.get<double>(), significant_digits(v.get<double>(), error)) + "$";
+  return scalar_tex(v);
+}
+
+/// Long strings may break after , ; / (identifiers and lists have no spaces).
+std::string breakable(const std::string& tex) {
+  std::string out;
+  for (char c : tex) {
+    out += c;
+    if (c == ',' || c == ';' || c == '/') out += "\\allowbreak{}";
+  }
+  return out;
+}
+
+constexpr std::size_t kColumnsPerTable = 6;
+constexpr std::size_t kLongText = 40;  // longer strings are notes under the table, not cells
+
+/// `count` equal paragraph columns after a narrow row-number column, filling the line exactly.
+std::string equal_columns(std::size_t count) {
+  std::string spec = ">{\\raggedleft\\arraybackslash}p{1.2em}";
+  for (std::size_t c = 0; c < count; ++c)
+    spec += fmt::format(">{{\\raggedright\\arraybackslash}}p{{\\dimexpr(\\linewidth-{}\\tabcolsep-1.2em)/{}\\relax}}",
+                        2 * (count + 1), count);
+  return spec;
+}
+
+/// Per-instance rows as tables with named columns: numbers to the digits their error supports,
+/// values shared by every row stated once above, sentences listed below (verbatim: the
+/// measurement's own text), never in cells.
+std::string instances_table(const json& rows, const Names& names) {
   std::vector<std::string> cols;
-  for (const auto& row : instances)
+  for (const auto& row : rows)
     if (row.is_object())
       for (auto it = row.begin(); it != row.end(); ++it)
-        if (scalar_tex(it.value()) != "" && std::find(cols.begin(), cols.end(), it.key()) == cols.end() &&
-            cols.size() < 6)
+        if (scalar_tex(it.value()) != "" && std::find(cols.begin(), cols.end(), it.key()) == cols.end())
           cols.push_back(it.key());
   if (cols.empty()) return "";
-  std::ostringstream t;
-  // Equal paragraph columns that share the text width, so long strings wrap instead of overflowing.
-  const double width = 0.94 / static_cast<double>(cols.size());
-  std::string spec;
-  for (std::size_t c = 0; c < cols.size(); ++c)
-    spec += fmt::format(">{{\\raggedright\\arraybackslash}}p{{{:.3f}\\linewidth}}", width);
-  t << "{\\scriptsize\\setlength{\\tabcolsep}{3pt}\\begin{longtable}{" << spec << "}\n\\toprule\n";
-  for (std::size_t c = 0; c < cols.size(); ++c) t << (c ? " & " : "") << esc(cols[c]);
-  t << " \\\\\n\\midrule\n";
-  std::size_t shown = 0;
-  for (const auto& row : instances) {
-    if (shown++ == kMaxInstanceRows) break;
-    for (std::size_t c = 0; c < cols.size(); ++c)
-      t << (c ? " & " : "") << (row.contains(cols[c]) ? scalar_tex(row[cols[c]]) : "");
-    t << " \\\\\n";
+  const std::size_t shown = std::min(rows.size(), kMaxInstanceRows);
+  std::vector<std::string> table_cols, common, notes;
+  for (const auto& c : cols) {
+    bool same = rows.size() > 1, long_text = false;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const json v = rows[r].is_object() ? rows[r].value(c, json()) : json();
+      same = same && v == rows[0].value(c, json());
+      long_text = long_text || (v.is_string() && v.get<std::string>().size() > kLongText);
+    }
+    if (same)
+      common.push_back(c);
+    else if (long_text)
+      notes.push_back(c);
+    else
+      table_cols.push_back(c);
   }
-  t << "\\bottomrule\n\\end{longtable}}\n";
-  if (instances.size() > kMaxInstanceRows)
-    t << fmt::format("\\noindent{{\\small First {} of {} instances; all are in results.json.}}\n\n", kMaxInstanceRows,
-                     instances.size());
+  std::ostringstream t;
+  if (!common.empty()) {
+    t << "{\\small Every row: ";
+    for (std::size_t k = 0; k < common.size(); ++k)
+      t << (k ? "; " : "") << names.header(common[k]) << " " << breakable(cell_tex(rows[0][common[k]], NAN));
+    t << ".}\\par\n";
+  }
+  for (std::size_t first = 0; first < table_cols.size(); first += kColumnsPerTable) {
+    const std::size_t count = std::min(kColumnsPerTable, table_cols.size() - first);
+    t << "{\\scriptsize\\begin{longtable}{" << equal_columns(count) << "}\n\\toprule\n\\#";
+    for (std::size_t c = first; c < first + count; ++c) t << " & " << names.header(table_cols[c]);
+    t << " \\\\\n\\midrule\n\\endhead\n";
+    for (std::size_t r = 0; r < shown; ++r) {
+      const json& row = rows[r];
+      const double error = row.is_object() && row.contains("error_estimate") && row["error_estimate"].is_number()
+                               ? row["error_estimate"].get<double>()
+                               : NAN;
+      t << r + 1;
+      for (std::size_t c = first; c < first + count; ++c)
+        t << " & " << (row.is_object() && row.contains(table_cols[c]) ? breakable(cell_tex(row[table_cols[c]], error)) : "");
+      t << " \\\\\n";
+    }
+    t << "\\bottomrule\n\\end{longtable}}\n";
+  }
+  for (const auto& c : notes) {
+    t << "{\\small\\textbf{" << names.header(c) << "}, by row:\\par\\begin{enumerate}\\setlength{\\itemsep}{0pt}\n";
+    for (std::size_t r = 0; r < shown; ++r)
+      t << "\\item " << (rows[r].is_object() && rows[r].contains(c) ? "\\texttt{" + breakable(scalar_tex(rows[r][c])) + "}" : "--")
+        << "\n";
+    t << "\\end{enumerate}}\n";
+  }
+  if (rows.size() > kMaxInstanceRows)
+    t << fmt::format("\\noindent{{\\small First {} of {} rows; all are in results.json.}}\n\n", kMaxInstanceRows,
+                     rows.size());
   return t.str();
 }
 
-std::string evidence_tex(const json& evidence) {
+/// The full evidence of a check (its appendix): named fields, then each list as tables.
+std::string evidence_tex(const json& evidence, const Names& names) {
   std::ostringstream t;
   if (!evidence.is_object() || evidence.empty()) return "";
-  t << "{\\small\\begin{longtable}{>{\\raggedright}p{3.6cm}>{\\raggedright\\arraybackslash}p{12cm}}\n";
+  std::string rows;
   for (auto it = evidence.begin(); it != evidence.end(); ++it) {
     const std::string v = scalar_tex(it.value());
-    if (!v.empty()) t << "\\textbf{" << esc(it.key()) << "} & " << v << " \\\\\n";
+    if (!v.empty() && it.key() != "statement") rows += names.header(it.key()) + " & " + breakable(v) + " \\\\\n";
   }
-  t << "\\end{longtable}}\n";
+  if (!rows.empty())
+    t << "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.26\\linewidth-2\\tabcolsep\\relax}"
+         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.74\\linewidth-2\\tabcolsep\\relax}}\n"
+      << rows << "\\end{longtable}}\n";
   for (auto it = evidence.begin(); it != evidence.end(); ++it)
-    if (it.key() != "convergence" && it.value().is_array() && !it.value().empty() && it.value()[0].is_object())
-      t << "\\paragraph{" << esc(it.key()) << "}\n" << instances_table(it.value());
+    if (it.key() != "convergence" && it.key() != "certificates" && it.value().is_array() && !it.value().empty() &&
+        it.value()[0].is_object())
+      t << "\\subsection*{" << names.header(it.key()) << "}\n" << instances_table(it.value(), names);
   return t.str();
 }
 
@@ -219,35 +329,257 @@ std::string hypotheses_rows(const json& hypotheses) {
   std::string rows;
   for (const auto& h : hypotheses)
     rows += scalar_tex(h.value("name", json(""))) + " & " + scalar_tex(h.value("established", json(""))) + " & " +
-            scalar_tex(h.value("detail", json(""))) + " \\\\\n";
+            breakable(scalar_tex(h.value("detail", json("")))) + " \\\\\n";
   return rows;
 }
 
 std::string controls_rows(const json& controls) {
   std::string rows;
-  for (const auto& ctl : controls) {
-    std::string ev;
-    const json e = ctl.value("evidence", json::object());
-    if (e.is_object())
-      for (auto it = e.begin(); it != e.end(); ++it) {
-        const std::string v = scalar_tex(it.value());
-        if (!v.empty()) ev += esc(it.key()) + " = " + v + "; ";
-      }
+  for (const auto& ctl : controls)
     rows += scalar_tex(ctl.value("description", json(""))) + " & " + scalar_tex(ctl.value("expected", json(""))) +
-            " & " + verdict_tex(ctl.value("verdict", std::string("?"))) + " & " + ev + " \\\\\n";
-  }
+            " & " + verdict_tex(ctl.value("verdict", std::string("?"))) + " \\\\\n";
   return rows;
 }
 
+/// What each control measured, in the appendix: the runner's line, verbatim (it may name
+/// observables by key).
+std::string control_results(const json& controls, const Names& names) {
+  std::string rows;
+  for (const auto& ctl : controls) {
+    const json e = ctl.value("evidence", json::object());
+    std::string ev;
+    if (e.is_object())
+      for (auto it = e.begin(); it != e.end(); ++it) {
+        const std::string v = scalar_tex(it.value());
+        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": \\texttt{" + breakable(v) + "}";
+      }
+    if (!ev.empty()) rows += scalar_tex(ctl.value("description", json(""))) + " & " + ev + " \\\\\n";
+  }
+  if (rows.empty()) return "";
+  return "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.35\\linewidth-2\\tabcolsep\\relax}"
+         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.65\\linewidth-2\\tabcolsep\\relax}}\n\\toprule\n"
+         "negative control & what it measured \\\\\n\\midrule\n\\endhead\n" +
+         rows + "\\bottomrule\n\\end{longtable}}\n";
+}
+
 bool non_empty_list(const json& c, const char* key) { return c.contains(key) && c[key].is_array() && !c[key].empty(); }
+
+const json* field(const json& j, const char* key) { return j.is_object() && j.contains(key) ? &j[key] : nullptr; }
+
+/// The clauses of a statement-runner check, each in symbols with its extreme value over the
+/// instances ("" for a measurement hook's check: its key number says it).
+std::vector<std::string> clause_results(const json& c) {
+  std::vector<std::string> out;
+  const json evidence = c.value("evidence", json::object());
+  const json* spec = field(evidence, "specification");
+  const json* conclusion = spec ? field(*spec, "conclusion") : nullptr;
+  const json* instances = field(evidence, "instances");
+  if (!conclusion || !conclusion->is_array() || !instances || !instances->is_array()) return out;
+  for (std::size_t k = 0; k < conclusion->size(); ++k) {
+    const json& cl = (*conclusion)[k];
+    if (!cl.is_object() || !cl.contains("observable") || !cl["observable"].is_string()) continue;
+    const auto label = find_key_label(cl["observable"].get<std::string>());
+    if (!label || cl.contains("rate")) continue;  // rates are compared in the evidence, not summarised
+    std::string S = label->symbol.empty() ? "\\text{" + esc(label->label) + "}" : label->symbol;
+    if (cl.contains("delta") && cl["delta"].is_number())
+      S += "\\ (\\delta = " + math_number(cl["delta"].get<double>(), 3) + ")";
+    const bool every = cl.value("at", std::string()) == "every-sample";
+    auto extreme = [&](const char* key, bool lowest) {
+      double x = NAN;
+      for (const auto& inst : *instances) {
+        const json* cls = field(inst, "clauses");
+        if (!cls || !cls->is_array() || k >= cls->size()) continue;
+        const json* v = field((*cls)[k], key);
+        if (v && v->is_number() && (std::isnan(x) || (lowest ? v->get<double>() < x : v->get<double>() > x)))
+          x = v->get<double>();
+      }
+      return x;
+    };
+    std::string line;
+    if (cl.contains("tends_to") && cl["tends_to"].is_number()) {
+      const std::string v = math_number(cl["tends_to"].get<double>(), 4);
+      const double d = extreme("distance_T", false);
+      line = "$" + S + " \\to " + v + "$";
+      if (!std::isnan(d))
+        line += ", at $T$ within $" + math_number(d, 3) + "$ of it";
+    } else if (cl.contains("equals") && cl["equals"].is_number()) {
+      const double d = extreme("largest_deviation", false);
+      line = "$" + S + " = " + math_number(cl["equals"].get<double>(), 4) + "$" + (every ? " at every sample" : "");
+      if (!std::isnan(d)) line += ", largest deviation $" + math_number(d, 3) + "$";
+    } else if ((cl.contains("<=") && cl["<="].is_number()) || (cl.contains(">=") && cl[">="].is_number())) {
+      const bool low = cl.contains(">=");
+      const double x = extreme("worst_value", low);
+      line = "$" + S + (low ? " \\ge " : " \\le ") + math_number(cl[low ? ">=" : "<="].get<double>(), 4) + "$" +
+             (every ? " at every sample" : " at $t = T$");
+      if (!std::isnan(x)) line += std::string(low ? ", lowest $" : ", highest $") + math_number(x, 3) + "$";
+    } else if (cl.contains("monotone") && cl["monotone"].is_string()) {
+      const double x = extreme("largest_step_against_beyond_error", false);
+      line = "$" + S + "$ " + esc(cl["monotone"].get<std::string>());
+      if (x > 0)
+        line += ", largest step against it beyond the error $" + math_number(x, 3) + "$";
+      else if (x == 0)
+        line += ", no step against it beyond the error";
+    }
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::string instance_count(const json& c) {
+  const json evidence = c.value("evidence", json::object());
+  const json* instances = field(evidence, "instances");
+  if (!instances || !instances->is_array() || instances->empty()) return "";
+  std::size_t holds = 0;
+  for (const auto& i : *instances) holds += i.is_object() && i.value("verdict", std::string()) == "holds";
+  return fmt::format("${}/{}$ hold", holds, instances->size());
+}
+
+/// One line for the summary: the first clause in symbols, or the key number's first part.
+std::string summary_result(const json& c) {
+  const auto clauses = clause_results(c);
+  if (!clauses.empty()) return instance_count(c) + "; " + clauses.front();
+  const std::string k = c.value("key_number", std::string());
+  return esc(k.substr(0, k.find(';')));
+}
+
+bool as_expected(const json& c) {
+  if (c.contains("as_expected") && c["as_expected"].is_boolean()) return c["as_expected"].get<bool>();
+  const std::string e = c["expected"].get<std::string>();
+  return e == "reported" || e == c["verdict"].get<std::string>();
+}
+
+/// A finding: attnflow disagrees with a published statement, or a conjecture failed.
+bool is_finding(const json& c) {
+  return !as_expected(c) || (c["kind"].get<std::string>() == "conjecture" && c["verdict"].get<std::string>() == "violated");
+}
 
 struct Appendix {
   std::string id, certificate;
 };
 
-/// The document; data files (figures, appendices) are appended to `files`.
-std::string render(const json& r, const std::string& data_prefix, std::vector<DataFile>& files,
-                   const std::vector<CertificateBase>& bases) {
+/// What a rendering needs and collects: data files, certificate bases, the proofs' appendices and
+/// the keys that had no label.
+struct Rendering {
+  std::string data_prefix;
+  std::vector<DataFile>* files;
+  std::vector<CertificateBase> bases;
+  Names names;
+  std::size_t figure_index = 0;
+  std::vector<Appendix> appendices;
+  bool appendix = true;  // the check's evidence appendix is part of the document
+};
+
+std::string figure_title(const std::string& key, const json& figure, const Names& names) {
+  if (key.find('_') == std::string::npos && !key.empty()) return key;  // already words ("clause 1: diameter")
+  (void)figure;
+  return names.words(key);
+}
+
+struct Section {
+  std::string body, appendix;
+};
+
+/// One check: the section (statement, verdict and key results, main figure, hypotheses, controls,
+/// other figures) and its appendix (the full evidence).
+Section check_section(const json& c, std::size_t index, Rendering& g) {
+  const std::string id = c["id"].get<std::string>();
+  const std::string statement = read_statement(id);
+  const json evidence = c.value("evidence", json::object());
+  const std::string label = std::to_string(index);
+  TemplateValues v;
+  v.set("id", id).set("kind", c["kind"].get<std::string>()).set("source", c["source"].get<std::string>());
+  v.set("label", label).set("expected", c["expected"].get<std::string>());
+  v.set("verdict", verdict_tex(c["verdict"].get<std::string>())).set("instances", number_tex(c.value("instances", 0.0)));
+  v.flag("finding", is_finding(c));
+  v.flag("has_statement", !statement.empty()).set("statement", statement);
+  std::string key;
+  const auto clauses = clause_results(c);
+  if (!clauses.empty()) {
+    key = "\\begin{itemize}\n";
+    if (const std::string n = instance_count(c); !n.empty()) key += "\\item Instances: " + n + ".\n";
+    for (const auto& l : clauses) key += "\\item " + l + ".\n";
+    key += "\\end{itemize}\n";
+  } else if (c.contains("key_number")) {
+    key = breakable(esc(c["key_number"].get<std::string>())) + "\n";
+  }
+  v.set("key_results", key);
+  v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
+      .set("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : "");
+  const bool convergence = evidence.is_object() && evidence.contains("convergence");
+  v.flag("has_convergence", convergence).set("convergence", convergence ? convergence_tex(evidence["convergence"]) : "");
+  v.flag("has_controls", non_empty_list(c, "controls"))
+      .set("controls", non_empty_list(c, "controls") ? controls_rows(c["controls"]) : "");
+  v.set("violations", non_empty_list(c, "violations")
+                          ? fmt::format("\\textbf{{{} violating instance(s)}} are saved in results.json as configs "
+                                        "for \\texttt{{attnflow simulate}}.\n",
+                                        c["violations"].size())
+                          : "");
+  const json figures = c.value("figures", json::object());
+  std::string main_figure, other_figures;
+  if (figures.is_object())
+    for (auto it = figures.begin(); it != figures.end(); ++it) {
+      const std::string title = figure_title(it.key(), it.value(), g.names);
+      const std::string tex = figure_tex(title, title, it.value(), g.data_prefix, g.figure_index, *g.files);
+      (main_figure.empty() ? main_figure : other_figures) += tex;
+    }
+  v.flag("has_main_figure", !main_figure.empty()).set("main_figure", main_figure);
+  v.flag("has_figures", !other_figures.empty()).set("figures", other_figures);
+  std::string certificates;
+  if (evidence.is_object() && evidence.contains("certificates") && evidence["certificates"].is_array())
+    for (const auto& cert : evidence["certificates"]) {
+      if (!cert.is_object()) continue;
+      const std::string path = cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
+      g.appendices.push_back({id, path.empty() ? "(unnamed)" : path});
+      certificates += "Proof certificate \\texttt{" + breakable(esc(g.appendices.back().certificate)) +
+                      "}: see Appendix~\\ref{app:" + std::to_string(g.appendices.size()) + "}.\n\n";
+    }
+  v.set("certificates", certificates);
+  TemplateValues a;
+  a.set("id", id).set("label", label).set("evidence", evidence_tex(evidence, g.names));
+  const std::string controls = non_empty_list(c, "controls") ? control_results(c["controls"], g.names) : "";
+  a.set("controls", controls).flag("has_controls", !controls.empty());
+  v.flag("has_appendix", g.appendix);
+  return {render_template("check_section.tex", v), render_template("check_appendix.tex", a)};
+}
+
+/// The proofs' appendices, each rendered from its certificate and written beside the report.
+std::string proof_appendices(Rendering& g) {
+  std::string tex;
+  for (std::size_t k = 0; k < g.appendices.size(); ++k) {
+    const auto& a = g.appendices[k];
+    std::string problem;
+    const std::string body = appendix_of(find_certificate(a.certificate, g.bases), problem);
+    TemplateValues v;
+    v.set("id", a.id).set("certificate", a.certificate).set("index", static_cast<long>(k + 1));
+    v.flag("found", !body.empty()).set("problem", problem);
+    const std::string data_path = fmt::format("{}appendix{}.tex", g.data_prefix, k + 1);
+    v.set("data_path", body.empty() ? "" : data_path);
+    if (!body.empty()) g.files->push_back({data_path, body});
+    tex += render_template("proof_section.tex", v);
+  }
+  return tex;
+}
+
+std::string summary_tex(const json& r) {
+  std::string findings, others;
+  for (std::size_t k = 0; k < r["checks"].size(); ++k) {
+    const json& c = r["checks"][k];
+    const std::string verdict = c["verdict"].get<std::string>(), expected = c["expected"].get<std::string>();
+    std::string row = "\\hyperref[attnflow-sec:" + std::to_string(k + 1) + "]{" + esc(c["id"].get<std::string>()) + "} & " +
+                      esc(c["kind"].get<std::string>()) + " & " + verdict_tex(verdict) +
+                      (as_expected(c) ? "" : " (expected " + esc(expected) + ")") + " & " + summary_result(c) +
+                      " \\\\\n";
+    (is_finding(c) ? findings : others) += row;
+  }
+  TemplateValues s;
+  s.set("findings", findings).flag("has_findings", !findings.empty()).set("rows", others);
+  return render_template("summary.tex", s);
+}
+
+std::string preamble() { return render_template("preamble.tex", TemplateValues{}); }
+std::string macros() { return render_template("macros.tex", TemplateValues{}); }
+
+std::string render_document(const json& r, Rendering& g) {
   const json prov = r.value("provenance", json::object());
   std::set<std::string> precisions;
   for (const auto& c : r["checks"])
@@ -256,129 +588,116 @@ std::string render(const json& r, const std::string& data_prefix, std::vector<Da
       precisions.insert(c["evidence"]["precision"].get<std::string>());
   std::string precision_list;
   for (const auto& p : precisions) precision_list += (precision_list.empty() ? "" : ", ") + p;
-
-  std::string summary_rows;
-  for (const auto& c : r["checks"])
-    summary_rows += esc(c["id"].get<std::string>()) + " & " + esc(c["kind"].get<std::string>()) + " & " +
-                    esc(c["source"].get<std::string>()) + " & " + esc(c["expected"].get<std::string>()) + " & " +
-                    verdict_tex(c["verdict"].get<std::string>()) + " & " + esc(c.value("key_number", std::string())) +
-                    " \\\\\n";
-
-  std::size_t figure_index = 0;
-  std::vector<Appendix> appendices;
-  std::string sections;
-  for (const auto& c : r["checks"]) {
-    const std::string id = c["id"].get<std::string>();
-    const std::string statement = read_statement(id);
-    const json evidence = c.value("evidence", json::object());
-    TemplateValues v;
-    v.set("id", id).set("kind", c["kind"].get<std::string>()).set("source", c["source"].get<std::string>());
-    v.set("expected", c["expected"].get<std::string>()).set("key_number", c.value("key_number", std::string()));
-    v.set("verdict", verdict_tex(c["verdict"].get<std::string>()))
-        .set("instances", number_tex(c.value("instances", 0.0)));
-    v.flag("has_statement", !statement.empty()).set("statement", statement);
-    v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
-        .set("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : "");
-    v.set("evidence", evidence_tex(evidence));
-    const bool convergence = evidence.is_object() && evidence.contains("convergence");
-    v.flag("has_convergence", convergence)
-        .set("convergence", convergence ? convergence_tex(evidence["convergence"]) : "");
-    v.flag("has_controls", non_empty_list(c, "controls"))
-        .set("controls", non_empty_list(c, "controls") ? controls_rows(c["controls"]) : "");
-    v.set("violations", non_empty_list(c, "violations")
-                            ? fmt::format("\\textbf{{{} violating instance(s)}} are saved in results.json as configs "
-                                          "for \\texttt{{attnflow simulate}}.\n",
-                                          c["violations"].size())
-                            : "");
-    const json figures = c.value("figures", json::object());
-    std::string figures_tex;
-    if (figures.is_object())
-      for (auto it = figures.begin(); it != figures.end(); ++it)
-        figures_tex += figure_tex(id + ": " + it.key(), it.key(), it.value(), data_prefix, figure_index, files);
-    v.flag("has_figures", !figures_tex.empty()).set("figures", figures_tex);
-    std::string certificates;
-    if (evidence.is_object() && evidence.contains("certificates") && evidence["certificates"].is_array())
-      for (const auto& cert : evidence["certificates"]) {
-        if (!cert.is_object()) continue;
-        const std::string path =
-            cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
-        appendices.push_back({id, path.empty() ? "(unnamed)" : path});
-        certificates += "Proof certificate \\texttt{" + esc(appendices.back().certificate) +
-                        "}: see Appendix~\\ref{app:" + std::to_string(appendices.size()) + "}.\n\n";
-      }
-    v.set("certificates", certificates);
-    sections += render_template("check_section.tex", v);
+  std::string sections, appendices;
+  for (std::size_t k = 0; k < r["checks"].size(); ++k) {
+    const Section s = check_section(r["checks"][k], k + 1, g);
+    sections += s.body;
+    appendices += s.appendix;
   }
-
-  // Computer-assisted proofs: each appendix rendered from its certificate and written beside the
-  // report, so the report directory is self-contained.
-  std::string appendix_tex;
-  for (std::size_t k = 0; k < appendices.size(); ++k) {
-    const auto& a = appendices[k];
-    std::string problem;
-    const std::string body = appendix_of(find_certificate(a.certificate, bases), problem);
-    TemplateValues v;
-    v.set("id", a.id).set("certificate", a.certificate).set("index", static_cast<long>(k + 1));
-    v.flag("found", !body.empty()).set("problem", problem);
-    const std::string data_path = fmt::format("{}appendix{}.tex", data_prefix, k + 1);
-    v.set("data_path", body.empty() ? "" : data_path);
-    if (!body.empty()) files.push_back({data_path, body});
-    appendix_tex += render_template("proof_section.tex", v);
-  }
-
   TemplateValues doc;
+  doc.set("preamble", preamble()).set("macros", macros());
   doc.set("version", r.value("attnflow_version", std::string(kVersion)));
   doc.set("git", prov.value("git", std::string("unknown")));
   doc.set("suite", r["suite"].is_string() ? r["suite"].get<std::string>() : r["suite"].dump());
   doc.set("seed", r.value("seed", json()).dump());
   doc.set("precisions", precision_list.empty() ? "see each check" : precision_list);
   doc.set("date", prov.value("written", std::string("unknown")));
-  TemplateValues summary;
-  summary.set("rows", summary_rows);
-  doc.set("summary", render_template("summary.tex", summary));
-  doc.set("sections", sections).flag("has_appendices", !appendices.empty()).set("appendices", appendix_tex);
+  doc.set("summary", summary_tex(r));
+  doc.set("sections", sections).set("evidence_appendices", appendices);
+  doc.set("appendices", proof_appendices(g)).flag("has_appendices", true);
   return render_template("report.tex", doc);
+}
+
+std::vector<CertificateBase> bases_for(const std::string& results_dir) {
+  return {{results_dir, ""}, {attnflow::source_dir(), "proofs"}};
+}
+
+/// latexmk on DIR/FILE without a shell; fills the outcome's compiled/pdf_path/message.
+void compile(const std::string& out_dir, const std::string& file, ReportOutcome& o) {
+  const std::string how = "compile it with: cd " + out_dir + " && latexmk -pdf " + file;
+  if (!on_path("latexmk")) {
+    o.message = "LaTeX is not installed; " + how;
+    return;
+  }
+  // No shell: the output directory is an argument, never part of a command line; TeX may not run
+  // programs (-no-shell-escape), and a run is cut off after 5 minutes.
+  const std::string stem = fs::path(file).stem().string();
+  const ProcessResult p = run_program(
+      {"latexmk", "-pdf", "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", file}, out_dir,
+      out_dir + "/" + stem + ".log.txt", 300);
+  if (p.started && !p.timed_out && p.exit_code == 0) {
+    o.compiled = true;
+    o.pdf_path = out_dir + "/" + stem + ".pdf";
+  } else {
+    o.message = std::string(p.timed_out ? "LaTeX took more than 5 minutes" : "LaTeX failed") + " (see " + out_dir +
+                "/" + stem + ".log.txt and " + stem + ".log); " + how;
+  }
+}
+
+std::string section_file_stem(const std::string& id) {
+  std::string s;
+  for (char ch : id) s += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '_';
+  return s.empty() ? std::string("section") : s;
 }
 
 }  // namespace
 
-std::string report_tex(const json& r, const std::string& data_prefix) {
+std::string report_tex(const json& r, const std::string& data_prefix, std::set<std::string>* unlabelled) {
   validate(r);
   std::vector<DataFile> files;
-  return render(r, data_prefix, files, {{fs::current_path().string(), ""}, {attnflow::source_dir(), "proofs"}});
+  Rendering g{data_prefix, &files, {{fs::current_path().string(), ""}, {attnflow::source_dir(), "proofs"}}, {unlabelled}};
+  return render_document(r, g);
 }
 
-ReportOutcome write_report(const json& r, const std::string& out_dir, bool compile, const std::string& results_dir) {
+ReportOutcome write_report(const json& r, const std::string& out_dir, bool compile_pdf, const std::string& results_dir) {
   validate(r);
   ReportOutcome o;
   std::vector<DataFile> files;
-  const std::string tex = render(
-      r, "report-data/", files,
-      {{results_dir.empty() ? out_dir : results_dir, ""}, {attnflow::source_dir(), "proofs"}});
+  std::set<std::string> unlabelled;
+  Rendering g{"report-data/", &files, bases_for(results_dir.empty() ? out_dir : results_dir), {&unlabelled}};
+  const std::string tex = render_document(r, g);
+  o.unlabelled.assign(unlabelled.begin(), unlabelled.end());
   for (const auto& f : files) write_file_atomically(out_dir + "/" + f.path, f.content);
   o.tex_path = out_dir + "/report.tex";
   write_file_atomically(o.tex_path, tex);
-  const std::string how = "compile it with: cd " + out_dir + " && latexmk -pdf report.tex";
-  if (!compile) {
-    o.message = how;
-    return o;
+  if (!compile_pdf)
+    o.message = "compile it with: cd " + out_dir + " && latexmk -pdf report.tex";
+  else
+    compile(out_dir, "report.tex", o);
+  return o;
+}
+
+ReportOutcome write_section(const json& r, const std::string& id, const std::string& out_dir, bool standalone,
+                            bool compile_pdf, const std::string& results_dir) {
+  validate(r);
+  std::size_t index = 0;
+  for (; index < r["checks"].size(); ++index)
+    if (r["checks"][index]["id"] == id) break;
+  if (index == r["checks"].size()) {
+    std::string ids;
+    for (const auto& c : r["checks"]) ids += (ids.empty() ? "" : ", ") + c["id"].get<std::string>();
+    input_error("--only", "no check '" + id + "' in the results (they hold: " + ids + ")");
   }
-  if (!on_path("latexmk")) {
-    o.message = "LaTeX is not installed; " + how;
-    return o;
-  }
-  // No shell: the output directory is an argument, never part of a command line; TeX may not run
-  // programs (-no-shell-escape), and a run is cut off after 5 minutes.
-  const ProcessResult p = run_program({"latexmk", "-pdf", "-no-shell-escape", "-interaction=nonstopmode",
-                                       "-halt-on-error", "report.tex"},
-                                      out_dir, out_dir + "/report.log.txt", 300);
-  if (p.started && !p.timed_out && p.exit_code == 0) {
-    o.compiled = true;
-    o.pdf_path = out_dir + "/report.pdf";
-  } else {
-    o.message = std::string(p.timed_out ? "LaTeX took more than 5 minutes" : "LaTeX failed") + " (see " + out_dir +
-                "/report.log.txt and report.log); " + how;
-  }
+  const std::string stem = section_file_stem(id);
+  ReportOutcome o;
+  std::vector<DataFile> files;
+  std::set<std::string> unlabelled;
+  Rendering g{stem + "-data/", &files, bases_for(results_dir.empty() ? out_dir : results_dir), {&unlabelled}};
+  g.appendix = standalone;
+  const Section s = check_section(r["checks"][index], index + 1, g);
+  TemplateValues v;
+  v.set("preamble", preamble()).set("macros", macros()).flag("standalone", standalone);
+  v.set("section", s.body).set("appendix", s.appendix).set("proofs", proof_appendices(g));
+  const std::string tex = render_template("section.tex", v);
+  o.unlabelled.assign(unlabelled.begin(), unlabelled.end());
+  for (const auto& f : files) write_file_atomically(out_dir + "/" + f.path, f.content);
+  o.tex_path = out_dir + "/" + stem + ".tex";
+  write_file_atomically(o.tex_path, tex);
+  if (standalone && compile_pdf)
+    compile(out_dir, stem + ".tex", o);
+  else
+    o.message = standalone ? "compile it with: cd " + out_dir + " && latexmk -pdf " + stem + ".tex"
+                           : "\\input it into a document with the packages of reports/preamble.tex";
   return o;
 }
 

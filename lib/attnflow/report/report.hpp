@@ -1,8 +1,10 @@
 #pragma once
 // The LaTeX report: results.json (+ the statements in proofs/) → report.tex, pgfplots data files
-// beside it, and report.pdf when LaTeX is installed.
+// beside it, and report.pdf when LaTeX is installed; or one statement's section alone.
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace attnflow {
 
@@ -11,6 +13,9 @@ struct ReportOutcome {
   std::string pdf_path;  // empty when not compiled
   bool compiled = false;
   std::string message;  // how to compile by hand, or the LaTeX error
+  /// Keys of the results printed without a label (catalogue/labels.hpp): shown in words, and a
+  /// test fails on any.
+  std::vector<std::string> unlabelled;
 };
 
 /// Validates the results (InputError on a malformed file), writes DIR/report.tex (from the
@@ -22,7 +27,16 @@ struct ReportOutcome {
 ReportOutcome write_report(const nlohmann::json& results, const std::string& out_dir, bool compile = true,
                            const std::string& results_dir = "");
 
-/// The document text alone (for tests): every string from the data is escaped.
-std::string report_tex(const nlohmann::json& results, const std::string& data_prefix);
+/// One check's section, its evidence appendix and proofs as DIR/<id>.tex, figures in
+/// DIR/<id>-data/: a document of its own when `standalone` (compiled when `compile`), else a
+/// fragment to \input into a paper that loads reports/preamble.tex's packages. An id not in the
+/// results is an InputError.
+ReportOutcome write_section(const nlohmann::json& results, const std::string& id, const std::string& out_dir,
+                            bool standalone, bool compile = true, const std::string& results_dir = "");
+
+/// The document text alone (for tests): every string from the data is escaped; keys printed
+/// without a label are added to `unlabelled`.
+std::string report_tex(const nlohmann::json& results, const std::string& data_prefix,
+                       std::set<std::string>* unlabelled = nullptr);
 
 }  // namespace attnflow

@@ -139,12 +139,12 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     j.evidence["fits"][usa ? "USA" : "SA"] = {{"per_d", per_d}, {"fit_log_rho_vs_log_d", fit.to_json()},
                                               {"slope_on_larger_half_of_d", upper.slope}, {"model_error", a.model_error},
                                               {"verdict", to_string(v)}};
-    j.key_number += fmt::format("{}{} slope of log rho vs log d {:.3g} [{:.3g}, {:.3g}], model error {:.2g}",
+    j.key_number += fmt::format("{}{}: slope of log ρ against log d {:.3g} [{:.3g}, {:.3g}], model error {:.2g}",
                                 j.key_number.empty() ? "" : "; ", usa ? "USA" : "SA", fit.slope, fit.slope_ci_low,
                                 fit.slope_ci_high, a.model_error);
   }
   j.verdict = combine(vs);
-  j.key_number += fmt::format("; C = max rho = {:.3g}", C);
+  j.key_number += fmt::format("; C = max ρ = {:.3g}", C);
   j.evidence["slope_boundary"] = boundary;
   j.evidence["constant_C"] = C;
   j.evidence["integration_error_rule"] = "3 sqrt(d) error_estimate + 10 d eps + 1e-13 must be <= 1% of sqrt(log d/d), else d is dropped";

@@ -180,10 +180,10 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
     if (m["increment_0.9T_to_T"].get<double>() >= worst) worst = m["increment_0.9T_to_T"], tol = m["tolerance_c"];
     if (m["verdict"] == "violated") j.violations.push_back(m["config"]);
   }
-  j.key_number = fmt::format("<= {} hyperplane levels; max increment over [0.9T,T] {:.3g} (tol {:.3g}); good triple certified in {}/{}",
+  j.key_number = fmt::format("≤ {} hyperplane levels; largest increment over [0.9T, T] {:.3g} (tolerance {:.3g}); good triple certified in {}/{}",
                              levels, worst, tol, certified, measured.size());
   if (!measured.empty()) {
-    json fig = line_figure({"t", "c_i(t) = ψᵀ z_i(t) (coordinate along φ₁)"});
+    json fig = line_figure({"t", "cᵢ(t) = ψᵀzᵢ(t) (coordinate along φ₁)"});
     for (std::size_t i = 0; i < measured[0]["c"].size(); ++i)
       fig["series"]["token " + std::to_string(i + 1)] =
           series(measured[0]["t"].get<std::vector<double>>(), measured[0]["c"][i].get<std::vector<double>>(), 60);

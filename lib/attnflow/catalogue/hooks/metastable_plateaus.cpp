@@ -122,7 +122,7 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
       "entered at t >= 1 and t_exit >= 10 t_enter";
   if (p.text("claim") == "reported") {
     j.verdict = Verdict::Reported;
-    j.key_number = fmt::format("log(longest plateau) vs beta: slope c = {:.3g} [{:.3g}, {:.3g}] over {} uncensored runs",
+    j.key_number = fmt::format("log(longest plateau) against β: slope c = {:.3g} [{:.3g}, {:.3g}] over {} uncensored runs",
                                fit.slope, fit.slope_ci_low, fit.slope_ci_high, fb.size());
   } else {  // "metastable-plateau": some run shows one
     j.verdict = any_meta > 0 ? Verdict::Holds : Verdict::Violated;

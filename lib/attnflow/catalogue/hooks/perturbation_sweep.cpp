@@ -162,7 +162,7 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
     if (measured[i]["verdict"] == "violated") j.violations.push_back(measured[i]["config"]);
     j.evidence["instances"][i].erase("figure"), j.evidence["instances"][i].erase("config");
   }
-  j.key_number = fmt::format("slope-1 regime >= {:.0f} decades in every instance, linear up to eps = {:.0e}; C_env <= {:.3g}, D <= {:.3g}",
+  j.key_number = fmt::format("slope-1 regime over ≥ {:.0f} decades in every instance, linear up to ε = {:.0e}; envelope C ≤ {:.3g}, D ≤ {:.3g}",
                              decades, eps_lin, C, D);
   const PerturbationOptions opt;
   j.evidence["tolerance"] = fmt::format(

@@ -108,7 +108,7 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     heat.push_back(mean);
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T/2", b), f_mid));
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T", b), f_end));
-    j.key_number += fmt::format("{}beta {:g}: t_1/2 {:.3g} vs t_delta {:.3g}", j.key_number.empty() ? "" : "; ", b, t_half, t_delta);
+    j.key_number += fmt::format("{}β = {:g}: F = 1/2 at t = {:.3g}, γ = 1 − δ at t = {:.3g}", j.key_number.empty() ? "" : "; ", b, t_half, t_delta);
   }
   j.evidence = {{"per_beta", rows}, {"threshold", "|x_i - x_j|^2 / 2 < 1e-3"}, {"undecided_pairs_total", undecided},
                 {"undecided_rule", fmt::format("|D - 1e-3| <= {:g} x 2 (2 sqrt(d) error_estimate + 16 n d eps)", kSafety)},

@@ -95,7 +95,7 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
       j.observables.push_back(deterministic_observable("eps = " + e + ": log10 b(T) at " + m["precision"].get<std::string>(),
                                                        std::log10(m["b_T"].get<double>()), 0, 1e-6, true));
     j.observables.push_back(category_observable("eps = " + e + ": double says", says));
-    j.key_number = fmt::format("eps={}: gap 2b = {:.3g} at {}; double: {} (2b = {:.3g})", e, 2 * m["b_T"].get<double>(),
+    j.key_number = fmt::format("ε = {}: gap 2b = {:.3g} at {}; double: {} (2b = {:.3g})", e, 2 * m["b_T"].get<double>(),
                                m["precision"].get<std::string>(), says, 2 * m["b_T_double"].get<double>());
     json named = json::object();
     for (auto it = m["series"].begin(); it != m["series"].end(); ++it)

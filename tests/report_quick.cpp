@@ -1,0 +1,206 @@
+// The quick suite's report, from a stored results.json (tests/data/quick_results.json: a quick-suite
+// run with each figure series thinned to 60 points, to stay under 1 MB and compile fast): every key
+// it prints has a label; no JSON key or snake_case name reaches a title, an axis label, a table
+// header or the prose; it compiles with no overfull box over 1 pt and a one-page summary; and
+// `report --only ID --standalone` compiles alone. Each check is also shown to fail on a planted
+// defect.
+#include <boost/test/unit_test.hpp>
+
+#include "cli_support.hpp"
+
+#include "attnflow/errors.hpp"
+#include "attnflow/io/process.hpp"
+#include "attnflow/report/report.hpp"
+#include "attnflow/version.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace attnflow;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::string slurp(const fs::path& p) { return attnflow::testing::read_text(p); }
+
+const json& quick() {
+  static const json r = json::parse(slurp(fs::path(source_dir()) / "tests/data/quick_results.json"));
+  return r;
+}
+
+fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("report_quick", name); }
+
+/// The argument of a brace group starting at `open` (the index of '{'), balanced.
+std::string group_at(const std::string& tex, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < tex.size(); ++i) {
+    if (tex[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (tex[i] == '{') ++depth;
+    if (tex[i] == '}' && --depth == 0) return tex.substr(open + 1, i - open - 1);
+  }
+  return tex.substr(open);
+}
+
+/// Removes every `\name{…}` group (code in \texttt, labels, references: not prose).
+std::string without_groups(std::string tex, const std::string& command) {
+  for (std::size_t at; (at = tex.find(command + "{")) != std::string::npos;) {
+    const std::size_t open = at + command.size();
+    tex.erase(at, command.size() + group_at(tex, open).size() + 2);
+  }
+  return tex;
+}
+
+/// Removes everything between `begin` and `end` (tables, pictures, math).
+std::string without(std::string tex, const std::string& begin, const std::string& end) {
+  for (std::size_t at; (at = tex.find(begin)) != std::string::npos;) {
+    const std::size_t stop = tex.find(end, at + begin.size());
+    tex.erase(at, stop == std::string::npos ? std::string::npos : stop + end.size() - at);
+  }
+  return tex;
+}
+
+struct Parts {
+  std::vector<std::string> titles, axes, headers;
+  std::string prose;
+};
+
+/// The places a reader sees names: sectioning titles and captions, axis and plot titles, table
+/// header rows (between \toprule and \midrule), and the prose outside tables, pictures, math and
+/// \texttt (code, file names and the runner's verbatim output).
+Parts parts_of(const std::string& tex) {
+  Parts p;
+  for (const std::string cmd : {"\\section{", "\\section*{", "\\subsection{", "\\subsection*{", "\\paragraph{", "\\caption{"})
+    for (std::size_t at = tex.find(cmd); at != std::string::npos; at = tex.find(cmd, at + 1))
+      p.titles.push_back(group_at(tex, at + cmd.size() - 1));
+  for (const std::string key : {"title={", "xlabel={", "ylabel={", "zlabel={"})
+    for (std::size_t at = tex.find(key); at != std::string::npos; at = tex.find(key, at + 1))
+      (key == "title={" ? p.titles : p.axes).push_back(group_at(tex, at + key.size() - 1));
+  for (std::size_t at = tex.find("\\toprule"); at != std::string::npos; at = tex.find("\\toprule", at + 1))
+    p.headers.push_back(tex.substr(at, tex.find("\\midrule", at) - at));
+  std::string prose = without(tex, "\\begin{longtable}", "\\end{longtable}");
+  prose = without(prose, "\\begin{tabular}", "\\end{tabular}");
+  prose = without(prose, "\\begin{tikzpicture}", "\\end{tikzpicture}");
+  prose = without(prose, "\\[", "\\]");
+  for (const char* cmd : {"\\texttt", "\\label", "\\ref", "\\input", "\\hyperref"}) prose = without_groups(prose, cmd);
+  p.prose = std::regex_replace(prose, std::regex(R"(\$[^$]*\$)"), " ");
+  return p;
+}
+
+/// A snake_case name as it reaches LaTeX (underscores escaped): a word of two or more letters
+/// joined by an underscore ("per_beta", "t_delta"), not a one-letter subscript like x_1.
+const std::regex kSnake(R"([A-Za-z]{2,}\\_[A-Za-z0-9]|[A-Za-z0-9]\\_[A-Za-z]{2,})");
+
+std::vector<std::string> snake_names(const Parts& p) {
+  std::vector<std::string> found;
+  auto scan = [&](const std::string& where, const std::string& text) {
+    std::smatch m;
+    if (std::regex_search(text, m, kSnake)) found.push_back(where + ": …" + text.substr(std::max<long>(0, long(m.position(0)) - 30), 80) + "…");
+  };
+  for (const auto& t : p.titles) scan("title", t);
+  for (const auto& a : p.axes) scan("axis", a);
+  for (const auto& h : p.headers) scan("header", h);
+  scan("prose", p.prose);
+  return found;
+}
+
+/// The overfull boxes of a LaTeX log wider than `limit` points.
+std::vector<std::string> overfull(const std::string& log, double limit) {
+  std::vector<std::string> out;
+  static const std::regex box(R"(Overfull \\[hv]box \(([0-9.]+)pt too (wide|high)\)[^\n]*)");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), box); it != std::sregex_iterator(); ++it)
+    if (std::stod((*it)[1]) > limit) out.push_back((*it)[0]);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(report_quick)
+
+BOOST_AUTO_TEST_CASE(every_key_the_report_prints_has_a_label) {
+  std::set<std::string> unlabelled;
+  (void)report_tex(quick(), "d/", &unlabelled);
+  for (const auto& k : unlabelled) BOOST_TEST_INFO(k);
+  BOOST_TEST(unlabelled.empty());
+  // A new key without a label is caught, and shown in words, never as the key.
+  json planted = quick();
+  planted["checks"][0]["evidence"]["instances"][0]["brand_new_quantity"] = 1.5;
+  planted["checks"][0]["evidence"]["instances"][1]["brand_new_quantity"] = 2.5;
+  unlabelled.clear();
+  const std::string tex = report_tex(planted, "d/", &unlabelled);
+  BOOST_TEST(unlabelled.count("brand_new_quantity") == 1u);
+  BOOST_TEST(tex.find("brand\\_new\\_quantity") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(no_snake_case_in_titles_axes_headers_or_prose) {
+  const Parts p = parts_of(report_tex(quick(), "d/"));
+  BOOST_TEST(p.titles.size() > 50u);  // the scan sees the document
+  BOOST_TEST(p.axes.size() > 30u);
+  BOOST_TEST(p.headers.size() > 20u);
+  for (const auto& s : snake_names(p)) BOOST_TEST_INFO(s);
+  BOOST_TEST(snake_names(p).empty());
+  // The scan finds a key in each place (what the report printed before labels).
+  for (const std::string planted :
+       {"\\paragraph{per\\_beta}", "ylabel={F\\_se\\_at\\_T}", "\\toprule\nruns\\_all & x\\\\\n\\midrule",
+        "t\\_delta 5.22 in a sentence"})
+    BOOST_TEST(!snake_names(parts_of(planted)).empty(), planted);
+  BOOST_TEST(snake_names(parts_of("$x_1$ and \\texttt{gamma\\_curve.hpp}")).empty());
+}
+
+BOOST_AUTO_TEST_CASE(compiles_without_overfull_boxes_and_a_one_page_summary) {
+  const fs::path dir = fresh_dir("fit");
+  write_report(quick(), dir.string(), false);
+  BOOST_REQUIRE(on_path("pdflatex"));
+  // One pass settles the line breaks (every column has a fixed width) and the pages of labels.
+  const ProcessResult run = run_program(
+      {"pdflatex", "-draftmode", "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "report.tex"},
+      dir.string(), (dir / "pdflatex.txt").string(), 120);
+  BOOST_REQUIRE(run.started && !run.timed_out);
+  BOOST_TEST(run.exit_code == 0);
+  const std::string log = slurp(dir / "report.log");
+  for (const auto& b : overfull(log, 1.0)) BOOST_TEST_INFO(b);
+  BOOST_TEST(overfull(log, 1.0).empty());
+  BOOST_TEST(overfull("Overfull \\hbox (7.62517pt too wide) in alignment at lines 137--143", 1.0).size() == 1u);
+  // The first statement's section starts on the page after the summary's.
+  const std::string aux = slurp(dir / "report.aux");
+  auto page_of = [&](const std::string& label) {
+    std::smatch m;
+    BOOST_REQUIRE(std::regex_search(aux, m, std::regex("\\\\newlabel\\{" + label + "\\}\\{\\{[^}]*\\}\\{([0-9]+)\\}")));
+    return std::stoi(m[1].str());
+  };
+  BOOST_TEST(page_of("attnflow-sec:1") == page_of("attnflow-summary") + 1);
+}
+
+BOOST_AUTO_TEST_CASE(one_section_compiles_alone_or_is_a_fragment) {
+  const fs::path dir = fresh_dir("only");
+  const ReportOutcome o = write_section(quick(), "B-6.8", dir.string(), true, true, dir.string());
+  BOOST_TEST_INFO(o.message);
+  BOOST_REQUIRE(o.compiled);
+  BOOST_TEST(fs::exists(dir / "B-6.8.pdf"));
+  BOOST_TEST(overfull(slurp(dir / "B-6.8.log"), 1.0).empty());
+  BOOST_TEST(fs::exists(dir / "B-6.8-data"));
+  const fs::path frag = fresh_dir("fragment");
+  const ReportOutcome f = write_section(quick(), "B-6.8", frag.string(), false, true, frag.string());
+  const std::string tex = slurp(f.tex_path);
+  BOOST_TEST(!f.compiled);
+  BOOST_TEST(tex.find("\\documentclass") == std::string::npos);
+  BOOST_TEST(tex.find("\\section{B-6.8") != std::string::npos);
+  BOOST_CHECK_THROW(write_section(quick(), "no-such-id", frag.string(), true, false), InputError);
+  // Through the program: an unknown id is one line on stderr and exit 2.
+  const fs::path results = frag / "results.json";
+  std::ofstream(results) << quick().dump();
+  int status = 0;
+  const std::string err = attnflow::testing::run_command(
+      attnflow::testing::attnflow_bin() + " report --results '" + results.string() + "' --only no-such-id --standalone --out '" +
+          frag.string() + "' 2>&1 >/dev/null",
+      &status);
+  BOOST_TEST(status == 2);
+  BOOST_TEST(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
