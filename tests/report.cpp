@@ -315,6 +315,21 @@ BOOST_AUTO_TEST_CASE(an_output_path_with_shell_syntax_runs_no_command) {
   BOOST_TEST(fs::exists(dir / "report.pdf"));
 }
 
+BOOST_AUTO_TEST_CASE(a_relative_output_directory_compiles) {
+  // `attnflow check` writes to out/check, relative: LaTeX runs in that directory and its log must
+  // still be found (it was opened relative to it, so LaTeX never ran).
+  const fs::path parent = fresh_dir("relative");
+  fs::create_directories(parent / "out" / "check");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(parent);
+  const ReportOutcome r = write_report(small_results(), "out/check");
+  fs::current_path(cwd);
+  BOOST_TEST_INFO(r.message);
+  BOOST_TEST(r.compiled);
+  BOOST_TEST(fs::exists(parent / "out" / "check" / "report.pdf"));
+  BOOST_TEST(fs::exists(parent / "out" / "check" / "report.log.txt"));
+}
+
 BOOST_AUTO_TEST_CASE(a_certificate_outside_the_results_and_proofs_is_not_read) {
   // results.json may name any path; the report renders only certificates inside the results
   // directory or the source tree's proofs/, after resolving symlinks and "..".

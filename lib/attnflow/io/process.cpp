@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,6 +31,11 @@ ProcessResult run_program(const std::vector<std::string>& argv, const std::strin
                           int timeout_seconds) {
   ProcessResult r;
   if (argv.empty() || !on_path(argv[0])) return r;
+  // The child opens the log after chdir(dir): a relative log path (the default --out is relative)
+  // must be resolved here, against the caller's directory.
+  std::error_code ec;
+  const std::string log = std::filesystem::absolute(log_path, ec).string();
+  if (ec) return r;
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -38,7 +44,7 @@ ProcessResult run_program(const std::vector<std::string>& argv, const std::strin
   if (pid == 0) {  // the child: only async-signal-safe calls until exec
     ::setpgid(0, 0);
     if (::chdir(dir.c_str()) != 0) ::_exit(126);
-    const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) ::_exit(126);
     ::dup2(fd, STDOUT_FILENO), ::dup2(fd, STDERR_FILENO);
     const int null_in = ::open("/dev/null", O_RDONLY);
