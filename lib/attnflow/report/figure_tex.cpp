@@ -141,8 +141,9 @@ std::string axis_options(const json& f, const std::string& title) {
                               esc(title), esc(str(f, "x_label", "x")), esc(str(f, "y_label", "y")));
   if (flag(f, "log_x")) o += ",xmode=log";
   if (flag(f, "log_y")) o += ",ymode=log";
-  // Labels are data: long ones wrap instead of running off the page.
-  o += ",xlabel style={align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}"
+  // Labels are data: long ones wrap instead of running off the page. The x label is a named node
+  // so a legend can hang below it, however tall the tick labels and the label are.
+  o += ",xlabel style={name=attnflow-xlabel,align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}"
        ",title style={align=center,text width=0.75\\linewidth}";
   return o;
 }
@@ -186,7 +187,7 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
   if (paths) t << ",axis equal image";
   if (legend)
     t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits)
-      << ",legend style={font=\\scriptsize,at={(0.5,-0.2)},anchor=north,draw=none}";
+      << ",legend style={font=\\scriptsize,at={(attnflow-xlabel.south)},anchor=north,yshift=-2pt,draw=none}";
   t << "]\n";
   std::size_t drawn = 0;
   std::vector<std::string> colour_of_name;
