@@ -2,6 +2,7 @@
 #include "attnflow/model/model.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "attnflow/run/stop_reason.hpp"
 #include "cli/commands.hpp"
 
 #include <iostream>
@@ -33,7 +34,7 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
   }
   // A run that stopped short exits 1 (what it computed is kept).
   const std::string why = result.trajectory["stats"]["stop_reason"].get<std::string>();
-  if (why != "end" && why != "predicate") {
+  if (stopped_short(why)) {
     const auto& t = result.trajectory["t"];
     std::cerr << "attnflow: the run stopped short after t = " << (t.empty() ? std::string("0") : t.back().dump())
               << ": " << (why == "max-steps"             ? "max_steps reached"

@@ -11,6 +11,7 @@
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/run/ensemble.hpp"
+#include "attnflow/run/stop_reason.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -436,7 +437,7 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
     }
     const MeasuredRun<T> run = run_measured<T>(c);
     o.error_estimate = run.error_estimate;
-    if (const std::string why = run.trajectory.stats.stop_reason; why != "end" && why != "predicate") {
+    if (const std::string why = run.trajectory.stats.stop_reason; stopped_short(why)) {
       o.verdict = Verdict::Inconclusive;  // a run that stopped short decides nothing
       o.judgement.note = "the run stopped short (" + why + ") at t = " + fmt::format("{:g}", to_double(run.trajectory.t.back()));
       return o;
@@ -477,7 +478,7 @@ void confirm(InstanceOutcome& o) {
   if (!tight.discrete() && (tight.method == "dopri5" || tight.method == "bulirsch-stoer")) tight.method = "rkf78";
   MpfrDigitsScope scope(tight.precision.digits);
   const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
-  if (run.trajectory.stats.stop_reason != "end" && run.trajectory.stats.stop_reason != "predicate") {
+  if (stopped_short(run.trajectory.stats.stop_reason)) {
     o.verdict = Verdict::Inconclusive;
     o.confirmation = describe_reference(tight) + ": stopped short (" + run.trajectory.stats.stop_reason + ")";
     o.judgement.note = "the re-run stopped short";

@@ -1,5 +1,6 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "attnflow/run/stop_reason.hpp"
 #include "attnflow/config/trajectory_io.hpp"
 
 #include <fmt/format.h>
@@ -54,8 +55,7 @@ SimulationOutput run_simulation(const SimConfig& c, const std::function<void(dou
       return [&progress, from, width](double f) { progress(from + width * f); };
     };
     Trajectory<T> tr = simulate<T>(c, scaled(0, share));
-    const auto finished = [](const std::string& why) { return why == "end" || why == "predicate"; };
-    if (c.verify && !finished(tr.stats.stop_reason)) {
+    if (c.verify && stopped_short(tr.stats.stop_reason)) {
       // Nothing to verify: a reference of a run that stopped short would only repeat its failure
       // at far greater cost (in MPFR's exponent range a run that left double's can crawl for hours).
       tr.error_estimate_method = "none: the run stopped short (" + tr.stats.stop_reason + "), nothing was verified";
@@ -63,7 +63,7 @@ SimulationOutput run_simulation(const SimConfig& c, const std::function<void(dou
       const SimConfig ref = tightened_config(c);
       MpfrDigitsScope scope(ref.precision.digits);
       const Trajectory<mpfr> reference = simulate<mpfr>(ref, scaled(share, 1 - share));
-      if (finished(reference.stats.stop_reason)) {
+      if (!stopped_short(reference.stats.stop_reason)) {
         tr.error_estimate = max_deviation(tr, reference);
         tr.error_estimate_method = describe_reference(ref);
       } else {
