@@ -10,7 +10,6 @@ namespace attnflow {
 struct KeyLabel {
   std::string label;   // words: "inverse temperature"
   std::string symbol;  // LaTeX math without $…$, or "": "\beta"
-  std::string unit;    // "" when dimensionless
 };
 
 /// The label of `key`: an observable of the registry, an entry of the table, or a key ending in

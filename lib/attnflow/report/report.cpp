@@ -127,13 +127,12 @@ struct Names {
     std::replace(w.begin(), w.end(), '_', ' ');
     return esc(w);
   }
-  /// A column header or a row name: words, then the symbol in math, then the unit.
+  /// A column header or a row name: words, then the symbol in math.
   std::string header(const std::string& key) const {
     const auto l = find_key_label(key);
     if (!l) return words(key);
     std::string h = esc(l->label);
     if (!l->symbol.empty()) h += " $" + l->symbol + "$";
-    if (!l->unit.empty()) h += " (" + esc(l->unit) + ")";
     return h;
   }
 };
@@ -469,9 +468,8 @@ struct Rendering {
   bool appendix = true;  // the check's evidence appendix is part of the document
 };
 
-std::string figure_title(const std::string& key, const json& figure, const Names& names) {
+std::string figure_title(const std::string& key, const Names& names) {
   if (key.find('_') == std::string::npos && !key.empty()) return key;  // already words ("clause 1: diameter")
-  (void)figure;
   return names.words(key);
 }
 
@@ -518,7 +516,7 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
   std::string main_figure, other_figures;
   if (figures.is_object())
     for (auto it = figures.begin(); it != figures.end(); ++it) {
-      const std::string title = figure_title(it.key(), it.value(), g.names);
+      const std::string title = figure_title(it.key(), g.names);
       const std::string tex = figure_tex(title, title, it.value(), g.data_prefix, g.figure_index, *g.files);
       (main_figure.empty() ? main_figure : other_figures) += tex;
     }
