@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,65 @@ BOOST_AUTO_TEST_CASE(mpfr_workspace_follows_the_precision) {
   mpfr err = 0;
   for (std::size_t i = 0; i < a.size(); ++i) err = std::max<mpfr>(err, abs(a[i] - b[i]));
   BOOST_TEST(to_double(err) <= 1e-55);
+}
+
+// The Euclidean flows' logits grow like e^{2t}. Formed directly, a logit difference carries an
+// absolute rounding error of that size; relative to the row's reference token (RelativeLogits in
+// attention.hpp) it keeps the working precision. The precision trap's start (issue 21) at
+// t = 16.29 in double: 2e^{2t}b² ≈ 1, so both tokens still carry weight, and e^{2t} ≈ 1.4e14.
+BOOST_AUTO_TEST_CASE(euclidean_logits_relative_to_a_reference_token_keep_their_precision) {
+  const double b = std::ldexp(1.0, -24), t = 16.29, eps = std::numeric_limits<double>::epsilon();
+  MpfrDigitsScope digits(60);
+  for (const char* model : {"sa-rescaled", "sa-euclid"}) {
+    const json j = {{"model", model}, {"n", 2}, {"d", 2}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
+                    {"V", "identity"},
+                    {"init", {{"kind", "explicit"}, {"points", json::array({json::array({1, 1}), json::array({1, -1})})}}},
+                    {"time", {{"t_end", 20}, {"samples", 2}}}};
+    const SimConfig c = parse_sim_config(j);
+    const bool rescaled = std::string(model) == "sa-rescaled";
+    const double scale = rescaled ? 1.0 : std::exp(t);  // sa-euclid's state is x = e^t z
+    const State<double> x = {scale, scale * b, scale, -scale * b};
+    State<mpfr> xm;
+    for (double v : x) xm.push_back(mpfr(v));
+    const Model<double> md = build_model<double>(c);
+    const Model<mpfr> mm = build_model<mpfr>(c);
+    State<double> fast, ref;
+    State<mpfr> exact;
+    md.rhs(x, fast, t);
+    md.reference_rhs(x, ref, t);
+    mm.rhs(xm, exact, mpfr(t));
+    for (const auto* got : {&fast, &ref})
+      for (std::size_t k = 0; k < 4; ++k) {
+        const double e = to_double(exact[k]), err = std::abs((*got)[k] - e);
+        // First coordinates: Σ_j P_ij − 1 times the token, an absolute rounding error of the
+        // token's size. Second coordinates: what the logits decide, to a relative 1e-12.
+        const double tol = k % 2 == 0 ? 8 * eps * scale : 1e-12 * std::abs(e);
+        BOOST_TEST_INFO(model << (got == &fast ? " fast" : " reference") << " component " << k << ": " << (*got)[k]
+                              << " against " << e);
+        BOOST_TEST(err <= tol);
+      }
+    // Control: the same logits formed directly lose about log2(e^{2t}) ≈ 47 of double's 53 bits.
+    const Tokens<double> X = as_tokens(x, 2, 2);
+    const Tokens<double> keys = rescaled ? Tokens<double>(X * std::exp(t)) : X;
+    const Matrix<double> I = Matrix<double>::Identity(2, 2);
+    const double direct = attention_matrix<double>(keys, I, I, 1.0)(0, 1);
+    const double relative = md.attention(X, t)(0, 1), p01 = to_double(mm.attention(as_tokens(xm, 2, 2), mpfr(t))(0, 1));
+    BOOST_TEST_INFO(model << ": P_01 " << p01 << ", relative " << relative << ", direct " << direct);
+    BOOST_TEST(std::abs(relative - p01) <= 1e-13 * p01);
+    BOOST_TEST(std::abs(direct - p01) > 1e-6 * p01);
+  }
+  // The fast kernel keeps the direct logits of entries far below a row's top (relative_row):
+  // random weights at t = 10, where the logits reach e^{20}, against the reference.
+  for (const char* model : {"sa-rescaled", "sa-euclid"})
+    for (int n : {5, 70}) {
+      const Model<double> m = build_model<double>(parse_sim_config(model_config(model, n, 4)));
+      State<double> x = some_state<double>(n, 4);
+      if (std::string(model) == "sa-euclid")
+        for (double& v : x) v *= std::exp(10.0);
+      const double rel = relative_difference(m, x, 10.0);
+      BOOST_TEST_INFO(model << " n = " << n << ": relative difference " << rel);
+      BOOST_TEST(rel <= 1e-12);
+    }
 }
 
 namespace {

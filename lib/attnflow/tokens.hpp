@@ -12,6 +12,10 @@ template <class T> using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynami
 template <class T> using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <class T> using Tokens = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <class T> using State = std::vector<T>;
+template <class T> using TokensView = Eigen::Map<const Tokens<T>>;
+template <class T> using TokensMap = Eigen::Map<Tokens<T>>;
+template <class T> TokensView<T> view(const Tokens<T>& x) { return TokensView<T>(x.data(), x.rows(), x.cols()); }
+template <class T> TokensMap<T> view_mut(Tokens<T>& x) { return TokensMap<T>(x.data(), x.rows(), x.cols()); }
 
 template <class T> Eigen::Map<Tokens<T>> as_tokens(State<T>& s, int n, int d) {
   return Eigen::Map<Tokens<T>>(s.data(), n, d);

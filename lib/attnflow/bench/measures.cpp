@@ -280,6 +280,63 @@ BenchResult a128_seconds(const BenchOptions& o) {
   return r;
 }
 
+// ---- The precision trap at t = 60 (issue 21, part 1) -------------------------------------------------
+namespace {
+
+/// The precision trap's start (THEORY.md; catalogue hook precision-trap): sa-rescaled, n = d = 2,
+/// Q = K = V = I, z(0) = (1, ±0.1).
+nlohmann::json trap_config(double t_end, int digits, const char* rtol, const char* method) {
+  using nlohmann::json;
+  return {{"model", "sa-rescaled"}, {"n", 2}, {"d", 2}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
+          {"V", "identity"},
+          {"init", {{"kind", "explicit"}, {"points", json::array({json::array({"1", "0.1"}), json::array({"1", "-0.1"})})}}},
+          {"time", {{"t_end", t_end}, {"samples", 2}}}, {"method", method}, {"rtol", rtol}, {"atol", "1e-60"},
+          {"precision", {{"digits", digits}}}};
+}
+
+struct TrapTiming {
+  double seconds = 0, b = 0;
+  long steps = 0, rejected = 0, rhs = 0;
+};
+
+TrapTiming time_trap(const nlohmann::json& cfg) {
+  const SimConfig c = parse_sim_config(cfg);
+  MpfrDigitsScope digits(c.precision.digits);
+  const auto start = Clock::now();
+  const Trajectory<mpfr> tr = simulate<mpfr>(c);
+  TrapTiming r;
+  r.seconds = seconds_since(start);
+  r.b = to_double(mpfr((tr.x.back()(0, 1) - tr.x.back()(1, 1)) / 2));
+  r.steps = tr.stats.steps, r.rejected = tr.stats.rejected_steps, r.rhs = tr.stats.rhs_evaluations;
+  return r;
+}
+
+}  // namespace
+
+BenchResult trap60_seconds(const BenchOptions&) {
+  // b(∞) of this start, from issue 21; a 60-digit rkf78 run (rtol 1e-40) agrees to 25 digits.
+  const double b_inf = 2.565865e-22;
+  const TrapTiming run = time_trap(trap_config(60, 60, "1e-40", "bulirsch-stoer"));
+  // The issue's anchor, side by side: 40 digits, rtol 1e-20, to t = 40 (2.9 s, 16,156 steps,
+  // 8,363 rejected with logits formed directly).
+  const TrapTiming anchor = time_trap(trap_config(40, 40, "1e-20", "rkf78"));
+  const double deviation = std::abs(run.b - b_inf) / b_inf;
+  BenchResult r = with_goal(run.seconds, "s", "< 5, b(60) within a relative 1e-4 of 2.565865e-22",
+                            run.seconds < 5 && deviation <= 1e-4);
+  if (!(deviation <= 1e-4)) r.goal_met = 0;
+  r.definition =
+      "simulate sa-rescaled, n = d = 2, Q = K = V = I, z(0) = (1, +-0.1), to t = 60 at 60 digits, bulirsch-stoer "
+      "rtol 1e-40 atol 1e-60 (the precision trap)";
+  r.details = {{"b_60", run.b},
+               {"relative_deviation_from_b_inf", deviation},
+               {"steps", run.steps},
+               {"rhs_evaluations", run.rhs},
+               {"seconds_per_rhs", run.seconds / double(std::max(1L, run.rhs))},
+               {"anchor_rkf78_40_digits_rtol_1e-20_to_t40",
+                {{"seconds", anchor.seconds}, {"steps", anchor.steps}, {"rejected_steps", anchor.rejected}}}};
+  return r;
+}
+
 // ---- [B] Fig. 3 phase diagram -----------------------------------------------------------------------
 BenchResult phase_seconds(const BenchOptions& o) {
   PhaseSettings s;

@@ -116,6 +116,7 @@ const std::vector<Benchmark>& benchmarks() {
       {"mp50_bound_ratio", mp50_bound_ratio},
       {"a128_seconds", a128_seconds},
       {"phase_seconds", phase_seconds},
+      {"trap60_seconds", trap60_seconds},
       {"prove4_seconds", [](const BenchOptions&) { return prove_seconds("prove4", 3.5, 4.5); }},
       {"prove8_seconds",
        [](const BenchOptions& o) {

@@ -41,5 +41,6 @@ BenchResult rhs_gemm_ratio(const BenchOptions& o);
 BenchResult mp50_bound_ratio(const BenchOptions& o);
 BenchResult a128_seconds(const BenchOptions& o);
 BenchResult phase_seconds(const BenchOptions& o);
+BenchResult trap60_seconds(const BenchOptions& o);
 
 }  // namespace attnflow::bench

@@ -11,18 +11,55 @@
 
 namespace attnflow {
 
-/// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i.
+/// The inputs of logits taken relative to a reference token, for the Euclidean flows (softmax).
+/// Their keys are y_j = M p_j, p the state (z for sa-rescaled, M = e^{tV}; x for sa-euclid, M = I,
+/// map == nullptr), and L_ij grows like e^{2t}: formed directly and then shifted by the row's
+/// maximum, a logit difference carries an absolute rounding error of that size, and the right-hand
+/// side turns into noise that no step size can satisfy. Relative to r(i), the row's largest logit,
+///   L_ij − L_ir = ⟨u_i, p_j − p_r⟩,   u_i = β Mᵀ Kᵀ Q y_i,
+/// with p_j − p_r formed before anything scales it, as in the verified layer (verify/sphere_series.hpp).
+/// The shift is exact for the softmax (it cancels in the row's normalisation); USA ignores this.
+template <class T> struct RelativeLogits {
+  const TokensView<T>* positions = nullptr;  // p, n×d; nullptr: logits formed directly
+  const Matrix<T>* map = nullptr;            // M; nullptr: the identity
+};
+
+/// The index of the largest (point) value among v(0..last): the reference token of a row.
+template <class T, class Row> Eigen::Index reference_index(const Row& v, Eigen::Index last) {
+  using Order = ScalarOrder<T>;
+  Eigen::Index r = 0;
+  T top = Order::point(v(0));
+  for (Eigen::Index j = 1; j <= last; ++j)
+    if (Order::point(v(j)) > top) top = Order::point(v(j)), r = j;
+  return r;
+}
+
+/// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i. With
+/// `relative.positions` (softmax), each row's logits are taken relative to its reference token.
 template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
-                                              Normalization norm = Normalization::Softmax, bool causal = false) {
+                                              Normalization norm = Normalization::Softmax, bool causal = false,
+                                              const RelativeLogits<T>& relative = {}) {
   using std::exp;
   using Order = ScalarOrder<T>;
   const Eigen::Index n = x.rows();
   const Tokens<T> qx = x * Q.transpose();  // rows Q x_i
   const Tokens<T> kx = x * K.transpose();  // rows K x_j
   Matrix<T> L = (qx * kx.transpose()) * beta;
+  const bool shifted = relative.positions && norm == Normalization::Softmax;
+  Matrix<T> U;  // rows u_iᵀ = β (Q y_i)ᵀ K M
+  if (shifted) U = relative.map ? Matrix<T>((qx * K) * *relative.map * beta) : Matrix<T>((qx * K) * beta);
   Matrix<T> P(n, n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index last = causal ? i : n - 1;
+    if (shifted) {
+      const auto& p = *relative.positions;
+      const Eigen::Index r = reference_index<T>(L.row(i), last);
+      for (Eigen::Index j = 0; j <= last; ++j) {
+        T s = 0;
+        for (Eigen::Index k = 0; k < p.cols(); ++k) s += U(i, k) * T(p(j, k) - p(r, k));
+        L(i, j) = s;
+      }
+    }
     // Any constant shift is exact; the row's maximum (of points, for interval scalars) keeps exp finite.
     T row_max = Order::point(L(i, 0));
     for (Eigen::Index j = 1; j <= last; ++j)
@@ -68,7 +105,8 @@ template <class T> Matrix<T> matrix_exponential(const Matrix<T>& M) {
     for (Eigen::Index j = 0; diagonal && j < M.cols(); ++j) diagonal = i == j || M(i, j) == T(0);
   if (diagonal) {
     Matrix<T> D = Matrix<T>::Zero(M.rows(), M.cols());
-    for (Eigen::Index i = 0; i < M.rows(); ++i) D(i, i) = exp(M(i, i));
+    for (Eigen::Index i = 0; i < M.rows(); ++i)  // (V = λI: one exponential)
+      D(i, i) = i > 0 && M(i, i) == M(i - 1, i - 1) ? D(i - 1, i - 1) : T(exp(M(i, i)));
     return D;
   }
   T norm = 0;

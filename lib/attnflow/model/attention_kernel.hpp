@@ -12,6 +12,9 @@
 //  - MPFR: row by row in a reused workspace with in-place mpfr_* operations (no allocation),
 //    logits and P·VX as exact fixed-point dot products rounded once (fixed_point_rows.hpp), one
 //    exponential per (i, j) pair (plus one per row for USA's e^{max}/n);
+//  - logits relative to a reference token (the Euclidean flows, RelativeLogits in attention.hpp):
+//    by query blocks, the direct logits only choose the reference r(i), then L_ij − L_ir = ⟨u_i, p_j − p_r⟩
+//    with U = β QY K M formed once per call;
 //  - optional epilogue per row: add to the output, then the tangent projection of the sphere.
 // Threads: OpenMP over query blocks, only outside a parallel region and for n large enough. The
 // query blocks are fixed, each is computed by one thread in a fixed order, so the result is
@@ -28,11 +31,6 @@
 #include <vector>
 
 namespace attnflow {
-
-template <class T> using TokensView = Eigen::Map<const Tokens<T>>;
-template <class T> using TokensMap = Eigen::Map<Tokens<T>>;
-template <class T> TokensView<T> view(const Tokens<T>& x) { return TokensView<T>(x.data(), x.rows(), x.cols()); }
-template <class T> TokensMap<T> view_mut(Tokens<T>& x) { return TokensMap<T>(x.data(), x.rows(), x.cols()); }
 
 /// Scalar types the fast kernel serves; others (dual numbers) go through the reference kernel.
 template <class T> inline constexpr bool has_fast_kernel =
@@ -70,9 +68,10 @@ template <class T> struct Lane {
   Vector<T> m, l, alpha;         // running maximum and sum per query row, rescale factor (floating types)
   Tokens<T> acc;                 // Σ_j e^{L_ij − m_i} VX_j per query row (MPFR: one row)
   Vector<T> packed;              // symmetric path: the upper triangle of e^{L − c}, row after row
+  RowMatrix<T> rows;             // relative logits: a block's rows of logits, then weights (floating types)
   std::vector<mp_limb_t> limbs;  // MPFR: fixed-point dot product scratch
   fixed::FixedRows weights;      // MPFR: one row's e^{L_ij − m_i} as fixed-point integers
-  T tmp, top, z, scale, ip, nrm;
+  T tmp, top, z, scale, ip, nrm, diff;
 };
 
 }  // namespace kernel
@@ -80,6 +79,9 @@ template <class T> struct Lane {
 /// Reused storage of the kernel; owned by a Model (one per model, see model.hpp).
 template <class T> struct AttentionWorkspace {
   Tokens<T> qx, kx, vx, keys, head, tmp;  // β QX, KX, VY; and scratch for the models' extra terms
+  Tokens<T> u, u_next;                    // relative logits: rows u_iᵀ = β (Q y_i)ᵀ K M
+  T key_norm_max, negligible;             // … max_j ‖K y_j‖; the logit gap whose weights are negligible
+  Matrix<T> kt, mt;                       // Kᵀ, Mᵀ
   std::vector<kernel::Lane<T>> lanes;
   fixed::FixedRows fixed_qx, fixed_kx, fixed_vx_columns;  // MPFR: β QX, KX, (VX)ᵀ as fixed-point integers
   bool fixed_logits = false, fixed_values = false;        // … when converted (finite, exponents close enough)
@@ -150,6 +152,13 @@ void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eig
     (void)tmp;
     C.derived().noalias() = A.derived() * B.transpose();
   }
+}
+
+/// out ← Aᵀ, element by element in place (MPFR: no allocation once out has its size).
+template <class T> void transpose_into(const Matrix<T>& A, Matrix<T>& out) {
+  if (out.rows() != A.cols() || out.cols() != A.rows()) out.resize(A.cols(), A.rows());
+  for (Eigen::Index c = 0; c < A.cols(); ++c)
+    for (Eigen::Index r = 0; r < A.rows(); ++r) inplace::set(out(c, r), A(r, c));
 }
 
 /// out_i ← Π_{x_i} out_i = out_i − ⟨x_i, out_i⟩ x_i/‖x_i‖² (the exact form of project_tangent_rows).
@@ -291,9 +300,64 @@ template <class T> bool symmetric_block(const AttentionWorkspace<T>& ws, const K
   return true;
 }
 
-/// One query row, in place in MPFR: exactly one exponential per visible key.
+/// Query rows [i0, i1) with their logits relative to each row's reference token (built-in
+/// floating types): the direct logits of the block by one GEMM choose r(i), then
+/// L_ij − L_ir = ⟨u_i, p_j − p_r⟩, as attention_matrix() does, and P·VX by a second GEMM.
+/// The relative form only where it matters: a direct logit is within
+/// δ = 4(d + 2)·eps·‖β Q y_i‖·max_j ‖K y_j‖ of its value (rounding of the keys, the queries and the
+/// dot product), so an entry the direct logits place more than `negligible` + 2δ below the top
+/// keeps its direct value: its weight is below eps/(16n) of the row's sum either way. While every
+/// logit of the row is at most 16 in size (‖β Q y_i‖·max_j ‖K y_j‖ ≤ 16), the direct form loses at
+/// most 4 bits against the relative one, the spread the symmetric path accepts too, and is kept.
+/// (Once the tokens separate,
+/// a row has few entries near its top, and the relative rows cost about what the direct ones do.)
+/// Memory: one block of rows × n logits per thread.
+template <class T> void relative_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws,
+                                       const TokensView<T>& p, const KernelFlags& f, const TokensView<T>* tangent_of,
+                                       TokensMap<T>& out, Lane<T>& lane) {
+  using std::exp;
+  const Eigen::Index n = ws.qx.rows(), rb = i1 - i0;
+  const Eigen::Index key_end = f.causal ? i1 : n;
+  if (lane.rows.rows() < rb || lane.rows.cols() < key_end) lane.rows.resize(kQueryBlock, n);
+  auto S = lane.rows.topLeftCorner(rb, key_end);
+  if (ws.qx.cols() <= kLazyDepth)
+    S.noalias() = ws.qx.middleRows(i0, rb).lazyProduct(ws.kx.topRows(key_end).transpose());
+  else
+    S.noalias() = ws.qx.middleRows(i0, rb) * ws.kx.topRows(key_end).transpose();
+  const T eps = std::numeric_limits<T>::epsilon();
+  for (Eigen::Index row = 0; row < rb; ++row) {
+    const Eigen::Index i = i0 + row, last = f.causal ? i : n - 1;
+    auto L = S.row(row);
+    const Eigen::Index r = reference_index<T>(L, last);
+    const T top_direct = L(r);
+    const T size = ws.qx.row(i).norm() * ws.key_norm_max, delta = T(4 * (ws.qx.cols() + 2)) * eps * size;
+    const T cut = -(ws.negligible + 2 * delta);
+    const auto u = ws.u.row(i);
+    for (Eigen::Index j = 0; j <= last; ++j) {
+      const T direct = L(j) - top_direct;
+      L(j) = size <= T(16) || direct < cut ? direct : u.dot(p.row(j) - p.row(r));
+    }
+    T top = L(0);  // ≈ 0 (L_ir = 0 exactly); any shift is exact
+    for (Eigen::Index j = 1; j <= last; ++j) top = std::max<T>(top, L(j));
+    for (Eigen::Index j = 0; j <= last; ++j) L(j) = exp(L(j) - top);
+    for (Eigen::Index j = last + 1; j < key_end; ++j) L(j) = T(0);  // causal: keys after i unseen
+  }
+  auto l = lane.l.head(rb);
+  auto acc = lane.acc.topRows(rb);
+  l = S.rowwise().sum();
+  if (ws.qx.cols() <= kLazyDepth)
+    acc.noalias() = S.lazyProduct(ws.vx.topRows(key_end));
+  else
+    acc.noalias() = S * ws.vx.topRows(key_end);
+  acc.array().colwise() /= l.array();
+  write_rows<T>(i0, acc, f, tangent_of, out, lane);
+}
+
+/// One query row, in place in MPFR: exactly one exponential per visible key. With `positions`,
+/// the logits relative to the reference token (relative_block).
 template <class T> void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws, const KernelFlags& f,
-                                 const TokensView<T>* tangent_of, TokensMap<T>& out, Lane<T>& lane) {
+                                 const TokensView<T>* tangent_of, const TokensView<T>* positions, TokensMap<T>& out,
+                                 Lane<T>& lane) {
   namespace ip = inplace;
   const Eigen::Index n = ws.qx.rows(), d = ws.qx.cols();
   const Eigen::Index last = f.causal ? i : n - 1;
@@ -305,6 +369,20 @@ template <class T> void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws
     for (Eigen::Index j = 0; j <= last; ++j) {
       ip::mul(L(j), ws.qx(i, 0), ws.kx(j, 0));
       for (Eigen::Index k = 1; k < d; ++k) ip::mul_add(L(j), ws.qx(i, k), ws.kx(j, k), lane.tmp);
+    }
+  }
+  if (positions) {
+    const TokensView<T>& p = *positions;
+    Eigen::Index r = 0;
+    for (Eigen::Index j = 1; j <= last; ++j)
+      if (ip::greater(L(j), L(r))) r = j;
+    for (Eigen::Index j = 0; j <= last; ++j) {
+      ip::sub(lane.diff, p.coeff(j, 0), p.coeff(r, 0));
+      ip::mul(L(j), ws.u(i, 0), lane.diff);
+      for (Eigen::Index k = 1; k < d; ++k) {
+        ip::sub(lane.diff, p.coeff(j, k), p.coeff(r, k));
+        ip::mul_add(L(j), ws.u(i, k), lane.diff, lane.tmp);
+      }
     }
   }
   ip::set(lane.top, L(0));
@@ -345,11 +423,13 @@ template <class T> void mpfr_row(Eigen::Index i, const AttentionWorkspace<T>& ws
 }  // namespace kernel
 
 /// out_i (= or +=) Σ_j P_ij V y_j for every query i, with P from `keys` (x) and the values y;
-/// then, if `tangent_of` is given, out_i ← Π_{x_i} out_i with x = *tangent_of.
+/// then, if `tangent_of` is given, out_i ← Π_{x_i} out_i with x = *tangent_of. With
+/// `relative.positions` (softmax), each row's logits relative to its reference token.
 template <class T> void attention_kernel(const TokensView<T>& keys, const TokensView<T>& values, const Matrix<T>& Q,
                                          const Matrix<T>& K, const Matrix<T>& V, const T& beta,
                                          const KernelFlags& flags, const TokensView<T>* tangent_of,
-                                         AttentionWorkspace<T>& ws, TokensMap<T>& out) {
+                                         AttentionWorkspace<T>& ws, TokensMap<T>& out,
+                                         const RelativeLogits<T>& relative = {}) {
   const Eigen::Index n = keys.rows(), d = keys.cols();
   if (n == 0) return;
   // MPFR: a 50-digit multiply costs ~100 ns, an exponential ~6 µs (bench), ≳ 1000 double flops.
@@ -371,14 +451,31 @@ template <class T> void attention_kernel(const TokensView<T>& keys, const Tokens
                       ws.fixed_kx.assign(ws.kx, kernel::kFixedMaxExtraLimbs);
     ws.fixed_values = ws.fixed_vx_columns.assign(ws.vx.transpose(), kernel::kFixedMaxExtraLimbs);
   }
+  const TokensView<T>* positions = flags.norm == Normalization::Softmax ? relative.positions : nullptr;
+  if (positions) {  // U = β QY K M, as products of the rows: (β QY) (Kᵀ)ᵀ, then (Mᵀ)ᵀ
+    kernel::transpose_into(K, ws.kt);
+    kernel::multiply_transposed(ws.qx, ws.kt, ws.sized(ws.u, n, d), tmp);
+    if (relative.map) {
+      kernel::transpose_into(*relative.map, ws.mt);
+      kernel::multiply_transposed(ws.u, ws.mt, ws.sized(ws.u_next, n, d), tmp);
+      ws.u.swap(ws.u_next);
+    }
+    if constexpr (!is_mpfr<T>::value) {
+      using std::log;
+      ws.key_norm_max = ws.kx.rowwise().norm().maxCoeff();
+      ws.negligible = log(T(16) * T(n) / std::numeric_limits<T>::epsilon());
+    }
+  }
   // (Q == K compares d² numbers; the symmetric path saves ~n²/2 exponentials.)
-  const bool symmetric = !is_mpfr<T>::value && !flags.causal && n <= kernel::kQueryBlock && Q.rows() == K.rows() &&
-                         Q.cols() == K.cols() && Q == K;
+  const bool symmetric = !is_mpfr<T>::value && !flags.causal && !positions && n <= kernel::kQueryBlock &&
+                         Q.rows() == K.rows() && Q.cols() == K.cols() && Q == K;
   const Eigen::Index blocks = (n + kernel::kQueryBlock - 1) / kernel::kQueryBlock;
   auto run = [&](Eigen::Index b, kernel::Lane<T>& lane) {
     const Eigen::Index i0 = b * kernel::kQueryBlock, i1 = std::min(n, i0 + kernel::kQueryBlock);
     if constexpr (is_mpfr<T>::value) {
-      for (Eigen::Index i = i0; i < i1; ++i) kernel::mpfr_row(i, ws, flags, tangent_of, out, lane);
+      for (Eigen::Index i = i0; i < i1; ++i) kernel::mpfr_row(i, ws, flags, tangent_of, positions, out, lane);
+    } else if (positions) {
+      kernel::relative_block(i0, i1, ws, *positions, flags, tangent_of, out, lane);
     } else {
       if (!(symmetric && kernel::symmetric_block(ws, flags, tangent_of, out, lane)))
         kernel::float_block(i0, i1, ws, flags, tangent_of, out, lane);

@@ -77,24 +77,32 @@ template <class T> class Model {
 
   bool discrete() const { return info->discrete; }
   bool on_sphere() const { return info->on_sphere; }
+  /// The Euclidean flows, whose logits grow like e^{2t}, take them relative to a reference token
+  /// (RelativeLogits in attention.hpp).
+  bool relative_logits() const {
+    return (info->kind == ModelKind::SaEuclid || info->kind == ModelKind::SaRescaled) &&
+           info->normalization == Normalization::Softmax;
+  }
 
   /// Σ_j P_ij V x_j for every token i: the attention update before any projection.
   /// `keys` are the positions the attention weights are computed from (e^{tV} z for sa-rescaled).
   static Tokens<T> attend(const Tokens<T>& keys, const Tokens<T>& values, const Matrix<T>& Q, const Matrix<T>& K,
-                          const Matrix<T>& V, const T& beta, Normalization norm, bool causal) {
-    const Matrix<T> P = attention_matrix(keys, Q, K, beta, norm, causal);
+                          const Matrix<T>& V, const T& beta, Normalization norm, bool causal,
+                          const RelativeLogits<T>& relative = {}) {
+    const Matrix<T> P = attention_matrix(keys, Q, K, beta, norm, causal, relative);
     return P * (values * V.transpose());
   }
 
   /// The attention matrix of head h at a sample (for diagnostics): time t, or layer index t.
   Matrix<T> attention(const Tokens<T>& x, const T& t, int h = 0) const {
     const auto& head = heads.at(static_cast<std::size_t>(h));
-    const Tokens<T> keys = info->kind == ModelKind::SaRescaled ? rescaled_positions(x, t) : x;
     if (discrete()) {
       const long k = static_cast<long>(to_double(t));
-      return attention_matrix(keys, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal);
+      return attention_matrix(x, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal);
     }
-    return attention_matrix(keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal);
+    const Positions p(*this, x, t);
+    return attention_matrix(p.keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
+                            p.relative());
   }
 
   /// dx/dt for the continuous models. x and dxdt are flat n·d states. The fast kernel
@@ -114,10 +122,11 @@ template <class T> class Model {
     const auto x = as_tokens(xs, n, d);
     const Tokens<T> X = x;
     Tokens<T> out = Tokens<T>::Zero(n, d);
-    const Tokens<T> keys = info->kind == ModelKind::SaRescaled ? rescaled_positions(X, t) : X;
+    const Positions p(*this, X, t);
     for (const auto& head : heads) {
       const Matrix<T> V = head.V.at_time(t);
-      Tokens<T> a = attend(keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal);
+      Tokens<T> a =
+          attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal, p.relative());
       switch (info->kind) {
         case ModelKind::SaRescaled: a -= X * V.transpose(); break;  // Σ_j P_ij V (z_j − z_i), Σ_j P_ij = 1
         case ModelKind::Ffn: {
@@ -157,6 +166,25 @@ template <class T> class Model {
 
  private:
   mutable CacheSlot<T> cache_;
+
+  /// The state x (z for sa-rescaled), the keys the logits are formed from (e^{tV} z for
+  /// sa-rescaled) and, for the Euclidean flows, how to take them relative to a reference token.
+  struct Positions {
+    Tokens<T> keys;
+    Matrix<T> map;  // e^{tV} (sa-rescaled)
+    TokensView<T> state;
+    bool use_relative, use_map;
+    Positions(const Model& m, const Tokens<T>& x, const T& t)
+        : state(x.data(), x.rows(), x.cols()),
+          use_relative(m.relative_logits()),
+          use_map(m.info->kind == ModelKind::SaRescaled) {
+      if (use_map) map = matrix_exponential<T>(m.rescale_V * t);
+      keys = use_map ? Tokens<T>(x * map.transpose()) : x;
+    }
+    RelativeLogits<T> relative() const {
+      return use_relative ? RelativeLogits<T>{&state, use_map ? &map : nullptr} : RelativeLogits<T>{};
+    }
+  };
 
   /// Brings the cache to time t: interpolated weights and e^{tV} are recomputed only when t moved.
   void refresh(ModelCache<T>& c, const T& t) const {
@@ -211,14 +239,16 @@ template <class T> class Model {
       const Matrix<T>& V = weight(heads[h].V, t, c.v[h]);
       const bool project = on_sphere() && h + 1 == heads.size();
       KernelFlags flags{info->normalization, causal, h > 0};
+      const RelativeLogits<T> relative =
+          relative_logits() ? RelativeLogits<T>{&X, rescaled ? &c.expm : nullptr} : RelativeLogits<T>{};
       if (!per_head) {
-        attention_kernel<T>(keys, X, Q, K, V, beta, flags, project ? &X : nullptr, ws, out);
+        attention_kernel<T>(keys, X, Q, K, V, beta, flags, project ? &X : nullptr, ws, out, relative);
         continue;
       }
       flags.accumulate = false;
       Tokens<T>& a = ws.sized(ws.head, n, d);
       TokensMap<T> am = view_mut(a);
-      attention_kernel<T>(keys, X, Q, K, V, beta, flags, nullptr, ws, am);
+      attention_kernel<T>(keys, X, Q, K, V, beta, flags, nullptr, ws, am, relative);
       // The kernel left V x_j for every j in ws.vx: a_i −= V x_i reuses it.
       for (Eigen::Index i = 0; i < a.size(); ++i) inplace::sub(a.data()[i], a.data()[i], ws.vx.data()[i]);
       if (info->kind == ModelKind::Ffn) {
@@ -243,11 +273,6 @@ template <class T> class Model {
         inplace::tanh(v, v);
       }
     }
-  }
-
-  Tokens<T> rescaled_positions(const Tokens<T>& z, const T& t) const {
-    const Matrix<T> E = matrix_exponential<T>(rescale_V * t);
-    return z * E.transpose();
   }
 
   void apply_activation(Tokens<T>& a) const {
