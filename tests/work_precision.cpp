@@ -124,4 +124,29 @@ BOOST_AUTO_TEST_CASE(the_diagram_is_in_results_json) {
   BOOST_TEST(!diagram_in(planted));
 }
 
+// A run that stops before T (here: max_steps 4) has no error to report: the diagram lists it with
+// its cost and no deviation, and a claim is inconclusive, not violated (nor exit 3).
+BOOST_AUTO_TEST_CASE(runs_stopped_short_make_the_claim_inconclusive) {
+  const fs::path dir = attnflow::testing::fresh_dir("work_precision", "stopped");
+  const fs::path suite = dir / "suite.json";
+  std::ofstream(suite) << json{{"name", "work-precision-stopped"},
+                               {"seed", 20231},
+                               {"checks",
+                                {{"work-precision",
+                                  {{"max_steps", 4}, {"fixed_steps", {0.25, 0.125}}, {"rtols", {1e-4, 1e-6}},
+                                   {"mpfr_digits", 17}, {"mpfr_rtols", {1e-8}}}}}}};
+  CheckRunOptions o;
+  o.suite = suite.string();
+  o.out = (dir / "out").string();
+  o.jobs = 2;
+  (void)run_checks(o);
+  const json check = json::parse(attnflow::testing::read_text(dir / "out" / "results.json"))["checks"][0];
+  BOOST_TEST(check["verdict"] == "reported");
+  BOOST_TEST(check["evidence"].contains("stopped_runs"));
+  bool any_null = false;
+  for (const json& row : check["evidence"]["diagram_points"]) any_null |= row["deviation_from_gamma"].is_null();
+  BOOST_TEST(any_null);
+  BOOST_TEST(check["controls"][0]["verdict"] == "inconclusive");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
