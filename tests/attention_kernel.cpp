@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(euclidean_logits_relative_to_a_reference_token_keep_their_p
     BOOST_TEST(std::abs(relative - p01) <= 1e-13 * p01);
     BOOST_TEST(std::abs(direct - p01) > 1e-6 * p01);
   }
-  // The fast kernel keeps the direct logits of entries far below a row's top (relative_row):
+  // The fast kernel keeps the direct logits of entries far below a row's top (relative_block):
   // random weights at t = 10, where the logits reach e^{20}, against the reference.
   for (const char* model : {"sa-rescaled", "sa-euclid"})
     for (int n : {5, 70}) {
