@@ -11,7 +11,7 @@
 
 namespace attnflow {
 
-const std::vector<std::string> kMethods = {"euler", "rk4", "dopri5", "rkf78", "bulirsch-stoer"};
+const std::vector<std::string> kMethods = {"euler", "rk4", "dopri5", "rkf78", "bulirsch-stoer", "taylor"};
 
 namespace {
 
@@ -19,6 +19,31 @@ constexpr long kMaxTokens = 1 << 20;
 constexpr long kMaxDim = 1 << 16;
 
 }  // namespace
+
+/// Why the field of c has no Taylor series that holds across a step (empty: it has one).
+/// Switching or interpolated weights and ReLU are not analytic at their switching points
+/// (series restarted there are not implemented); e^{tV} for a non-diagonal V is computed by a
+/// scaling loop whose branches a series cannot follow.
+static std::string taylor_refusal(const SimConfig& c) {
+  auto switching = [](const WeightSpec& w) { return w.kind != WeightSpec::Kind::Constant; };
+  for (const auto& h : c.heads)
+    if (switching(h.Q) || switching(h.K) || switching(h.V))
+      return "per-layer or interpolated weights switch in time (use rkf78 or bulirsch-stoer)";
+  if (c.model->kind == ModelKind::Ffn) {
+    if (switching(c.W)) return "per-layer or interpolated weights switch in time (use rkf78 or bulirsch-stoer)";
+    if (c.activation == "relu") return "the relu activation is not analytic (use tanh, identity, or another method)";
+  }
+  if (c.model->kind == ModelKind::SaRescaled) {
+    const MatrixSpec& v = c.heads.front().V.values.front();
+    bool diagonal = v.kind != MatrixSpec::Kind::Random;
+    if (v.kind == MatrixSpec::Kind::Explicit)
+      for (int i = 0; i < c.d; ++i)
+        for (int k = 0; k < c.d; ++k)
+          if (i != k && decimal_as_double(v.entries[static_cast<std::size_t>(i * c.d + k)]) != 0) diagonal = false;
+    if (!diagonal) return "sa-rescaled with a non-diagonal V needs e^{tV} as a series, not implemented (use rkf78)";
+  }
+  return "";
+}
 
 MatrixSpec parse_matrix(const nlohmann::json& j, int d, const std::string& field) {
   MatrixSpec m;
@@ -274,7 +299,7 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
 
   c.method = read_string(j, "method", "", "dopri5");
   if (!c.model->discrete && std::find(kMethods.begin(), kMethods.end(), c.method) == kMethods.end())
-    input_error("method", "unknown method \"" + c.method + "\" (euler, rk4, dopri5, rkf78, bulirsch-stoer)");
+    input_error("method", "unknown method \"" + c.method + "\" (euler, rk4, dopri5, rkf78, bulirsch-stoer, taylor)");
   c.rtol = read_decimal(j, "rtol", "", "1e-10");
   c.atol = read_decimal(j, "atol", "", "1e-12");
   c.dt = read_decimal(j, "dt", "", "0.01");
@@ -284,8 +309,13 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
     input_error("rtol", "rtol and atol cannot both be zero");
   if (decimal_as_double(c.dt) <= 0) input_error("dt", "must be positive (got " + c.dt + ")");
   c.fixed_step = read_bool(j, "fixed_step", "", false);
-  if (c.fixed_step && c.method != "dopri5" && c.method != "rkf78" && c.method != "euler" && c.method != "rk4")
-    input_error("fixed_step", "is available for euler, rk4, dopri5 and rkf78");
+  if (c.fixed_step && c.method != "dopri5" && c.method != "rkf78" && c.method != "euler" && c.method != "rk4" &&
+      c.method != "taylor")
+    input_error("fixed_step", "is available for euler, rk4, dopri5, rkf78 and taylor");
+  if (!c.model->discrete && c.method == "taylor") {
+    const std::string why = taylor_refusal(c);
+    if (!why.empty()) input_error("method", "taylor expands the field in a power series, but " + why);
+  }
   c.max_steps = read_integer(j, "max_steps", "", 1, 1000000000000L, 10000000);
   if (j.contains("stop")) {
     const auto& s = j.at("stop");

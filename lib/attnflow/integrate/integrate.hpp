@@ -8,6 +8,7 @@
 //   rhs / layer   only the one discrete() selects is called (layer may be absent);
 //   system_id()   the name the trajectory records (a Model's id, or the system's id()).
 #include "attnflow/integrate/settings.hpp"
+#include "attnflow/integrate/taylor.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/odeint_compat.hpp"
 #include "attnflow/trajectory.hpp"
@@ -237,6 +238,11 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
       detail::layer_loop(model, x, s, traj);
     else
       throw std::invalid_argument("integrate: " + traj.model + " is discrete but has no layer map");
+  } else if (s.method == "taylor") {
+    if constexpr (std::is_same_v<System, Model<T>>)
+      taylor_integrate(model, x, s, traj);
+    else
+      throw std::invalid_argument("integrate: method taylor expands a model's field; " + traj.model + " is not a model");
   } else if (s.method == "euler") {
     detail::fixed_step_loop(odeint::euler<S, T, S, T>(), model, x, s, traj);
   } else if (s.method == "rk4") {
