@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,51 @@ BOOST_AUTO_TEST_CASE(series_recurrences_match_known_expansions) {
                 {2, -3, 0, 0, 0, 0, 0, 0, 0});
   expect_series("e^{−t}·e^{t}", series_of([](const Var& t) { return exp(-t) * exp(t); }, 0.3, p),
                 {1, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+
+BOOST_AUTO_TEST_CASE(exact_sums_of_products_round_once) {
+  // CauchySum<mpfr> against the exact sum (each product exact at 400 digits, then rounded once):
+  // mixed signs, zeros, weights, exponents spread over 2^±80, and a sum that cancels to 1e-25 of
+  // its terms. Allowed: half an ulp, plus the accumulator's truncation 2^-(2p+64) of the largest term.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::uniform_int_distribution<int> e(-80, 80);
+  for (int digits : {30, 60}) {
+    MpfrDigitsScope scope(digits);
+    attnflow::taylor::CauchySum<mpfr> sum;
+    for (int trial = 0; trial < 200; ++trial) {
+      const int k = 1 + trial % 40, lo = trial % 3 == 0 ? 1 : 0;
+      const bool weighted = trial % 2 == 1, spread = trial % 5 == 0, cancel = trial % 7 == 0;
+      std::vector<mpfr> a(static_cast<std::size_t>(k) + 1), b(static_cast<std::size_t>(k) + 1);
+      for (int m = 0; m <= k; ++m) {
+        a[m] = trial % 11 == 0 && m % 3 == 0 ? mpfr(0) : mpfr(u(rng)) / mpfr(3);
+        b[m] = mpfr(u(rng)) / mpfr(7);
+        if (spread) a[m] = ldexp(a[m], e(rng));
+      }
+      if (cancel && k >= 2) {  // make term lo + 1 cancel term lo up to 1e-25
+        const int m0 = lo, m1 = lo + 1;
+        const mpfr w0 = weighted ? mpfr(m0) : mpfr(1), w1 = weighted ? mpfr(m1) : mpfr(1);
+        if (m0 > 0 || !weighted) a[m1] = -(w0 * a[m0] * b[k - m0]) / (w1 * b[k - m1]) * (1 + mpfr("1e-25"));
+      }
+      mpfr r;
+      sum(r, a.data(), b.data(), lo, k, k, weighted);
+      mpfr ref, top = 0;
+      {
+        MpfrDigitsScope wide(400);
+        mpfr exact = 0;
+        for (int m = lo; m <= k; ++m) {
+          const mpfr term = mpfr(a[m], 400) * mpfr(b[k - m], 400) * mpfr(weighted ? m : 1, 400);
+          exact += term;
+          top = std::max<mpfr>(top, abs(term));
+        }
+        ref = exact;
+      }
+      ref = mpfr(ref, static_cast<unsigned>(digits));  // rounded once to the working precision
+      const mpfr ulp = abs(ref) * epsilon<mpfr>();
+      const mpfr allowed = ulp / 2 + top * ldexp(mpfr(1), -(2 * static_cast<int>(mpfr_get_prec(r.backend().data())) + 60));
+      BOOST_TEST(abs(r - ref) <= allowed, "digits " << digits << ", trial " << trial << ": " << r << " vs " << ref);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_branch_marks_the_tape) {
@@ -228,6 +274,29 @@ BOOST_AUTO_TEST_CASE(every_continuous_model_expands) {
     BOOST_TEST(diff < 1e-10, name << ": difference " << diff);
     BOOST_TEST(moved > 1e-3, name << ": the tokens moved");
   }
+}
+
+BOOST_AUTO_TEST_CASE(the_precision_trap_to_t60_keeps_its_digits) {
+  // Issue 21's trap: sa-rescaled, n = d = 2, Q = K = V = I, z(0) = (1, ±0.1), to t = 60. The
+  // half-gap b(60) at 60 digits (rtol 1e-40) against 80 digits (rtol 1e-60), and against the
+  // issue's b(∞) = 2.565865e-22 (seven digits; the gap is frozen long before t = 60).
+  auto b60 = [](int digits, const char* rtol, const char* atol) {
+    const json j = {{"model", "sa-rescaled"}, {"n", 2}, {"d", 2}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"},
+                    {"V", "identity"},
+                    {"init", {{"kind", "explicit"}, {"points", json::array({json::array({"1", "0.1"}), json::array({"1", "-0.1"})})}}},
+                    {"time", {{"t_end", 60}, {"samples", 2}}}, {"method", "taylor"}, {"rtol", rtol}, {"atol", atol},
+                    {"precision", {{"digits", digits}}}};
+    MpfrDigitsScope scope(digits);
+    const Trajectory<mpfr> tr = simulate<mpfr>(parse_sim_config(j));
+    BOOST_REQUIRE(tr.stats.stop_reason == "end");
+    BOOST_TEST_MESSAGE(digits << " digits: " << tr.stats.steps << " steps");
+    return mpfr((tr.x.back()(0, 1) - tr.x.back()(1, 1)) / 2, 90);
+  };
+  const mpfr b = b60(60, "1e-40", "1e-60"), ref = b60(80, "1e-60", "1e-80");
+  MpfrDigitsScope scope(90);
+  BOOST_TEST_MESSAGE("b(60) = " << b << " (60 digits), " << ref << " (80 digits)");
+  BOOST_TEST(to_double(abs(b - ref)) < 1e-39);
+  BOOST_TEST(std::abs(to_double(ref) / 2.565865e-22 - 1) < 1e-6);
 }
 
 BOOST_AUTO_TEST_CASE(fields_that_branch_are_refused) {

@@ -3,6 +3,9 @@
 // either time.
 #include "attnflow/bench/registry.hpp"
 #include "attnflow/bench/phase_statistic.hpp"
+#include "attnflow/version.hpp"
+#include "attnflow/io/process.hpp"
+#include "attnflow/diagnostics/gamma_curve.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/random.hpp"
@@ -14,6 +17,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 
 namespace attnflow::bench {
@@ -316,24 +321,139 @@ TrapTiming time_trap(const nlohmann::json& cfg) {
 BenchResult trap60_seconds(const BenchOptions&) {
   // b(∞) of this start, from issue 21; a 60-digit rkf78 run (rtol 1e-40) agrees to 25 digits.
   const double b_inf = 2.565865e-22;
-  const TrapTiming run = time_trap(trap_config(60, 60, "1e-40", "bulirsch-stoer"));
-  // The issue's anchor, side by side: 40 digits, rtol 1e-20, to t = 40 (2.9 s, 16,156 steps,
-  // 8,363 rejected with logits formed directly).
+  const TrapTiming run = time_trap(trap_config(60, 60, "1e-40", "taylor"));
+  // Side by side: the same run by Bulirsch–Stoer (the fastest method before the Taylor one), and
+  // the issue's anchor, 40 digits, rtol 1e-20, to t = 40 (2.9 s, 16,156 steps, 8,363 rejected
+  // with logits formed directly).
+  const TrapTiming bs = time_trap(trap_config(60, 60, "1e-40", "bulirsch-stoer"));
   const TrapTiming anchor = time_trap(trap_config(40, 40, "1e-20", "rkf78"));
   const double deviation = std::abs(run.b - b_inf) / b_inf;
   BenchResult r = with_goal(run.seconds, "s", "< 5, b(60) within a relative 1e-4 of 2.565865e-22",
                             run.seconds < 5 && deviation <= 1e-4);
   if (!(deviation <= 1e-4)) r.goal_met = 0;
   r.definition =
-      "simulate sa-rescaled, n = d = 2, Q = K = V = I, z(0) = (1, +-0.1), to t = 60 at 60 digits, bulirsch-stoer "
+      "simulate sa-rescaled, n = d = 2, Q = K = V = I, z(0) = (1, +-0.1), to t = 60 at 60 digits, taylor "
       "rtol 1e-40 atol 1e-60 (the precision trap)";
   r.details = {{"b_60", run.b},
                {"relative_deviation_from_b_inf", deviation},
                {"steps", run.steps},
-               {"rhs_evaluations", run.rhs},
-               {"seconds_per_rhs", run.seconds / double(std::max(1L, run.rhs))},
+               {"series_expansions", run.rhs},
+               {"bulirsch_stoer_same_run",
+                {{"seconds", bs.seconds}, {"steps", bs.steps}, {"rhs_evaluations", bs.rhs}, {"b_60", bs.b}}},
+               {"taylor_over_bulirsch_stoer", run.seconds / bs.seconds},
                {"anchor_rkf78_40_digits_rtol_1e-20_to_t40",
                 {{"seconds", anchor.seconds}, {"steps", anchor.steps}, {"rejected_steps", anchor.rejected}}}};
+  return r;
+}
+
+// ---- Many digits: attnflow's Taylor method against mpmath's (issue 21, part 2) ---------------------
+namespace {
+
+/// [B] Thm 6.8's setting at 30 digits: sa-sphere, Q = K = V = I, n = 5, d = 7, β = 2.5, a random
+/// pairwise-orthogonal start, T = 8.
+nlohmann::json b68_config(const char* method, int digits = 30, const char* rtol = "1e-28", const char* atol = "1e-30") {
+  return {{"model", "sa-sphere"}, {"n", 5}, {"d", 7}, {"beta", "2.5"}, {"Q", "identity"}, {"K", "identity"},
+          {"V", "identity"}, {"init", {{"kind", "orthogonal"}, {"seed", 1}}}, {"time", {{"t_end", 8}, {"samples", 2}}},
+          {"method", method}, {"rtol", rtol}, {"atol", atol}, {"precision", {{"digits", digits}}}};
+}
+
+/// max_{i<j} |<x_i, x_j> − γ|, the products formed at 60 digits (above every run's precision).
+double gamma_deviation(const Tokens<mpfr>& x, const mpfr& gamma) {
+  MpfrDigitsScope wide(60);
+  Tokens<mpfr> y(x.rows(), x.cols());
+  for (Eigen::Index k = 0; k < x.size(); ++k) y.data()[k] = mpfr(x.data()[k], 60);
+  const mpfr g(gamma, 60);
+  double worst = 0;
+  for (Eigen::Index i = 0; i < y.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < y.rows(); ++j)
+      worst = std::max(worst, std::abs(to_double(mpfr(y.row(i).dot(y.row(j)) - g))));
+  return worst;
+}
+
+}  // namespace
+
+BenchResult mp30_vs_mpmath(const BenchOptions& o) {
+  const std::string goal = "<= 0.005, at an error against the gamma reference no larger than mpmath's";
+  if (o.quick) return not_available("not measured with --quick (mpmath's side takes one to two minutes)", goal);
+  const SimConfig c = parse_sim_config(b68_config("taylor"));
+  MpfrDigitsScope digits(30);
+  const Tokens<mpfr> x0 = initial_tokens<mpfr>(c);
+  auto timed = [](const SimConfig& cfg, Trajectory<mpfr>& tr, int repeats) {
+    MpfrDigitsScope precision(cfg.precision.digits);
+    double best = INFINITY;
+    for (int k = 0; k < repeats; ++k) {  // best of `repeats`: the Taylor runs take a fraction of a second
+      const auto start = Clock::now();
+      tr = simulate<mpfr>(cfg);
+      best = std::min(best, seconds_since(start));
+    }
+    return best;
+  };
+  // The issue's setting (30 digits, rtol 1e-28) and one at mpmath's accuracy: odefun carries guard
+  // digits of its own, so attnflow gets two (32 digits, the same two limbs) and rtol 1e-30.
+  Trajectory<mpfr> taylor, issue_run, rkf78;
+  const double taylor_s = timed(parse_sim_config(b68_config("taylor", 32, "1e-30", "1e-32")), taylor, 3);
+  const double issue_s = timed(c, issue_run, 3);
+  const double rkf78_s = timed(parse_sim_config(b68_config("rkf78")), rkf78, 1);
+  // γ(8) at 50 digits, far tighter than any run here.
+  mpfr gamma;
+  {
+    MpfrDigitsScope fifty(50);
+    gamma = gamma_curve_at<mpfr>(false, 5, mpfr("2.5"), {mpfr(0), mpfr(8)}, "bulirsch-stoer", mpfr("1e-45"),
+                                 mpfr("1e-3"))
+                .back();
+  }
+  const double taylor_err = gamma_deviation(taylor.x.back(), gamma), rkf78_err = gamma_deviation(rkf78.x.back(), gamma);
+  const double issue_err = gamma_deviation(issue_run.x.back(), gamma);
+  // mpmath's odefun on the same start, spawned (no shell) with the start written to a file.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("attnflow-mpmath-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  nlohmann::json in = {{"digits", 30}, {"tol", "1e-28"}, {"beta", "2.5"}, {"n", 5}, {"d", 7}, {"t_end", "8"}};
+  for (Eigen::Index k = 0; k < x0.size(); ++k) in["x0"].push_back(to_decimal(x0.data()[k]));
+  { std::ofstream(dir / "in.json") << in.dump(); }
+  const std::string script = std::string(attnflow::source_dir()) + "/lib/attnflow/bench/mpmath_odefun.py";
+  const ProcessResult p = run_program({"python3", script, (dir / "in.json").string(), (dir / "out.json").string()},
+                                      dir.string(), (dir / "log.txt").string(), 1800);
+  BenchResult r;
+  r.goal = goal;
+  r.definition =
+      "wall time of simulate sa-sphere, Q = K = V = I, n = 5, d = 7, beta = 2.5, orthogonal start (seed 1), T = 8, "
+      "taylor at 32 digits, rtol 1e-30 atol 1e-32 (best of 3), over mpmath odefun (mp.dps = 30, tol = 1e-28) on the "
+      "same start and field (lib/attnflow/bench/mpmath_odefun.py, its own timer); errors: max |<x_i, x_j> - gamma(8)| "
+      "against [B] Thm 6.8's gamma at 50 digits; details: the issue's setting (30 digits, rtol 1e-28) and rkf78";
+  r.details = {{"taylor_seconds", taylor_s},
+               {"taylor_steps", taylor.stats.steps},
+               {"taylor_gamma_error", taylor_err},
+               {"taylor_30_digits_rtol_1e-28",
+                {{"seconds", issue_s}, {"steps", issue_run.stats.steps}, {"gamma_error", issue_err}}},
+               {"rkf78_seconds", rkf78_s},
+               {"rkf78_steps", rkf78.stats.steps},
+               {"rkf78_gamma_error", rkf78_err},
+               {"rkf78_over_taylor", rkf78_s / taylor_s}};
+  nlohmann::json out;
+  if (p.started && !p.timed_out && p.exit_code == 0) {
+    std::ifstream f(dir / "out.json");
+    out = nlohmann::json::parse(f, nullptr, false);
+  }
+  if (out.is_discarded() || !out.contains("seconds") || !out.contains("x")) {
+    r.value = std::nan("");
+    r.goal_met = 0;
+    r.details["error"] = "mpmath's side failed (python3 with mpmath needed: Debian python3-mpmath); log: " +
+                         (dir / "log.txt").string();
+    return r;
+  }
+  Tokens<mpfr> xm(5, 7);
+  for (Eigen::Index k = 0; k < xm.size(); ++k) xm.data()[k] = mpfr(out["x"][static_cast<std::size_t>(k)].get<std::string>());
+  const double mp_s = out["seconds"].get<double>(), mp_err = gamma_deviation(xm, gamma);
+  fs::remove_all(dir);
+  r.value = taylor_s / mp_s;
+  r.unit = "";
+  r.goal_met = r.value <= 0.005 && taylor_err <= mp_err ? 1 : 0;
+  r.details["mpmath_seconds"] = mp_s;
+  r.details["mpmath_gamma_error"] = mp_err;
+  r.details["rkf78_over_mpmath"] = rkf78_s / mp_s;
+  r.details["taylor_30_digits_rtol_1e-28"]["over_mpmath"] = issue_s / mp_s;
+  r.details["taylor_vs_mpmath_max_difference"] = to_double(mpfr((taylor.x.back() - xm).cwiseAbs().maxCoeff()));
   return r;
 }
 

@@ -117,6 +117,7 @@ const std::vector<Benchmark>& benchmarks() {
       {"a128_seconds", a128_seconds},
       {"phase_seconds", phase_seconds},
       {"trap60_seconds", trap60_seconds},
+      {"mp30_vs_mpmath", mp30_vs_mpmath},
       {"prove4_seconds", [](const BenchOptions&) { return prove_seconds("prove4", 3.5, 4.5); }},
       {"prove8_seconds",
        [](const BenchOptions& o) {

@@ -11,6 +11,7 @@
 // involving a non-constant marks the tape `branched` (ReLU, interpolated weights, a scaling
 // loop), and the integrator refuses the field. == and != compare identity (the same node, or
 // two constants of equal value), never values that agree only at the expansion point.
+#include "attnflow/integrate/cauchy_sum.hpp"
 #include "attnflow/model/inplace_ops.hpp"
 #include "attnflow/scalar.hpp"
 
@@ -99,61 +100,37 @@ template <class T> class Tape {
         case Op::Scale: inplace::mul(r, at(n.a, k), constants_[static_cast<std::size_t>(n.c)]); break;
         case Op::DivConst: inplace::div(r, at(n.a, k), constants_[static_cast<std::size_t>(n.c)]); break;
         case Op::ConstDiv:  // q = c/b: q_k = −Σ_{m=1..k} b_m q_{k−m} / b_0
-          inplace::set_zero(acc);
-          for (int m = 1; m <= k; ++m) inplace::mul_add(acc, at(n.b, m), at(id, k - m), tmp);
+          sum_(acc, &at(n.b, 0), &at(id, 0), 1, k, k, false);
           inplace::div(acc, acc, at(n.b, 0));
           inplace::set_zero(tmp), inplace::sub(r, tmp, acc);
           break;
-        case Op::Mul:
-          inplace::set_zero(acc);
-          for (int m = 0; m <= k; ++m) inplace::mul_add(acc, at(n.a, m), at(n.b, k - m), tmp);
-          inplace::set(r, acc);
-          break;
+        case Op::Mul: sum_(r, &at(n.a, 0), &at(n.b, 0), 0, k, k, false); break;
         case Op::Div:  // q = a/b: q_k = (a_k − Σ_{m=1..k} b_m q_{k−m}) / b_0
-          inplace::set(acc, at(n.a, k));
-          for (int m = 1; m <= k; ++m) {
-            inplace::mul(tmp, at(n.b, m), at(id, k - m));
-            inplace::sub(acc, acc, tmp);
-          }
+          sum_(acc, &at(n.b, 0), &at(id, 0), 1, k, k, false);
+          inplace::sub(acc, at(n.a, k), acc);
           inplace::div(r, acc, at(n.b, 0));
           break;
         case Op::Exp:  // e' = a' e: e_k = (1/k) Σ_{m=1..k} m a_m e_{k−m}
-          inplace::set_zero(acc);
-          for (int m = 1; m <= k; ++m) {
-            inplace::mul(tmp, at(n.a, m), at(id, k - m));
-            scaled_add(acc, tmp, m);
-          }
+          sum_(acc, &at(n.a, 0), &at(id, 0), 1, k, k, true);
           inplace::div_ui(r, acc, static_cast<unsigned long>(k));
           break;
         case Op::Sqrt:  // s² = a: s_k = (a_k − Σ_{m=1..k−1} s_m s_{k−m}) / (2 s_0)
-          inplace::set(acc, at(n.a, k));
-          for (int m = 1; m < k; ++m) {
-            inplace::mul(tmp, at(id, m), at(id, k - m));
-            inplace::sub(acc, acc, tmp);
-          }
+          sum_(acc, &at(id, 0), &at(id, 0), 1, k - 1, k, false);
+          inplace::sub(acc, at(n.a, k), acc);
           inplace::div(r, acc, at(id, 0));
           inplace::div_ui(r, r, 2);
           break;
         case Op::Log:  // a l' = a': l_k = (a_k − (1/k) Σ_{m=1..k−1} m l_m a_{k−m}) / a_0
-          inplace::set_zero(acc);
-          for (int m = 1; m < k; ++m) {
-            inplace::mul(tmp, at(id, m), at(n.a, k - m));
-            scaled_add(acc, tmp, m);
-          }
+          sum_(acc, &at(id, 0), &at(n.a, 0), 1, k - 1, k, true);
           inplace::div_ui(acc, acc, static_cast<unsigned long>(k));
           inplace::sub(acc, at(n.a, k), acc);
           inplace::div(r, acc, at(n.a, 0));
           break;
         case Op::Tanh: {  // y' = w a', w = 1 − y² (the Aux node after this one)
           const int w = id + 1;
-          inplace::set_zero(acc);
-          for (int m = 1; m <= k; ++m) {
-            inplace::mul(tmp, at(n.a, m), at(w, k - m));
-            scaled_add(acc, tmp, m);
-          }
+          sum_(acc, &at(n.a, 0), &at(w, 0), 1, k, k, true);
           inplace::div_ui(r, acc, static_cast<unsigned long>(k));
-          inplace::set_zero(acc);  // w_k = −Σ_{m=0..k} y_m y_{k−m}
-          for (int m = 0; m <= k; ++m) inplace::mul_add(acc, at(id, m), at(id, k - m), tmp);
+          sum_(acc, &at(id, 0), &at(id, 0), 0, k, k, false);  // w_k = −Σ_{m=0..k} y_m y_{k−m}
           inplace::set_zero(tmp), inplace::sub(at(w, k), tmp, acc);
           break;
         }
@@ -162,21 +139,12 @@ template <class T> class Tape {
   }
 
  private:
-  /// acc += m·x (m a small positive integer: exact in every scalar type here).
-  static void scaled_add(T& acc, T& x, int m) {
-    if constexpr (is_mpfr<T>::value) {
-      if (m != 1) mpfr_mul_si(inplace::raw(x), inplace::raw(x), m, MPFR_RNDN);
-    } else {
-      if (m != 1) x *= T(m);
-    }
-    inplace::add(acc, acc, x);
-  }
-
   std::vector<Node> nodes_;
   std::vector<T> coef_;
   std::vector<T> constants_;
   std::size_t constants_count_ = 0;
   T scratch_[2];
+  CauchySum<T> sum_;
   int stride_ = 0;
   bool branched_ = false;
   std::string why_;
