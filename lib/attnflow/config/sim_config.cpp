@@ -22,8 +22,7 @@ constexpr long kMaxDim = 1 << 16;
 
 /// Why the field of c has no Taylor series that holds across a step (empty: it has one).
 /// Switching or interpolated weights and ReLU are not analytic at their switching points
-/// (series restarted there are not implemented); e^{tV} for a non-diagonal V is computed by a
-/// scaling loop whose branches a series cannot follow.
+/// (series restarted there are not implemented).
 static std::string taylor_refusal(const SimConfig& c) {
   auto switching = [](const WeightSpec& w) { return w.kind != WeightSpec::Kind::Constant; };
   for (const auto& h : c.heads)
@@ -32,15 +31,6 @@ static std::string taylor_refusal(const SimConfig& c) {
   if (c.model->kind == ModelKind::Ffn) {
     if (switching(c.W)) return "per-layer or interpolated weights switch in time (use rkf78 or bulirsch-stoer)";
     if (c.activation == "relu") return "the relu activation is not analytic (use tanh, identity, or another method)";
-  }
-  if (c.model->kind == ModelKind::SaRescaled) {
-    const MatrixSpec& v = c.heads.front().V.values.front();
-    bool diagonal = v.kind != MatrixSpec::Kind::Random;
-    if (v.kind == MatrixSpec::Kind::Explicit)
-      for (int i = 0; i < c.d; ++i)
-        for (int k = 0; k < c.d; ++k)
-          if (i != k && decimal_as_double(v.entries[static_cast<std::size_t>(i * c.d + k)]) != 0) diagonal = false;
-    if (!diagonal) return "sa-rescaled with a non-diagonal V needs e^{tV} as a series, not implemented (use rkf78)";
   }
   return "";
 }

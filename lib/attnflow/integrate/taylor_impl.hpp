@@ -3,6 +3,7 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/integrate/integrate.hpp"
 #include "attnflow/integrate/taylor.hpp"
+#include "attnflow/integrate/taylor_matrix_exponential.hpp"
 #include "attnflow/integrate/taylor_scalar.hpp"
 #include "attnflow/model/convert_model.hpp"
 
@@ -30,6 +31,7 @@ template <class T> class TaylorExpansion {
     State<V> x(N_);
     for (std::size_t q = 0; q < N_; ++q) x[q] = V::input(x0[q]);
     const V t = V::input(t0);
+    tape_.set_time_node(t.node);
     State<V> f;
     model_.reference_rhs(x, f, t);
     if (tape_.branched())

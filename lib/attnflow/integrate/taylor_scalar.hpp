@@ -27,7 +27,9 @@
 
 namespace attnflow::taylor {
 
-enum class Op : std::uint8_t { Input, Add, Sub, Neg, AddConst, ConstSub, Scale, DivConst, ConstDiv, Mul, Div, Exp, Sqrt, Tanh, Log, Aux };
+enum class Op : std::uint8_t {
+  Input, Given, Add, Sub, Neg, AddConst, ConstSub, Scale, DivConst, ConstDiv, Mul, Div, Exp, Sqrt, Tanh, Log, Aux
+};
 
 struct Node {
   Op op;
@@ -48,6 +50,7 @@ template <class T> class Tape {
     }
     nodes_.clear();
     constants_count_ = 0;
+    time_node_ = -1;
     branched_ = false;
     why_.clear();
   }
@@ -68,6 +71,19 @@ template <class T> class Tape {
     inplace::set(at(id, 0), value);
     return id;
   }
+  /// A node whose coefficients 0..order are known when it is recorded (a function of time alone).
+  int given(const std::vector<T>& coefficients) {
+    const int id = push(Op::Given, -1, -1, -1, coefficients.at(0));
+    for (int k = 1; k <= order(); ++k) inplace::set(at(id, k), coefficients.at(static_cast<std::size_t>(k)));
+    return id;
+  }
+  /// The input node that stands for time (−1: none), for operations that expand in t directly.
+  int time_node() const { return time_node_; }
+  void set_time_node(int node) { time_node_ = node; }
+  const Node& node(int id) const { return nodes_[static_cast<std::size_t>(id)]; }
+  const T& constant_value(int c) const { return constants_[static_cast<std::size_t>(c)]; }
+  const T& coefficient0(int id) const { return at(id, 0); }
+
   int constant(const T& c) {
     if (constants_count_ == constants_.size()) constants_.push_back(c);
     else inplace::set(constants_[constants_count_], c);
@@ -91,6 +107,7 @@ template <class T> class Tape {
       T& r = at(id, k);
       switch (n.op) {
         case Op::Input:
+        case Op::Given:
         case Op::Aux: break;
         case Op::Add: inplace::add(r, at(n.a, k), at(n.b, k)); break;
         case Op::Sub: inplace::sub(r, at(n.a, k), at(n.b, k)); break;
@@ -146,6 +163,7 @@ template <class T> class Tape {
   T scratch_[2];
   CauchySum<T> sum_;
   int stride_ = 0;
+  int time_node_ = -1;
   bool branched_ = false;
   std::string why_;
 };
@@ -179,6 +197,17 @@ template <class T> class Var {
   explicit Var(const std::string& s) : v(from_decimal<T>(s)) {}
 
   static Var input(const T& value) { return make(Op::Input, -1, -1, -1, value); }
+  /// The series Σ_k c_k s^k, its coefficients known (Tape::given).
+  static Var given(const std::vector<T>& coefficients) {
+    Var r(coefficients.at(0));
+    r.node = tape().given(coefficients);
+    return r;
+  }
+  static Tape<T>& tape() {
+    Tape<T>* t = current_tape<T>();
+    if (!t) throw std::logic_error("taylor::Var: an operation on a non-constant outside a RecordingScope");
+    return *t;
+  }
   bool constant() const { return node < 0; }
 
   template <class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0> explicit operator U() const {
@@ -268,11 +297,6 @@ template <class T> class Var {
   friend std::ostream& operator<<(std::ostream& os, const Var& a) { return os << a.v; }
 
  private:
-  static Tape<T>& tape() {
-    Tape<T>* t = current_tape<T>();
-    if (!t) throw std::logic_error("taylor::Var: an operation on a non-constant outside a RecordingScope");
-    return *t;
-  }
   static Var make(Op op, int a, int b, int c, const T& value) {
     Var r(value);
     r.node = tape().push(op, a, b, c, value);
