@@ -120,10 +120,23 @@ namespace kernel {
 
 template <class T> bool is_diagonal(const Matrix<T>& B) {
   if (B.rows() != B.cols()) return false;
-  for (Eigen::Index j = 0; j < B.cols(); ++j)
-    for (Eigen::Index i = 0; i < B.rows(); ++i)
-      if (i != j && !inplace::is_zero(B(i, j))) return false;
-  return true;
+  if constexpr (is_mpfr<T>::value) {
+    for (Eigen::Index j = 0; j < B.cols(); ++j)
+      for (Eigen::Index i = 0; i < B.rows(); ++i)
+        if (i != j && !inplace::is_zero(B(i, j))) return false;
+    return true;
+  } else {
+    // Branch-free over each column's two off-diagonal runs (the check runs on every RHS, d² entries).
+    const Eigen::Index d = B.rows();
+    for (Eigen::Index j = 0; j < d; ++j) {
+      const T* c = B.data() + j * d;
+      bool nonzero = false;
+      for (Eigen::Index i = 0; i < j; ++i) nonzero |= c[i] != T(0);
+      for (Eigen::Index i = j + 1; i < d; ++i) nonzero |= c[i] != T(0);
+      if (nonzero) return false;
+    }
+    return true;
+  }
 }
 
 /// C = A Bᵀ (A: n×k, B: m×k): Eigen's GEMM for the built-in types, in-place loops for MPFR.
@@ -309,8 +322,8 @@ template <class T> bool symmetric_block(const AttentionWorkspace<T>& ws, const K
 /// keeps its direct value: its weight is below eps/(16n) of the row's sum either way. While every
 /// logit of the row is at most 16 in size (‖β Q y_i‖·max_j ‖K y_j‖ ≤ 16), the direct form loses at
 /// most 4 bits against the relative one, the spread the symmetric path accepts too, and is kept.
-/// (Once the tokens separate,
-/// a row has few entries near its top, and the relative rows cost about what the direct ones do.)
+/// (Once the tokens separate, a row has few entries near its top, and the relative rows cost
+/// about what the direct ones do.)
 /// Memory: one block of rows × n logits per thread.
 template <class T> void relative_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws,
                                        const TokensView<T>& p, const KernelFlags& f, const TokensView<T>* tangent_of,
@@ -453,11 +466,14 @@ template <class T> void attention_kernel(const TokensView<T>& keys, const Tokens
   }
   const TokensView<T>* positions = flags.norm == Normalization::Softmax ? relative.positions : nullptr;
   if (positions) {  // U = β QY K M, as products of the rows: (β QY) (Kᵀ)ᵀ, then (Mᵀ)ᵀ
-    kernel::transpose_into(K, ws.kt);
-    kernel::multiply_transposed(ws.qx, ws.kt, ws.sized(ws.u, n, d), tmp);
+    // (A diagonal K or M is its own transpose: no copy.)
+    const bool k_diagonal = kernel::is_diagonal(K);
+    if (!k_diagonal) kernel::transpose_into(K, ws.kt);
+    kernel::multiply_transposed(ws.qx, k_diagonal ? K : ws.kt, ws.sized(ws.u, n, d), tmp);
     if (relative.map) {
-      kernel::transpose_into(*relative.map, ws.mt);
-      kernel::multiply_transposed(ws.u, ws.mt, ws.sized(ws.u_next, n, d), tmp);
+      const bool m_diagonal = kernel::is_diagonal(*relative.map);
+      if (!m_diagonal) kernel::transpose_into(*relative.map, ws.mt);
+      kernel::multiply_transposed(ws.u, m_diagonal ? *relative.map : ws.mt, ws.sized(ws.u_next, n, d), tmp);
       ws.u.swap(ws.u_next);
     }
     if constexpr (!is_mpfr<T>::value) {
