@@ -8,6 +8,7 @@
 #include "attnflow/integrate/integrate.hpp"
 #include "attnflow/integrate/vector_field.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "model_support.hpp"
 
 #include <cmath>
 #include <string>
@@ -18,15 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-// A smooth small problem: softmax attention on S^2 with random Q and K, t ∈ [0, 1].
-json order_problem() {
-  return json::parse(R"({
-    "model": "sa-sphere", "n": 3, "d": 3, "beta": 1,
-    "Q": {"random": "gaussian", "seed": 1}, "K": {"random": "gaussian", "seed": 2}, "V": "identity",
-    "init": {"kind": "uniform-sphere", "seed": 5},
-    "time": {"t_end": 1, "samples": 2}
-  })");
-}
+using attnflow::testing::small_sphere_problem;
 
 json with_method(json j, const std::string& method, const json& precision, bool fixed, const std::string& dt,
                  const std::string& rtol = "1e-10", const std::string& atol = "1e-12") {
@@ -61,7 +54,7 @@ const Tokens<mpfr>& reference() {
   static const Tokens<mpfr> ref = [] {
     MpfrDigitsScope scope(60);
     return final_state<mpfr>(
-        with_method(order_problem(), "bulirsch-stoer", {{"digits", 60}}, false, "", "1e-45", "1e-47"));
+        with_method(small_sphere_problem(), "bulirsch-stoer", {{"digits", 60}}, false, "", "1e-45", "1e-47"));
   }();
   return ref;
 }
@@ -93,7 +86,7 @@ template <class T> double observed_order(const std::string& method, const std::v
     Tokens<T> x;
     {
       MpfrDigitsScope scope(50);
-      x = final_state<T>(with_method(order_problem(), method, precision, true, dt));
+      x = final_state<T>(with_method(small_sphere_problem(), method, precision, true, dt));
     }
     MpfrDigitsScope scope(60);
     hs.push_back(std::ldexp(1.0, -k));
@@ -122,7 +115,7 @@ BOOST_AUTO_TEST_CASE(reference_is_consistent) {
   Tokens<mpfr> x;
   {
     MpfrDigitsScope scope(50);
-    x = final_state<mpfr>(with_method(order_problem(), "rkf78", {{"digits", 50}}, false, "", "1e-30", "1e-32"));
+    x = final_state<mpfr>(with_method(small_sphere_problem(), "rkf78", {{"digits", 50}}, false, "", "1e-30", "1e-32"));
   }
   MpfrDigitsScope scope(60);
   const double diff = distance(x, ref);
@@ -169,7 +162,7 @@ BOOST_AUTO_TEST_CASE(controlled_methods_meet_their_tolerance) {
       {"bulirsch-stoer", "1e-35", "1e-37", {{"digits", 50}}, 1e-33},
   };
   for (const auto& c : cases) {
-    const json j = with_method(order_problem(), c.method, c.precision, false, "", c.rtol, c.atol);
+    const json j = with_method(small_sphere_problem(), c.method, c.precision, false, "", c.rtol, c.atol);
     double err = 0;
     if (c.precision.is_string()) {
       const Tokens<double> x = final_state<double>(j);
@@ -191,7 +184,7 @@ BOOST_AUTO_TEST_CASE(controlled_methods_meet_their_tolerance) {
 
 BOOST_AUTO_TEST_CASE(fixed_steps_land_on_every_sample) {
   // With samples every 1/4 and dt = 1/8, rk4 takes exactly 8 steps and records every sample time.
-  json j = with_method(order_problem(), "rk4", "double", true, "0.125");
+  json j = with_method(small_sphere_problem(), "rk4", "double", true, "0.125");
   j["time"]["samples"] = 5;
   const Trajectory<double> tr = simulate<double>(parse_sim_config(j));
   BOOST_TEST(tr.stats.steps == 8);

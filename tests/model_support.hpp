@@ -13,6 +13,16 @@ namespace attnflow::testing {
 
 inline nlohmann::json gaussian(int seed) { return {{"random", "gaussian"}, {"seed", seed}}; }
 
+/// The integrators' smooth small problem: softmax attention on S^2, random Q and K, t ∈ [0, 1].
+inline nlohmann::json small_sphere_problem() {
+  return nlohmann::json::parse(R"({
+    "model": "sa-sphere", "n": 3, "d": 3, "beta": 1,
+    "Q": {"random": "gaussian", "seed": 1}, "K": {"random": "gaussian", "seed": 2}, "V": "identity",
+    "init": {"kind": "uniform-sphere", "seed": 5},
+    "time": {"t_end": 1, "samples": 2}
+  })");
+}
+
 /// A config of `model` with random weights (so no symmetry hides an index error).
 inline nlohmann::json model_config(const std::string& model, int n, int d, int heads = 1) {
   nlohmann::json j = {{"model", model},

@@ -9,6 +9,7 @@
 #include "attnflow/integrate/taylor_scalar.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "model_support.hpp"
 
 #include <cmath>
 #include <functional>
@@ -20,6 +21,8 @@ using namespace attnflow;
 using nlohmann::json;
 
 namespace {
+
+using attnflow::testing::small_sphere_problem;
 
 using Var = attnflow::taylor::Var<double>;
 
@@ -44,15 +47,6 @@ void expect_series(const std::string& name, const std::vector<double>& got, cons
                name << ": coefficient " << k << " is " << got[k] << ", expected " << want[k]);
 }
 
-json small_problem() {
-  return json::parse(R"({
-    "model": "sa-sphere", "n": 3, "d": 3, "beta": 1,
-    "Q": {"random": "gaussian", "seed": 1}, "K": {"random": "gaussian", "seed": 2}, "V": "identity",
-    "init": {"kind": "uniform-sphere", "seed": 5},
-    "time": {"t_end": 1, "samples": 2}
-  })");
-}
-
 /// The state at t_end through integrate(), with the settings the config gives and `adjust`.
 template <class T> Tokens<T> final_state(const json& j, const std::function<void(IntegrationSettings<T>&)>& adjust) {
   const SimConfig c = parse_sim_config(j);
@@ -70,7 +64,7 @@ double distance(const Tokens<mpfr>& a, const Tokens<mpfr>& b) { return to_double
 const Tokens<mpfr>& reference() {
   static const Tokens<mpfr> ref = [] {
     MpfrDigitsScope scope(60);
-    json j = small_problem();
+    json j = small_sphere_problem();
     j["method"] = "bulirsch-stoer", j["rtol"] = "1e-45", j["atol"] = "1e-47", j["precision"] = {{"digits", 60}};
     return final_state<mpfr>(j, [](IntegrationSettings<mpfr>&) {});
   }();
@@ -176,7 +170,7 @@ BOOST_AUTO_TEST_CASE(the_method_has_the_order_it_is_given) {
       Tokens<mpfr> x;
       {
         MpfrDigitsScope scope(50);
-        json j = small_problem();
+        json j = small_sphere_problem();
         j["method"] = "taylor", j["precision"] = {{"digits", 50}}, j["fixed_step"] = true;
         j["dt"] = fmt::format("{}", std::ldexp(1.0, -k));
         x = final_state<mpfr>(j, [p](IntegrationSettings<mpfr>& s) { s.taylor_order = p; });
@@ -204,7 +198,7 @@ BOOST_AUTO_TEST_CASE(adaptive_steps_meet_the_tolerance_and_samples_come_from_the
     double bound;
   };
   for (const Case& c : {Case{0, "1e-12", 1e-10}, Case{50, "1e-35", 1e-33}}) {
-    json j = small_problem();
+    json j = small_sphere_problem();
     j["method"] = "taylor", j["rtol"] = c.rtol, j["atol"] = c.rtol;
     j["time"]["samples"] = 33;  // dense output: several samples per step
     Tokens<mpfr> x;
@@ -242,7 +236,7 @@ BOOST_AUTO_TEST_CASE(adaptive_steps_meet_the_tolerance_and_samples_come_from_the
 BOOST_AUTO_TEST_CASE(every_continuous_model_expands) {
   // Each analytic continuous model against Bulirsch–Stoer at a tight tolerance, in double.
   const std::vector<std::pair<std::string, json>> cases = {
-      {"sa-sphere, random weights", small_problem()},
+      {"sa-sphere, random weights", small_sphere_problem()},
       {"usa-sphere", json::parse(R"({"model": "usa-sphere", "n": 4, "d": 3, "beta": 2,
           "Q": {"random": "gaussian", "seed": 3}, "K": {"random": "gaussian", "seed": 4}, "V": "identity"})")},
       {"sa-sphere, causal, V random", json::parse(R"({"model": "sa-sphere", "n": 4, "d": 3, "beta": 1, "causal": true,
