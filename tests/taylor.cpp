@@ -316,6 +316,12 @@ BOOST_AUTO_TEST_CASE(fields_that_branch_are_refused) {
   BOOST_CHECK_THROW(integrate(m, initial_tokens<double>(c), s), InputError);
   m.activation = Activation::Tanh;  // control: the same model with tanh runs
   BOOST_TEST(integrate(m, initial_tokens<double>(c), s).stats.stop_reason == "end");
+  // A system far too large for a tape of its field: refused before anything is allocated.
+  json large = base;
+  large["n"] = 4096, large["d"] = 64, large["model"] = "sa-sphere";
+  const SimConfig lc = parse_sim_config(large);
+  BOOST_CHECK_THROW(integrate(build_model<double>(lc), initial_tokens<double>(lc), build_settings<double>(lc)),
+                    InputError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

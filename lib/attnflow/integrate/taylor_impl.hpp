@@ -7,6 +7,8 @@
 #include "attnflow/integrate/taylor_scalar.hpp"
 #include "attnflow/model/convert_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,6 +28,7 @@ template <class T> class TaylorExpansion {
 
   /// c[k][q], k = 0..p: the coefficients of x(t0 + s) = Σ_k c_k s^k.
   void expand(const State<T>& x0, const T& t0, int p, std::vector<State<T>>& c) {
+    refuse_if_too_large(p);
     tape_.reset(p);
     taylor::RecordingScope<T> scope(tape_);
     State<V> x(N_);
@@ -58,6 +61,22 @@ template <class T> class TaylorExpansion {
   }
 
  private:
+  /// The tape holds every operation of one right-hand side with p + 1 coefficients each: about
+  /// heads·(2n²d + 6n² + 6nd²) operations. Beyond 4 GiB of coefficients the method is the wrong
+  /// tool (it is meant for many digits on small systems): an InputError, not an allocation failure.
+  void refuse_if_too_large(int p) const {
+    const double n = model_.n, d = model_.d, heads = static_cast<double>(model_.heads.size());
+    const double nodes = heads * (2 * n * n * d + 6 * n * n + 6 * n * d * d) + 8 * n * d;
+    double bytes_per_number = sizeof(T);
+    if constexpr (is_mpfr<T>::value) bytes_per_number += 8.0 * std::ceil(mpfr::default_precision() * 3.33 / 64.0);
+    const double gib = nodes * (p + 1) * bytes_per_number / (1024.0 * 1024.0 * 1024.0);
+    if (gib > 4)
+      throw InputError(fmt::format(
+          "method: taylor would hold about {:.0f} GiB of series coefficients for n = {}, d = {} at order {} (the "
+          "limit is 4 GiB); it is meant for many digits on small systems: use rkf78 or bulirsch-stoer",
+          gib, model_.n, model_.d, p));
+  }
+
   Model<V> model_;
   std::size_t N_;
   taylor::Tape<T> tape_;
