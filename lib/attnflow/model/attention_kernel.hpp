@@ -82,7 +82,6 @@ template <class T> struct AttentionWorkspace {
   Tokens<T> qx, kx, vx, keys, head, tmp;  // β QX, KX, VY; and scratch for the models' extra terms
   Tokens<T> u, u_next;                    // relative logits: rows u_iᵀ = β (Q y_i)ᵀ K M
   T key_norm_max, negligible;             // … max_j ‖K y_j‖; the logit gap whose weights are negligible
-  Matrix<T> kt, mt;                       // Kᵀ, Mᵀ
   std::vector<kernel::Lane<T>> lanes;
   fixed::FixedRows fixed_qx, fixed_kx, fixed_vx_columns;  // MPFR: β QX, KX, (VX)ᵀ as fixed-point integers
   bool fixed_logits = false, fixed_values = false;        // … when converted (finite, exponents close enough)
@@ -140,11 +139,12 @@ template <class T> bool is_diagonal(const Matrix<T>& B) {
   }
 }
 
-/// C = A Bᵀ (A: n×k, B: m×k): Eigen's GEMM for the built-in types, in-place loops for MPFR.
-/// A diagonal B (Q = K = V = I, e^{tV} for diagonal V: the common cases) scales columns instead:
-/// the same numbers (the GEMM would only add exact zeros), n·k products instead of n·k².
+/// C = A op(B), op(B) = Bᵀ (`transposed`) or B: Eigen's GEMM for the built-in types, in-place
+/// loops for MPFR. A diagonal B (Q = K = V = I, e^{tV} for diagonal V: the common cases) scales
+/// columns instead: the same numbers (the GEMM would only add exact zeros), n·k products instead
+/// of n·k².
 template <class T, class DA, class DC>
-void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eigen::MatrixBase<DC>& C, T& tmp) {
+void multiply(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, bool transposed, Eigen::MatrixBase<DC>& C, T& tmp) {
   if (is_diagonal(B)) {
     if constexpr (is_mpfr<T>::value) {
       for (Eigen::Index i = 0; i < A.rows(); ++i)
@@ -156,23 +156,27 @@ void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eig
     return;
   }
   if constexpr (is_mpfr<T>::value) {
+    auto b = [&](Eigen::Index r, Eigen::Index k) -> const T& { return transposed ? B(r, k) : B(k, r); };
+    const Eigen::Index cols = transposed ? B.rows() : B.cols();
     for (Eigen::Index i = 0; i < A.rows(); ++i)
-      for (Eigen::Index r = 0; r < B.rows(); ++r) {
+      for (Eigen::Index r = 0; r < cols; ++r) {
         T& c = C.derived().coeffRef(i, r);
-        inplace::mul(c, A.derived().coeff(i, 0), B(r, 0));
-        for (Eigen::Index k = 1; k < A.cols(); ++k) inplace::mul_add(c, A.derived().coeff(i, k), B(r, k), tmp);
+        inplace::mul(c, A.derived().coeff(i, 0), b(r, 0));
+        for (Eigen::Index k = 1; k < A.cols(); ++k) inplace::mul_add(c, A.derived().coeff(i, k), b(r, k), tmp);
       }
   } else {
     (void)tmp;
-    C.derived().noalias() = A.derived() * B.transpose();
+    if (transposed)
+      C.derived().noalias() = A.derived() * B.transpose();
+    else
+      C.derived().noalias() = A.derived() * B;
   }
 }
 
-/// out ← Aᵀ, element by element in place (MPFR: no allocation once out has its size).
-template <class T> void transpose_into(const Matrix<T>& A, Matrix<T>& out) {
-  if (out.rows() != A.cols() || out.cols() != A.rows()) out.resize(A.cols(), A.rows());
-  for (Eigen::Index c = 0; c < A.cols(); ++c)
-    for (Eigen::Index r = 0; r < A.rows(); ++r) inplace::set(out(c, r), A(r, c));
+/// C = A Bᵀ (A: n×k, B: m×k).
+template <class T, class DA, class DC>
+void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eigen::MatrixBase<DC>& C, T& tmp) {
+  multiply(A, B, true, C, tmp);
 }
 
 /// out_i ← Π_{x_i} out_i = out_i − ⟨x_i, out_i⟩ x_i/‖x_i‖² (the exact form of project_tangent_rows).
@@ -197,7 +201,7 @@ template <class T, class DX, class DO> void project_row(const DX& x, DO&& out, L
 }
 
 /// x[i] ← e^{x[i]} for n contiguous numbers: SLEEF's vector exponential for double
-/// (model/vector_exp.hpp; 5× the C library's at AVX-512 width), the C library's for the others.
+/// (model/vector_exp.hpp; AVX2: about 3× the C library's), the C library's for the others.
 template <class T> void exp_contiguous(T* x, Eigen::Index n) {
   if constexpr (std::is_same_v<T, double>) {
     vexp::exp_in_place(x, n);
@@ -337,7 +341,6 @@ template <class T> bool symmetric_block(const AttentionWorkspace<T>& ws, const K
 template <class T> void relative_block(Eigen::Index i0, Eigen::Index i1, const AttentionWorkspace<T>& ws,
                                        const TokensView<T>& p, const KernelFlags& f, const TokensView<T>* tangent_of,
                                        TokensMap<T>& out, Lane<T>& lane) {
-  using std::exp;
   const Eigen::Index n = ws.qx.rows(), rb = i1 - i0;
   const Eigen::Index key_end = f.causal ? i1 : n;
   if (lane.rows.rows() < rb || lane.rows.cols() < key_end) lane.rows.resize(kQueryBlock, n);
@@ -475,15 +478,10 @@ template <class T> void attention_kernel(const TokensView<T>& keys, const Tokens
     ws.fixed_values = ws.fixed_vx_columns.assign(ws.vx.transpose(), kernel::kFixedMaxExtraLimbs);
   }
   const TokensView<T>* positions = flags.norm == Normalization::Softmax ? relative.positions : nullptr;
-  if (positions) {  // U = β QY K M, as products of the rows: (β QY) (Kᵀ)ᵀ, then (Mᵀ)ᵀ
-    // (A diagonal K or M is its own transpose: no copy.)
-    const bool k_diagonal = kernel::is_diagonal(K);
-    if (!k_diagonal) kernel::transpose_into(K, ws.kt);
-    kernel::multiply_transposed(ws.qx, k_diagonal ? K : ws.kt, ws.sized(ws.u, n, d), tmp);
+  if (positions) {  // U = β QY K M
+    kernel::multiply(ws.qx, K, false, ws.sized(ws.u, n, d), tmp);
     if (relative.map) {
-      const bool m_diagonal = kernel::is_diagonal(*relative.map);
-      if (!m_diagonal) kernel::transpose_into(*relative.map, ws.mt);
-      kernel::multiply_transposed(ws.u, m_diagonal ? *relative.map : ws.mt, ws.sized(ws.u_next, n, d), tmp);
+      kernel::multiply(ws.u, *relative.map, false, ws.sized(ws.u_next, n, d), tmp);
       ws.u.swap(ws.u_next);
     }
     if constexpr (!is_mpfr<T>::value) {

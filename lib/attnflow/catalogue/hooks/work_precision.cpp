@@ -185,20 +185,19 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     std::vector<double> xs, ys;
     bool complete = true;
     for (const json& q : m["points"]) {
-      if (q.contains("stopped")) {
+      const bool stopped_short = q.contains("stopped");  // no error measured
+      rows.push_back({{"integrator", name}, {"step_or_tolerance", q["setting"]},
+                      {"deviation_from_gamma", stopped_short ? json() : q["error"]},
+                      {"rhs_evaluations", q["rhs_evaluations"]}, {"steps", q["steps"]},
+                      {"rejected_steps", q["rejected_steps"] < 0 ? json() : q["rejected_steps"]}});  // -1: not counted
+      if (stopped_short) {
         complete = false;
         stopped += fmt::format("{}{}, {}: {}", stopped.empty() ? "" : "; ", name, q["setting"].get<std::string>(),
                                q["stopped"].get<std::string>());
-        rows.push_back({{"integrator", name}, {"step_or_tolerance", q["setting"]}, {"deviation_from_gamma", nullptr},
-                        {"rhs_evaluations", q["rhs_evaluations"]}, {"steps", q["steps"]},
-                        {"rejected_steps", q["rejected_steps"] < 0 ? json() : q["rejected_steps"]}});
         continue;
       }
       const double e = q["error"];
       if (e > 0) xs.push_back(e), ys.push_back(q["rhs_evaluations"].get<double>());
-      rows.push_back({{"integrator", name}, {"step_or_tolerance", q["setting"]}, {"deviation_from_gamma", e}, {"rhs_evaluations", q["rhs_evaluations"]},
-                      {"steps", q["steps"]},
-                      {"rejected_steps", q["rejected_steps"] < 0 ? json() : q["rejected_steps"]}});  // -1: not counted
       j.observables.push_back(deterministic_observable(name + ", " + q["setting"].get<std::string>() + ": log10 error",
                                                        e > 0 ? std::log10(e) : -400.0, 0, 1e-6));
       if (e < smallest) smallest = e, best = fmt::format("{}, {} ({} evaluations)", name, q["setting"].get<std::string>(),
