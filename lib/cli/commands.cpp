@@ -23,6 +23,7 @@ void register_commands(CLI::App& app) {
   register_regress(app);
   register_bench(app);
   register_prove(app);
+  register_learn(app);
 }
 
 int run_selected(CLI::App& app) {

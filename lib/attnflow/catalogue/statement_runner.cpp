@@ -2,6 +2,7 @@
 
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/interval_estimates.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/diagnostics/positive_definite.hpp"
@@ -504,15 +505,6 @@ json describe(const InstanceOutcome& o) {
   return j;
 }
 
-/// Wilson 95 % interval of a binomial proportion.
-std::pair<double, double> wilson(long hits, long n) {
-  if (n == 0) return {0.0, 1.0};
-  const double z = 1.959963984540054, p = double(hits) / double(n), nn = double(n);
-  const double centre = (p + z * z / (2 * nn)) / (1 + z * z / nn);
-  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / (1 + z * z / nn);
-  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
-}
-
 struct EnsembleOutcome {
   std::vector<InstanceOutcome> instances;
   Verdict verdict = Verdict::Inconclusive;
@@ -557,7 +549,7 @@ EnsembleOutcome check_ensemble(const StatementSpec& s, const CheckContext& ctx, 
     return e;
   }
   auto judge_fraction = [&](long holds, long decided) {
-    const auto [lo, hi] = wilson(holds, decided);
+    const auto [lo, hi] = wilson_95(holds, decided);
     const bool at_least = s.probability->relation == ">=";
     const bool violated = decided > 0 && (at_least ? hi < s.probability->claimed : lo > s.probability->claimed);
     return std::make_tuple(violated, lo, hi);

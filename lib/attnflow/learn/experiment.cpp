@@ -1,0 +1,521 @@
+#include "attnflow/learn/experiment.hpp"
+
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/hemisphere.hpp"
+#include "attnflow/diagnostics/interval_estimates.hpp"
+#include "attnflow/diagnostics/positive_definite.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/learn/text.hpp"
+#include "attnflow/run/simulate.hpp"
+#include "attnflow/verify/good_triple.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace attnflow::learn {
+
+using nlohmann::json;
+
+namespace {
+
+std::string decimal(double v) { return fmt::format("{:.17g}", v); }
+
+json matrix_json(const Matrix<double>& m) {
+  json rows = json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    json row = json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(decimal(m(i, j)));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::uint64_t name_code(const std::string& s) {  // FNV-1a: a seed path element from a name
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+/// One cross-validation split of one data set: the folds, and per fold the vocabulary of its
+/// training folds and every sentence encoded with it.
+struct Split {
+  std::vector<int> fold;                 // per sentence
+  std::vector<Batch> encoded;            // per fold: all sentences
+  std::vector<int> vocabulary_size;      // per fold
+};
+
+Split make_split(const std::vector<Sentence>& s, int k, std::uint64_t seed) {
+  Split sp;
+  sp.fold = stratified_folds(s, k, seed);
+  for (int f = 0; f < k; ++f) {
+    Vocabulary v;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (sp.fold[i] != f)
+        for (const auto& w : tokenize(s[i].text)) v.add(w);
+    Batch enc;
+    for (const auto& x : s) enc.push_back(v.encode(x.text));
+    sp.encoded.push_back(std::move(enc));
+    sp.vocabulary_size.push_back(v.size());
+  }
+  return sp;
+}
+
+struct TaskResult {
+  std::vector<std::pair<std::size_t, bool>> correct;  // (sentence, prediction right) on the test fold
+  TrainedWeights weights;                               // kept for the mechanism (repeat 0)
+};
+
+struct Comparison {
+  const char* better;
+  const char* worse;
+  const char* claim;
+};
+// The blog's Figure 3, read as pairwise claims.
+const Comparison kComparisons[] = {
+    {"minus", "plus", "V = -alpha I beats V = +alpha I"},
+    {"minus-per-layer", "minus", "alpha_k per layer beats one alpha"},
+    {"minus", "nn", "self-attention beats the basic NN"},
+    {"sa-ffn", "minus-per-layer", "self-attention with FFN is best"},
+};
+
+int afinn_score(const std::map<std::string, int>& lexicon, const std::string& text) {
+  int s = 0;
+  for (const auto& w : tokenize(text))
+    if (auto it = lexicon.find(w); it != lexicon.end()) s += it->second;
+  return s;
+}
+
+}  // namespace
+
+Tokens<double> embedded_start(const TrainedWeights& w, const std::vector<int>& sentence) {
+  Tokens<double> x(static_cast<Eigen::Index>(sentence.size()), w.d);
+  for (std::size_t i = 0; i < sentence.size(); ++i) {
+    const auto row = w.embedding.row(sentence[i]);
+    x.row(static_cast<Eigen::Index>(i)) = row / row.norm();
+  }
+  return x;
+}
+
+json export_config(const TrainedWeights& w, const std::vector<int>& sentence, int layers_to_run, int sample_every) {
+  if (!w.info.attention || w.info.ffn) input_error("variant", std::string(w.info.id) + " has no attnflow layer map");
+  json Q = json::array(), K = json::array(), V = json::array();
+  for (int s = 0; s < layers_to_run; ++s) {
+    const int k = s % w.layers;
+    Q.push_back(matrix_json(w.Q[std::size_t(k)]));
+    K.push_back(matrix_json(w.K[std::size_t(k)]));
+    V.push_back({{"scaled-identity", decimal(w.info.sign * w.alpha[std::size_t(k)])}});
+  }
+  const Tokens<double> x = embedded_start(w, sentence);
+  json points = json::array();
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    json p = json::array();
+    for (Eigen::Index j = 0; j < x.cols(); ++j) p.push_back(decimal(x(i, j)));
+    points.push_back(p);
+  }
+  return {{"model", "layer-normalized"},
+          {"n", x.rows()},
+          {"d", w.d},
+          {"beta", 1},
+          {"Q", {{"layers", Q}}},
+          {"K", {{"layers", K}}},
+          {"V", {{"layers", V}}},
+          {"init", {{"kind", "explicit"}, {"points", points}}},
+          {"time", {{"layers", layers_to_run}, {"every", sample_every}}},
+          {"precision", "double"}};
+}
+
+Tokens<double> attnflow_tokens_after(const TrainedWeights& w, const std::vector<int>& sentence, int layers) {
+  const SimConfig c = parse_sim_config(export_config(w, sentence, layers, layers));
+  return simulate<double>(c).x.back();
+}
+
+std::string cluster_shape(const Tokens<double>& x, double delta) {
+  bool one = true, antipodal_pair = false;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
+      const double g = x.row(i).dot(x.row(j));
+      if (std::fabs(g) < 1 - delta) return "neither";
+      if (g < 0) {
+        one = false;
+        antipodal_pair = true;
+      }
+    }
+  return one ? "one cluster" : (antipodal_pair ? "two antipodal clusters" : "neither");
+}
+
+json run_learn(const LearnOptions& opt, const std::function<void(double, const std::string&)>& progress) {
+  // What to train: the LibTorch variants; the lexicon is scored without training.
+  std::vector<VariantInfo> trained;
+  bool lexicon = false;
+  for (const auto& id : opt.variants) {
+    if (id == "lexicon")
+      lexicon = true;
+    else
+      trained.push_back(variant_info(id));
+  }
+  std::vector<std::pair<std::string, std::vector<Sentence>>> corpora = opt.corpora;
+  json provenance_data = json::array();
+  if (corpora.empty()) {
+    ensure_sentiment_package(opt.allow_fetch);
+    for (const auto& name : opt.data) {
+      Corpus c = load_corpus(name);
+      provenance_data.push_back({{"name", name}, {"sentences", c.sentences.size()}, {"sha256", c.sha256}});
+      corpora.push_back({name, std::move(c.sentences)});
+    }
+  }
+  std::map<std::string, int> afinn;
+  if (lexicon && opt.corpora.empty()) afinn = load_afinn();
+  use_single_threaded_torch();
+
+  // Splits per (data set, repeat), then one training per (data set, repeat, fold, variant).
+  const int k = opt.folds;
+  std::vector<std::vector<Split>> splits(corpora.size());
+  for (std::size_t c = 0; c < corpora.size(); ++c)
+    for (int r = 0; r < opt.repeats; ++r)
+      splits[c].push_back(make_split(corpora[c].second, k, derive_seed(opt.seed, {name_code(corpora[c].first), 1, std::uint64_t(r)})));
+  struct Task {
+    std::size_t c;
+    int r, f;
+    std::size_t v;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t c = 0; c < corpora.size(); ++c)
+    for (int r = 0; r < opt.repeats; ++r)
+      for (int f = 0; f < k; ++f)
+        for (std::size_t v = 0; v < trained.size(); ++v) tasks.push_back({c, r, f, v});
+  std::vector<TaskResult> results(tasks.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex progress_mutex;
+  std::exception_ptr failure;
+  auto worker = [&] {
+    for (std::size_t t; (t = next++) < tasks.size();) {
+      try {
+        const Task& T = tasks[t];
+        const auto& sentences = corpora[T.c].second;
+        const Split& sp = splits[T.c][std::size_t(T.r)];
+        const Batch& enc = sp.encoded[std::size_t(T.f)];
+        Batch train, test;
+        std::vector<int> labels;
+        std::vector<std::size_t> test_index;
+        for (std::size_t i = 0; i < sentences.size(); ++i) {
+          if (sp.fold[i] == T.f) {
+            test.push_back(enc[i]);
+            test_index.push_back(i);
+          } else {
+            train.push_back(enc[i]);
+            labels.push_back(sentences[i].label);
+          }
+        }
+        const VariantInfo& info = trained[T.v];
+        TaskResult res;
+        res.weights = train_classifier(info, opt.arch, opt.training, train, labels, sp.vocabulary_size[std::size_t(T.f)],
+                                       derive_seed(opt.seed, {name_code(corpora[T.c].first), 2, std::uint64_t(T.r),
+                                                              std::uint64_t(T.f), name_code(info.id)}));
+        const std::vector<double> z = classifier_logits(res.weights, test);
+        for (std::size_t i = 0; i < test.size(); ++i)
+          res.correct.push_back({test_index[i], (z[i] > 0) == (sentences[test_index[i]].label == 1)});
+        if (T.r != 0 || !info.attention || info.ffn) res.weights = TrainedWeights{};
+        results[t] = std::move(res);
+        const std::size_t n_done = ++done;
+        if (progress) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          progress(double(n_done) / double(tasks.size()) * 0.8,
+                   fmt::format("{} {} fold {}/{}", corpora[T.c].first, info.id, T.f + 1, k));
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        if (!failure) failure = std::current_exception();
+        next = tasks.size();
+      }
+    }
+  };
+  const int threads = !blas_allows_parallel_training()
+                          ? 1
+                          : std::max(1, opt.threads > 0 ? opt.threads : int(std::thread::hardware_concurrency()));
+  {
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+
+  json out = {{"data_sets", json::object()}};
+  for (std::size_t c = 0; c < corpora.size(); ++c) {
+    const auto& [name, sentences] = corpora[c];
+    const long N = long(sentences.size());
+    json variants = json::object();
+    // Per variant: correct predictions per repeat and per (repeat, fold).
+    std::map<std::string, std::vector<std::vector<double>>> fold_accuracy;  // [repeat][fold]
+    auto summarise = [&](const std::string& id, const std::vector<long>& correct_per_repeat,
+                         const std::vector<std::vector<double>>& per_fold, const std::string& description) {
+      double mean = 0;
+      for (long x : correct_per_repeat) mean += double(x);
+      mean /= double(correct_per_repeat.size());
+      const auto [lo, hi] = wilson_95(std::lround(mean), N);
+      variants[id] = {{"description", description},
+                      {"accuracy", mean / double(N)},
+                      {"ci_low", lo},
+                      {"ci_high", hi},
+                      {"ci_method", "Wilson 95 % over the " + std::to_string(N) +
+                                        " sentences (each predicted once per cross-validation; mean over repeats)"},
+                      {"per_repeat", correct_per_repeat},
+                      {"per_fold", per_fold}};
+      fold_accuracy[id] = per_fold;
+    };
+    for (std::size_t v = 0; v < trained.size(); ++v) {
+      std::vector<long> per_repeat(std::size_t(opt.repeats), 0);
+      std::vector<std::vector<double>> per_fold(std::size_t(opt.repeats), std::vector<double>(std::size_t(k), 0));
+      for (std::size_t t = 0; t < tasks.size(); ++t) {
+        if (tasks[t].c != c || tasks[t].v != v) continue;
+        long right = 0;
+        for (const auto& [i, ok] : results[t].correct) right += ok;
+        per_repeat[std::size_t(tasks[t].r)] += right;
+        per_fold[std::size_t(tasks[t].r)][std::size_t(tasks[t].f)] = double(right) / double(results[t].correct.size());
+      }
+      summarise(trained[v].id, per_repeat, per_fold, trained[v].description);
+    }
+    if (lexicon && !afinn.empty()) {
+      // AFINN-165: the sum of the words' valences; > 0 positive, < 0 negative, 0 the training folds' majority.
+      std::vector<long> per_repeat(std::size_t(opt.repeats), 0);
+      std::vector<std::vector<double>> per_fold(std::size_t(opt.repeats), std::vector<double>(std::size_t(k), 0));
+      long ties = 0;
+      for (int r = 0; r < opt.repeats; ++r) {
+        const Split& sp = splits[c][std::size_t(r)];
+        for (int f = 0; f < k; ++f) {
+          long pos = 0, train_n = 0, right = 0, test_n = 0;
+          for (std::size_t i = 0; i < sentences.size(); ++i)
+            if (sp.fold[i] != f) {
+              pos += sentences[i].label;
+              ++train_n;
+            }
+          const int majority = 2 * pos >= train_n ? 1 : 0;
+          for (std::size_t i = 0; i < sentences.size(); ++i) {
+            if (sp.fold[i] != f) continue;
+            const int s = afinn_score(afinn, sentences[i].text);
+            if (s == 0 && r == 0) ++ties;
+            right += ((s > 0 ? 1 : s < 0 ? 0 : majority) == sentences[i].label);
+            ++test_n;
+          }
+          per_repeat[std::size_t(r)] += right;
+          per_fold[std::size_t(r)][std::size_t(f)] = double(right) / double(test_n);
+        }
+      }
+      summarise("lexicon", per_repeat, per_fold, "AFINN-165 lexicon score, no training");
+      variants["lexicon"]["ties_scored_zero"] = ties;
+    }
+    // Paired comparisons fold by fold (Nadeau–Bengio's corrected resampled t: the folds' training
+    // sets overlap, so the plain paired t would be too confident).
+    json comparisons = json::array();
+    for (const auto& cmp : kComparisons) {
+      if (!fold_accuracy.count(cmp.better) || !fold_accuracy.count(cmp.worse)) continue;
+      std::vector<double> diff;
+      for (int r = 0; r < opt.repeats; ++r)
+        for (int f = 0; f < k; ++f)
+          diff.push_back(fold_accuracy[cmp.better][std::size_t(r)][std::size_t(f)] -
+                         fold_accuracy[cmp.worse][std::size_t(r)][std::size_t(f)]);
+      const double test_over_train = 1.0 / double(k - 1);
+      const PairedT t = paired_t(diff, test_over_train);
+      long wins = 0, losses = 0;
+      for (double x : diff) wins += x > 0, losses += x < 0;
+      const std::string verdict = t.low > 0    ? "holds (the interval excludes 0)"
+                                  : t.high < 0 ? "reversed (the interval excludes 0 on the other side)"
+                                               : "not separated by these data (the interval contains 0)";
+      comparisons.push_back({{"claim", cmp.claim},
+                             {"better", cmp.better},
+                             {"worse", cmp.worse},
+                             {"mean_difference", t.mean},
+                             {"ci_low", t.low},
+                             {"ci_high", t.high},
+                             {"p_value", t.p_value},
+                             {"folds", t.m},
+                             {"folds_better", wins},
+                             {"folds_worse", losses},
+                             {"test", "paired t over folds with Nadeau-Bengio's variance correction (1/m + n_test/n_train)"},
+                             {"verdict", verdict}});
+    }
+    out["data_sets"][name] = {{"sentences", N}, {"variants", variants}, {"comparisons", comparisons}};
+  }
+
+  // The mechanism: the trained attention-only networks (repeat 0) as attnflow layer maps.
+  const int L = opt.arch.layers, H = L * opt.horizon_blocks;
+  std::size_t mech_total = 0, mech_done = 0;
+  for (std::size_t c = 0; c < corpora.size(); ++c)
+    for (const auto& info : trained)
+      if (info.attention && !info.ffn) mech_total += std::min<std::size_t>(corpora[c].second.size(), std::size_t(opt.mechanism_sentences));
+  for (std::size_t c = 0; c < corpora.size(); ++c) {
+    const auto& [name, sentences] = corpora[c];
+    const Split& sp = splits[c][0];
+    json mechanism = json::object();
+    for (std::size_t v = 0; v < trained.size(); ++v) {
+      const VariantInfo& info = trained[v];
+      if (!info.attention || info.ffn) continue;
+      std::vector<const TrainedWeights*> by_fold(std::size_t(k), nullptr);
+      for (std::size_t t = 0; t < tasks.size(); ++t)
+        if (tasks[t].c == c && tasks[t].r == 0 && tasks[t].v == v) by_fold[std::size_t(tasks[t].f)] = &results[t].weights;
+      // Hypotheses of the theorems, per fold and layer, decided exactly or certified.
+      long pd_layers = 0, layers_total = 0, good_triples = 0;
+      std::string good_triple_failure;
+      for (const auto* w : by_fold) {
+        for (int l = 0; l < L; ++l) {
+          ++layers_total;
+          pd_layers += certify_positive_definite(w->Q[std::size_t(l)], w->K[std::size_t(l)]).positive_definite;
+          const auto g = verify::certify_good_triple(w->Q[std::size_t(l)], w->K[std::size_t(l)], w->V(l));
+          if (g.dominant && g.sign_positive)
+            ++good_triples;
+          else if (good_triple_failure.empty())
+            good_triple_failure = g.failure;
+        }
+      }
+      // Dynamics of the first sentences (in file order), each under its own test fold's network.
+      const std::size_t m = std::min<std::size_t>(sentences.size(), std::size_t(opt.mechanism_sentences));
+      struct Reading {
+        std::string shape_L, shape_H;
+        bool right_L = false, right_H = false, hemisphere = false, single = false;
+        double deviation = 0;
+      };
+      std::vector<Reading> reading(m);
+      std::atomic<std::size_t> next_s{0};
+      std::exception_ptr mech_failure;
+      std::mutex mech_mutex;
+      auto measure = [&] {
+        for (std::size_t s; (s = next_s++) < m;) {
+          try {
+            const int f = sp.fold[s];
+            const TrainedWeights& w = *by_fold[std::size_t(f)];
+            const auto& ids = sp.encoded[std::size_t(f)][s];
+            const Trajectory<double> tr = simulate<double>(parse_sim_config(export_config(w, ids, H, L)));
+            const Tokens<double>& xL = tr.x[1];
+            const Tokens<double>& xH = tr.x.back();
+            Reading& rd = reading[s];
+            rd.single = ids.size() == 1;
+            rd.shape_L = cluster_shape(xL, opt.cluster_delta);
+            rd.shape_H = cluster_shape(xH, opt.cluster_delta);
+            auto readout = [&](const Tokens<double>& x) { return x.colwise().mean().dot(w.readout.transpose()) + w.bias; };
+            rd.right_L = (readout(xL) > 0) == (sentences[s].label == 1);
+            rd.right_H = (readout(xH) > 0) == (sentences[s].label == 1);
+            rd.hemisphere = find_hemisphere(embedded_start(w, ids)).exists;
+            if (s < 3) rd.deviation = (torch_tokens_after(w, ids, L) - xL).cwiseAbs().maxCoeff();
+            std::lock_guard<std::mutex> lock(mech_mutex);
+            ++mech_done;
+            if (progress) progress(0.8 + 0.2 * double(mech_done) / double(std::max<std::size_t>(1, mech_total)),
+                                   fmt::format("{} {} dynamics {}/{}", name, info.id, s + 1, m));
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(mech_mutex);
+            if (!mech_failure) mech_failure = std::current_exception();
+            next_s = m;
+          }
+        }
+      };
+      {
+        std::vector<std::thread> pool;
+        for (int i = 0; i < threads; ++i) pool.emplace_back(measure);
+        for (auto& th : pool) th.join();
+      }
+      if (mech_failure) std::rethrow_exception(mech_failure);
+      auto tally = [&](bool at_H) {
+        json counts = {{"one cluster", 0}, {"two antipodal clusters", 0}, {"neither", 0}};
+        for (const auto& rd : reading) counts[at_H ? rd.shape_H : rd.shape_L] = counts[at_H ? rd.shape_H : rd.shape_L].get<long>() + 1;
+        return counts;
+      };
+      long right_L = 0, right_H = 0, hemi = 0, single = 0, proved = 0, proved_one = 0, proved_split = 0;
+      double max_dev = 0;
+      for (const auto& rd : reading) {
+        right_L += rd.right_L;
+        right_H += rd.right_H;
+        hemi += rd.hemisphere;
+        single += rd.single;
+        max_dev = std::max(max_dev, rd.deviation);
+        // [Blog] Prop 2.1: V_k = α_k I with 0 ≤ α_k ≤ 1, bounded Q_k, K_k (the L layers repeated),
+        // start in an open hemisphere (an exact LP certificate) ⇒ every token tends to one x*.
+        if (info.sign > 0 && rd.hemisphere) {
+          ++proved;
+          proved_one += rd.shape_H == "one cluster";
+          proved_split += rd.shape_H == "two antipodal clusters";  // would contradict the theorem
+        }
+      }
+      json entry = {
+          {"sentences", m},
+          {"single_word_sentences", single},
+          {"layers_trained", L},
+          {"layers_long", H},
+          {"delta", opt.cluster_delta},
+          {"shapes_after_L", tally(false)},
+          {"shapes_after_long", tally(true)},
+          {"readout_accuracy_after_L", double(right_L) / double(m)},
+          {"readout_accuracy_after_long", double(right_H) / double(m)},
+          {"start_in_open_hemisphere", hemi},
+          {"qtk_positive_definite_layers", pd_layers},
+          {"layers_checked", layers_total},
+          {"good_triple_layers", good_triples},
+          {"good_triple_failure", good_triple_failure},
+          {"max_deviation_libtorch_vs_attnflow", max_dev},
+          {"method", "attnflow simulate of the exported layer-normalized config (double), the trained L layers "
+                     "repeated; shapes at delta; Q^T K > 0 decided exactly; good triples certified (verify/); "
+                     "hemispheres by an exact LP certificate"}};
+      if (info.sign > 0) {
+        entry["prop_2_1"] = {
+            {"proved_collapse", proved},
+            {"proved_and_one_cluster_numerically", proved_one},
+            {"proved_but_split_numerically", proved_split},
+            {"argument",
+             "[Blog] Prop 2.1 with its hypotheses certified: V_k = alpha_k I, 0 < alpha_k < 1 (sigmoid), bounded "
+             "Q_k, K_k (the trained layers repeated), start in an open hemisphere (exact LP certificate on the "
+             "double start): every token converges to one point x*"}};
+      }
+      // One sentence's tokens over the layers (the report's picture): the first measured sentence
+      // of at least four words; ⟨x_i^k, u⟩ with u its first token's final position.
+      for (std::size_t s = 0; s < m; ++s) {
+        const int f = sp.fold[s];
+        const auto& ids = sp.encoded[std::size_t(f)][s];
+        if (ids.size() < 4) continue;
+        const TrainedWeights& w = *by_fold[std::size_t(f)];
+        const Trajectory<double> tr = simulate<double>(parse_sim_config(export_config(w, ids, H, 1)));
+        const Eigen::RowVectorXd u = tr.x.back().row(0);
+        json layers = json::array(), cosines = json::array();
+        for (std::size_t k = 0; k < tr.x.size(); ++k) {
+          layers.push_back(std::lround(static_cast<double>(tr.t[k])));
+          json row = json::array();
+          for (Eigen::Index i = 0; i < tr.x[k].rows(); ++i) row.push_back(tr.x[k].row(i).dot(u));
+          cosines.push_back(row);
+        }
+        entry["example"] = {{"sentence", sentences[s].text}, {"label", sentences[s].label}, {"index", s},
+                            {"layers", layers}, {"cosine_to_final_first_token", cosines}};
+        break;
+      }
+      mechanism[info.id] = entry;
+      if (!opt.configs_dir.empty()) {
+        for (std::size_t s = 0; s < std::min<std::size_t>(m, 3); ++s) {
+          const int f = sp.fold[s];
+          write_file_atomically(opt.configs_dir + "/" + name + "-" + info.id + "-sentence" + std::to_string(s) + ".json",
+                                export_config(*by_fold[std::size_t(f)], sp.encoded[std::size_t(f)][s], H, 1).dump(1) + "\n");
+        }
+      }
+    }
+    out["data_sets"][name]["mechanism"] = mechanism;
+  }
+  out["settings"] = {{"folds", k},
+                     {"repeats", opt.repeats},
+                     {"d", opt.arch.d},
+                     {"layers", opt.arch.layers},
+                     {"hidden", opt.arch.hidden},
+                     {"epochs", opt.training.epochs},
+                     {"batch", opt.training.batch},
+                     {"learning_rate", opt.training.learning_rate},
+                     {"seed", opt.seed},
+                     {"precision", "double"},
+                     {"tokenizer", "lower case, split on non-letters, vocabulary of the training folds, one unknown-word token"},
+                     {"readout", "mean of the final tokens against a learned vector, plus a bias"}};
+  out["provenance_data"] = provenance_data;
+  out["provenance_blas"] = {{"library", blas_library()}, {"threads_used", threads}};
+  return out;
+}
+
+}  // namespace attnflow::learn
