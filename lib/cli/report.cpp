@@ -1,9 +1,11 @@
 // attnflow report --results DIR/results.json [--out DIR] → DIR/report.tex, DIR/report.pdf
 // attnflow report --results DIR/results.json --only ID [--standalone] → DIR/ID.tex (one section)
 // attnflow report --certificate CERT.json [--out DIR] → DIR/proof.tex (the proof's appendix)
+// attnflow report --learn DIR/learn.json [--out DIR] → DIR/learn.tex, DIR/learn.pdf
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/report/learn_report.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/report/report.hpp"
 #include "cli/commands.hpp"
@@ -23,22 +25,29 @@ int print_report_outcome(const ReportOutcome& r) {
 
 void register_report(CLI::App& app) {
   struct Options {
-    std::string results, certificate, out, only;
+    std::string results, certificate, learn, out, only;
     bool no_pdf = false, standalone = false;
   };
   auto o = std::make_shared<Options>();
-  auto* sub = app.add_subcommand("report", "LaTeX report (and PDF) of a results.json, or the appendix of one proof");
+  auto* sub = app.add_subcommand(
+      "report", "LaTeX report (and PDF) of a results.json or a learn.json, or the appendix of one proof");
   auto* results = sub->add_option("--results", o->results, "results.json written by attnflow check");
   auto* certificate = sub->add_option("--certificate", o->certificate, "certificate.json written by attnflow prove");
   results->excludes(certificate);
+  auto* learn = sub->add_option("--learn", o->learn, "learn.json written by attnflow learn");
+  learn->excludes(results)->excludes(certificate);
   sub->add_option("--out", o->out, "output directory (default: beside the input)")->check(non_empty_path());
-  sub->add_flag("--no-pdf", o->no_pdf, "write report.tex and data only");
+  sub->add_flag("--no-pdf", o->no_pdf, "write the .tex file and data only");
   auto* only = sub->add_option("--only", o->only, "one check's section alone, as DIR/ID.tex (to \\input into a paper)");
   only->needs(results);
   sub->add_flag("--standalone", o->standalone, "with --only: a document that compiles alone (DIR/ID.pdf)")->needs(only);
   add_command(sub, [o] {
-    if (o->results.empty() && o->certificate.empty())
-      throw InputError("report: give --results results.json or --certificate certificate.json");
+    if (o->results.empty() && o->certificate.empty() && o->learn.empty())
+      throw InputError("report: give --results results.json, --learn learn.json or --certificate certificate.json");
+    if (!o->learn.empty()) {
+      const std::string dir = o->out.empty() ? std::filesystem::path(o->learn).parent_path().string() : o->out;
+      return print_report_outcome(write_learn_report(read_json_file(o->learn), dir.empty() ? "." : dir, !o->no_pdf));
+    }
     if (!o->certificate.empty()) {
       const std::string dir = o->out.empty() ? std::filesystem::path(o->certificate).parent_path().string() : o->out;
       const std::string path = (dir.empty() ? std::string(".") : dir) + "/proof.tex";

@@ -7,6 +7,7 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/learn/text.hpp"
+#include "attnflow/random.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/good_triple.hpp"
 
@@ -85,6 +86,20 @@ const Comparison kComparisons[] = {
     {"minus", "nn", "self-attention beats the basic NN"},
     {"sa-ffn", "minus-per-layer", "self-attention with FFN is best"},
 };
+
+/// m sentence indices, half of each label as far as they go, each label in a seeded order; the
+/// labels alternate so any prefix is balanced too.
+std::vector<std::size_t> mechanism_sample(const std::vector<Sentence>& sentences, std::size_t m, std::uint64_t seed) {
+  std::vector<std::size_t> by_label[2];
+  for (std::size_t i = 0; i < sentences.size(); ++i) by_label[sentences[i].label].push_back(i);
+  SeededDraws g(seed);
+  for (auto& v : by_label) g.shuffle(v.begin(), v.end());
+  std::vector<std::size_t> pick;
+  for (std::size_t k = 0; pick.size() < m && k < sentences.size(); ++k)
+    for (auto& v : by_label)
+      if (k < v.size() && pick.size() < m) pick.push_back(v[k]);
+  return pick;
+}
 
 int afinn_score(const std::map<std::string, int>& lexicon, const std::string& text) {
   int s = 0;
@@ -374,8 +389,10 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
             good_triple_failure = g.failure;
         }
       }
-      // Dynamics of the first sentences (in file order), each under its own test fold's network.
+      // Dynamics of a seeded sample of sentences, half of each label (the files list one label
+      // first), each under the network of the fold that did not see it.
       const std::size_t m = std::min<std::size_t>(sentences.size(), std::size_t(opt.mechanism_sentences));
+      const std::vector<std::size_t> pick = mechanism_sample(sentences, m, derive_seed(opt.seed, {name_code(name), 3}));
       struct Reading {
         std::string shape_L, shape_H;
         bool right_L = false, right_H = false, hemisphere = false, single = false;
@@ -386,27 +403,29 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
       std::exception_ptr mech_failure;
       std::mutex mech_mutex;
       auto measure = [&] {
-        for (std::size_t s; (s = next_s++) < m;) {
+        for (std::size_t r; (r = next_s++) < m;) {
           try {
+            const std::size_t s = pick[r];
             const int f = sp.fold[s];
             const TrainedWeights& w = *by_fold[std::size_t(f)];
             const auto& ids = sp.encoded[std::size_t(f)][s];
             const Trajectory<double> tr = simulate<double>(parse_sim_config(export_config(w, ids, H, L)));
             const Tokens<double>& xL = tr.x[1];
             const Tokens<double>& xH = tr.x.back();
-            Reading& rd = reading[s];
+            Reading& rd = reading[r];
             rd.single = ids.size() == 1;
             rd.shape_L = cluster_shape(xL, opt.cluster_delta);
             rd.shape_H = cluster_shape(xH, opt.cluster_delta);
             auto readout = [&](const Tokens<double>& x) { return x.colwise().mean().dot(w.readout.transpose()) + w.bias; };
             rd.right_L = (readout(xL) > 0) == (sentences[s].label == 1);
             rd.right_H = (readout(xH) > 0) == (sentences[s].label == 1);
-            rd.hemisphere = find_hemisphere(embedded_start(w, ids)).exists;
-            if (s < 3) rd.deviation = (torch_tokens_after(w, ids, L) - xL).cwiseAbs().maxCoeff();
+            const HemisphereResult h = find_hemisphere(embedded_start(w, ids));
+            rd.hemisphere = h.certified && h.exists;  // an exact LP certificate, not a float answer
+            if (r < 3) rd.deviation = (torch_tokens_after(w, ids, L) - xL).cwiseAbs().maxCoeff();
             std::lock_guard<std::mutex> lock(mech_mutex);
             ++mech_done;
             if (progress) progress(0.8 + 0.2 * double(mech_done) / double(std::max<std::size_t>(1, mech_total)),
-                                   fmt::format("{} {} dynamics {}/{}", name, info.id, s + 1, m));
+                                   fmt::format("{} {} dynamics {}/{}", name, info.id, r + 1, m));
           } catch (...) {
             std::lock_guard<std::mutex> lock(mech_mutex);
             if (!mech_failure) mech_failure = std::current_exception();
@@ -425,6 +444,9 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
         for (const auto& rd : reading) counts[at_H ? rd.shape_H : rd.shape_L] = counts[at_H ? rd.shape_H : rd.shape_L].get<long>() + 1;
         return counts;
       };
+      bool alpha_in_unit_interval = true;  // decided on the exported doubles themselves
+      for (const auto* w : by_fold)
+        for (double a : w->alpha) alpha_in_unit_interval &= a >= 0 && a <= 1;
       long right_L = 0, right_H = 0, hemi = 0, single = 0, proved = 0, proved_one = 0, proved_split = 0;
       double max_dev = 0;
       for (const auto& rd : reading) {
@@ -435,7 +457,7 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
         max_dev = std::max(max_dev, rd.deviation);
         // [Blog] Prop 2.1: V_k = α_k I with 0 ≤ α_k ≤ 1, bounded Q_k, K_k (the L layers repeated),
         // start in an open hemisphere (an exact LP certificate) ⇒ every token tends to one x*.
-        if (info.sign > 0 && rd.hemisphere) {
+        if (info.sign > 0 && alpha_in_unit_interval && rd.hemisphere) {
           ++proved;
           proved_one += rd.shape_H == "one cluster";
           proved_split += rd.shape_H == "two antipodal clusters";  // would contradict the theorem
@@ -462,6 +484,7 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
                      "hemispheres by an exact LP certificate"}};
       if (info.sign > 0) {
         entry["prop_2_1"] = {
+            {"alpha_in_unit_interval", alpha_in_unit_interval},
             {"proved_collapse", proved},
             {"proved_and_one_cluster_numerically", proved_one},
             {"proved_but_split_numerically", proved_split},
@@ -472,7 +495,8 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
       }
       // One sentence's tokens over the layers (the report's picture): the first measured sentence
       // of at least four words; ⟨x_i^k, u⟩ with u its first token's final position.
-      for (std::size_t s = 0; s < m; ++s) {
+      for (std::size_t r = 0; r < m; ++r) {
+        const std::size_t s = pick[r];
         const int f = sp.fold[s];
         const auto& ids = sp.encoded[std::size_t(f)][s];
         if (ids.size() < 4) continue;
@@ -492,7 +516,8 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
       }
       mechanism[info.id] = entry;
       if (!opt.configs_dir.empty()) {
-        for (std::size_t s = 0; s < std::min<std::size_t>(m, 3); ++s) {
+        for (std::size_t r = 0; r < std::min<std::size_t>(m, 3); ++r) {
+          const std::size_t s = pick[r];
           const int f = sp.fold[s];
           write_file_atomically(opt.configs_dir + "/" + name + "-" + info.id + "-sentence" + std::to_string(s) + ".json",
                                 export_config(*by_fold[std::size_t(f)], sp.encoded[std::size_t(f)][s], H, 1).dump(1) + "\n");

@@ -1,12 +1,12 @@
 #include "attnflow/report/report.hpp"
 
-#include "attnflow/io/process.hpp"
 
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/catalogue/labels.hpp"
 #include "attnflow/report/convergence_tex.hpp"
 #include "attnflow/report/figure_tex.hpp"
+#include "attnflow/report/latex_compile.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/proof_appendix.hpp"
@@ -610,28 +610,6 @@ std::vector<CertificateBase> bases_for(const std::string& results_dir) {
   return {{results_dir, ""}, {attnflow::source_dir(), "proofs"}};
 }
 
-/// latexmk on DIR/FILE without a shell; fills the outcome's compiled/pdf_path/message.
-void compile(const std::string& out_dir, const std::string& file, ReportOutcome& o) {
-  const std::string how = "compile it with: cd " + out_dir + " && latexmk -pdf " + file;
-  if (!on_path("latexmk")) {
-    o.message = "LaTeX is not installed; " + how;
-    return;
-  }
-  // No shell: the output directory is an argument, never part of a command line; TeX may not run
-  // programs (-no-shell-escape), and a run is cut off after 5 minutes.
-  const std::string stem = fs::path(file).stem().string();
-  const ProcessResult p = run_program(
-      {"latexmk", "-pdf", "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", file}, out_dir,
-      out_dir + "/" + stem + ".log.txt", 300);
-  if (p.started && !p.timed_out && p.exit_code == 0) {
-    o.compiled = true;
-    o.pdf_path = out_dir + "/" + stem + ".pdf";
-  } else {
-    o.message = std::string(p.timed_out ? "LaTeX took more than 5 minutes" : "LaTeX failed") + " (see " + out_dir +
-                "/" + stem + ".log.txt and " + stem + ".log); " + how;
-  }
-}
-
 std::string section_file_stem(const std::string& id) {
   std::string s;
   for (char ch : id) s += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' ? ch : '_';
@@ -661,7 +639,7 @@ ReportOutcome write_report(const json& r, const std::string& out_dir, bool compi
   if (!compile_pdf)
     o.message = "compile it with: cd " + out_dir + " && latexmk -pdf report.tex";
   else
-    compile(out_dir, "report.tex", o);
+    compile_latex(out_dir, "report.tex", o);
   return o;
 }
 
@@ -692,7 +670,7 @@ ReportOutcome write_section(const json& r, const std::string& id, const std::str
   o.tex_path = out_dir + "/" + stem + ".tex";
   write_file_atomically(o.tex_path, tex);
   if (standalone && compile_pdf)
-    compile(out_dir, stem + ".tex", o);
+    compile_latex(out_dir, stem + ".tex", o);
   else
     o.message = standalone ? "compile it with: cd " + out_dir + " && latexmk -pdf " + stem + ".tex"
                            : "\\input it into a document with the packages of reports/preamble.tex";

@@ -1,0 +1,505 @@
+#include "attnflow/report/learn_report.hpp"
+
+#include "attnflow/errors.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/report/figure_tex.hpp"
+#include "attnflow/report/latex_compile.hpp"
+#include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/latex_template.hpp"
+#include "attnflow/version.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace attnflow {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxLayerRows = 400;  // per example plot: keeps pgfplots fast on a long horizon
+
+std::string esc(const std::string& s) { return latex_escape(s); }
+
+/// A field of learn.json with its path, so every error names where in the file it is.
+struct Node {
+  const json* j;
+  std::string path;
+
+  std::string child(const std::string& key) const { return path.empty() ? key : path + "." + key; }
+  bool has(const std::string& key) const { return j->is_object() && j->contains(key); }
+  Node at(const std::string& key) const {
+    if (!has(key)) input_error(child(key), "missing");
+    return {&(*j)[key], child(key)};
+  }
+  Node at(std::size_t i) const { return {&(*j)[i], path + "[" + std::to_string(i) + "]"}; }
+  Node object(const std::string& key) const {
+    Node n = at(key);
+    if (!n.j->is_object()) input_error(n.path, "must be an object");
+    return n;
+  }
+  Node list(const std::string& key) const {
+    Node n = at(key);
+    if (!n.j->is_array()) input_error(n.path, "must be a list");
+    return n;
+  }
+  double number(const std::string& key) const { return at(key).as_number(); }
+  double as_number() const {
+    if (!j->is_number()) input_error(path, "must be a number");
+    return j->get<double>();
+  }
+  std::string text(const std::string& key) const {
+    Node n = at(key);
+    if (!n.j->is_string()) input_error(n.path, "must be a string");
+    return n.j->get<std::string>();
+  }
+  bool flag(const std::string& key) const {
+    Node n = at(key);
+    if (!n.j->is_boolean()) input_error(n.path, "must be true or false");
+    return n.j->get<bool>();
+  }
+  /// An optional string: "" when absent.
+  std::string optional_text(const std::string& key) const { return has(key) ? text(key) : ""; }
+  /// A count or setting as written (integers exactly, a seed may exceed a double's 53 bits).
+  std::string integer_text(const std::string& key) const {
+    const Node n = at(key);
+    n.as_number();
+    return n.j->is_number_integer() ? n.j->dump() : fmt::format("{:.6g}", n.j->get<double>());
+  }
+};
+
+// Numbers: accuracies to 3 decimals, p-values to 3 significant digits.
+std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
+std::string signed3(double v) { return fmt::format("{:+.3f}", v); }
+
+/// v to `sig` significant digits in math mode: 1.2e-05 → 1.2\cdot 10^{-5}.
+std::string math_sig(double v, int sig, bool keep_zeros) {
+  if (v == 0) return "0";
+  const std::string s = keep_zeros ? fmt::format("{:#.{}g}", v, sig) : fmt::format("{:.{}g}", v, sig);
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  const std::string mantissa = s.substr(0, e);
+  return (mantissa == "1" ? std::string() : mantissa + "\\cdot ") +
+         fmt::format("10^{{{}}}", std::stoi(s.substr(e + 1)));
+}
+
+std::string safe_name(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out.substr(0, 40);
+}
+
+// The variants learn knows, in the order the blog discusses them; others follow by name.
+const std::vector<std::pair<std::string, std::string>>& known_variants() {
+  static const std::vector<std::pair<std::string, std::string>> v = {
+      {"plus", "$V = +\\alpha I$"}, {"minus", "$V = -\\alpha I$"}, {"minus-per-layer", "$V_k = -\\alpha_k I$"},
+      {"nn", "NN (no attention)"},  {"sa-ffn", "SA + FFN"},        {"lexicon", "lexicon"}};
+  return v;
+}
+
+std::string variant_label(const std::string& id) {
+  for (const auto& [known, label] : known_variants())
+    if (id == known) return label;
+  return "\\texttt{" + esc(id) + "}";
+}
+
+std::vector<std::string> ordered_ids(const json& object) {
+  std::vector<std::string> ids;
+  for (const auto& [known, label] : known_variants())
+    if (object.contains(known)) ids.push_back(known);
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (std::find(ids.begin(), ids.end(), it.key()) == ids.end()) ids.push_back(it.key());
+  return ids;
+}
+
+/// Strings that usually agree across variants (interval method, test, method) are stated once.
+void add_distinct(std::vector<std::string>& seen, const std::string& s) {
+  if (!s.empty() && std::find(seen.begin(), seen.end(), s) == seen.end()) seen.push_back(s);
+}
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
+std::string trimmed(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+/// Every name learn.tex uses, blank: each pass fills its own (the template checks all names).
+TemplateValues blank_values() {
+  TemplateValues v;
+  std::istringstream names(
+      "preamble macros data_sets version git tokenizer readout name title sentences sha256 folds repeats d layers "
+      "epochs seed ci_method test method lexicon index variant_rows accuracy_chart comparison_rows mechanism_columns "
+      "mechanism_header mechanism_rows mechanism_notes example_figures");
+  for (std::string n; names >> n;) v.set(n, "");
+  std::istringstream flags(
+      "document data_set has_model imdb has_sha256 has_lexicon has_chart has_comparisons has_mechanism has_examples");
+  for (std::string f; flags >> f;) v.flag(f, false);
+  return v;
+}
+
+struct Output {
+  std::string prefix;
+  std::vector<DataFile>* files;
+  std::string add(const std::string& name, std::string content) {
+    files->push_back({prefix + name, std::move(content)});
+    return files->back().path;
+  }
+};
+
+struct Accuracy {
+  std::string id;
+  double accuracy, low, high;
+};
+
+/// Bars of the trained variants with their intervals; the lexicon, which learns nothing, is a
+/// dashed line across them.
+std::string accuracy_chart(const std::vector<Accuracy>& all, const std::string& stem, Output& out) {
+  std::vector<Accuracy> bars;
+  const Accuracy* lexicon = nullptr;
+  for (const auto& a : all) {
+    if (a.id == "lexicon")
+      lexicon = &a;
+    else
+      bars.push_back(a);
+  }
+  if (bars.empty() && lexicon) bars.push_back(*lexicon), lexicon = nullptr;
+  if (bars.empty()) return "";
+  std::string data = "x accuracy plus minus\n", ticks;
+  double lo = 1, hi = 0;
+  for (std::size_t k = 0; k < bars.size(); ++k) {
+    const auto& b = bars[k];
+    data += fmt::format("{} {:.6g} {:.6g} {:.6g}\n", k + 1, b.accuracy, std::max(0.0, b.high - b.accuracy),
+                        std::max(0.0, b.accuracy - b.low));
+    ticks += (k ? "," : "") + std::string("{") + variant_label(b.id) + "}";
+    lo = std::min({lo, b.low, b.accuracy}), hi = std::max({hi, b.high, b.accuracy});
+  }
+  if (lexicon) lo = std::min(lo, lexicon->accuracy), hi = std::max(hi, lexicon->accuracy);
+  // From chance (0.5) or below, so bars of similar height are not made to look far apart.
+  const double ymin = std::max(0.0, std::min(0.5, std::floor(lo * 10) / 10));
+  const double ymax = std::min(1.0, std::max(ymin + 0.1, std::ceil((hi + 0.03) * 20) / 20));
+  const std::string file = out.add(stem + "-accuracy.dat", data);
+  const double x0 = 0.4, x1 = double(bars.size()) + 0.6;
+  std::ostringstream t;
+  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[ybar,bar width=0.55,width=0.8\\linewidth,height=6cm,"
+    << fmt::format("xmin={},xmax={:.1f},ymin={:.2f},ymax={:.2f},", x0, x1, ymin, ymax) << "xtick={1,...," << bars.size()
+    << "},xticklabels={" << ticks
+    << "},xticklabel style={font=\\small,align=center,text width=2.2cm},ylabel={accuracy},ymajorgrids,"
+       "yticklabel style={/pgf/number format/fixed,/pgf/number format/precision=2}]\n"
+    << "\\addplot[fill=blue!35,draw=blue!60!black,error bars/.cd,y dir=both,y explicit,error bar style={black,thick}]"
+       " table[x=x,y=accuracy,y error plus=plus,y error minus=minus] {"
+    << file << "};\n";
+  if (lexicon)
+    t << fmt::format("\\draw[dashed,very thick,red!70!black] (axis cs:{0},{2:.6g}) -- (axis cs:{1:.1f},{2:.6g});\n", x0,
+                     x1, lexicon->accuracy);
+  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
+  return t.str();
+}
+
+std::string verdict_tex(const std::string& v) {
+  const char* colour = v.rfind("holds", 0) == 0      ? "green!45!black"
+                       : v.rfind("reversed", 0) == 0 ? "red!75!black"
+                                                     : "orange!85!black";
+  return fmt::format("\\textcolor{{{}}}{{{}}}", colour, esc(v));
+}
+
+std::string shapes_cell(const Node& shapes) {
+  return shapes.integer_text("one cluster") + "\\,/\\," + shapes.integer_text("two antipodal clusters") + "\\,/\\," +
+         shapes.integer_text("neither");
+}
+
+/// ⟨x_i^k, u⟩ against k for every token of one sentence (u: the first token's final position).
+std::string example_panel(const Node& example, const std::string& id, double layers_trained, char letter,
+                          const std::string& data_name, Output& out) {
+  const std::string sentence = trimmed(example.text("sentence"));
+  const Node label = example.at("label");
+  label.as_number();
+  const std::string index = example.integer_text("index");
+  const Node layers = example.list("layers"), rows = example.list("cosine_to_final_first_token");
+  if (rows.j->size() != layers.j->size()) input_error(rows.path, "must have one row per entry of layers");
+  if (rows.j->empty()) input_error(rows.path, "must not be empty");
+  std::size_t tokens = 0;
+  for (std::size_t k = 0; k < rows.j->size(); ++k) {
+    const Node row = rows.at(k);
+    if (!row.j->is_array() || row.j->empty()) input_error(row.path, "must be a non-empty list of numbers");
+    if (k == 0) tokens = row.j->size();
+    if (row.j->size() != tokens) input_error(row.path, "must have one value per token, as the first row");
+    for (std::size_t i = 0; i < tokens; ++i) row.at(i).as_number();
+    layers.at(k).as_number();
+  }
+  const std::size_t n = rows.j->size();
+  const std::size_t stride = std::max<std::size_t>(1, (n + kMaxLayerRows - 1) / kMaxLayerRows);
+  std::string data = "k";
+  for (std::size_t i = 0; i < tokens; ++i) data += fmt::format(" t{}", i + 1);
+  data += "\n";
+  double lo = -1.05, hi = 1.05, kmin = INFINITY, kmax = -INFINITY;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k % stride != 0 && k + 1 != n) continue;
+    const double layer = (*layers.j)[k].get<double>();
+    kmin = std::min(kmin, layer), kmax = std::max(kmax, layer);
+    data += fmt::format("{:.10g}", layer);
+    for (const auto& v : (*rows.j)[k]) {
+      lo = std::min(lo, v.get<double>() - 0.05), hi = std::max(hi, v.get<double>() + 0.05);
+      data += fmt::format(" {:.8g}", v.get<double>());
+    }
+    data += "\n";
+  }
+  const std::string file = out.add(data_name, data);
+  std::ostringstream t;
+  t << "\\pgfplotstableread{" << file << "}\\attnflowlearntable\n"
+    << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[width=\\linewidth,height=5.6cm,grid=major,"
+    << fmt::format("xmin={:.10g},xmax={:.10g},ymin={:.3f},ymax={:.3f},", kmin, kmax > kmin ? kmax : kmin + 1, lo, hi)
+    << "xlabel={layer $k$},ylabel={$\\langle x_i^k, u\\rangle$},title={\\small " << variant_label(id)
+    << "},tick label style={font=\\scriptsize},label style={font=\\small}]\n";
+  // The other tokens first, so the first token (the one u is taken from) is drawn on top.
+  static const char* const colours[] = {"blue!70!black", "red!70!black",  "green!50!black", "orange!90!black",
+                                        "violet",        "cyan!60!black", "brown",          "magenta!80!black"};
+  for (std::size_t i = 1; i < tokens; ++i)
+    t << "\\addplot[" << colours[(i - 1) % (sizeof colours / sizeof colours[0])] << ",no marks] table[x=k,y=t" << i + 1
+      << "] {\\attnflowlearntable};\n";
+  t << "\\addplot[black,very thick,no marks] table[x=k,y=t1] {\\attnflowlearntable};\n";
+  if (layers_trained > kmin && layers_trained < kmax)
+    t << fmt::format(
+        "\\draw[densely dotted,very thick,gray] (axis cs:{0:.10g},{1:.3f}) -- (axis cs:{0:.10g},{2:.3f});\n",
+        layers_trained, lo, hi);
+  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
+  const double lab = label.j->get<double>();
+  const std::string label_text = lab == 0 ? "negative" : lab == 1 ? "positive" : label.j->dump();
+  t << "{\\small (" << letter << ") " << variant_label(id) << ", sentence " << esc(index) << " (" << esc(label_text)
+    << "): ``" << esc(sentence) << "''\\par}\n";
+  return t.str();
+}
+
+struct DataSet {
+  std::string name;
+  std::size_t index;
+  Node node;
+};
+
+std::string data_set_section(const DataSet& s, const Node& settings, const Node* provenance, Output& out) {
+  const Node& ds = s.node;
+  const std::string stem = fmt::format("set{}-{}", s.index, safe_name(s.name));
+  TemplateValues v = blank_values();
+  v.flag("data_set", true).set("name", s.name).set("index", static_cast<long>(s.index));
+  v.set("title", s.name == "imdb" ? "IMDb" : s.name == "yelp" ? "Yelp" : s.name == "amazon" ? "Amazon" : s.name);
+  v.flag("imdb", s.name == "imdb").set("sentences", ds.integer_text("sentences"));
+  for (const char* key : {"folds", "repeats", "d", "layers", "epochs", "seed"}) v.set(key, settings.integer_text(key));
+  if (provenance && provenance->has("data")) {
+    const Node data = provenance->list("data");
+    for (std::size_t k = 0; k < data.j->size(); ++k) {
+      const Node entry = data.at(k);
+      if (!entry.j->is_object()) input_error(entry.path, "must be an object");
+      if (entry.text("name") == s.name) v.set("sha256", entry.text("sha256")).flag("has_sha256", true);
+    }
+  }
+
+  // Variants: table and chart.
+  const Node variants = ds.object("variants");
+  if (variants.j->empty()) input_error(variants.path, "must hold at least one variant");
+  std::string rows;
+  std::vector<std::string> methods;
+  std::vector<Accuracy> accuracies;
+  for (const auto& id : ordered_ids(*variants.j)) {
+    const Node var = variants.object(id);
+    const Accuracy a{id, var.number("accuracy"), var.number("ci_low"), var.number("ci_high")};
+    add_distinct(methods, var.text("ci_method"));
+    for (const char* key : {"per_repeat", "per_fold"}) var.list(key);
+    rows += variant_label(id) + "\\newline{\\scriptsize\\texttt{" + esc(id) + "}} & " + fixed3(a.accuracy) + " & [" +
+            fixed3(a.low) + ", " + fixed3(a.high) + "] & " + esc(var.text("description")) + " \\\\\n";
+    accuracies.push_back(a);
+    if (id == "lexicon") v.flag("has_lexicon", true).set("lexicon", fixed3(a.accuracy));
+  }
+  v.set("variant_rows", rows).set("ci_method", joined(methods));
+  const std::string chart = accuracy_chart(accuracies, stem, out);
+  v.flag("has_chart", !chart.empty()).set("accuracy_chart", chart);
+  // A lone lexicon is a bar, not a line: the caption's "dashed" is only for a baseline beside bars.
+  if (accuracies.size() == 1) v.flag("has_lexicon", false);
+
+  // The blog's claims, fold by fold.
+  const Node comparisons = ds.list("comparisons");
+  std::string crows;
+  std::vector<std::string> tests;
+  for (std::size_t k = 0; k < comparisons.j->size(); ++k) {
+    const Node c = comparisons.at(k);
+    if (!c.j->is_object()) input_error(c.path, "must be an object");
+    add_distinct(tests, c.text("test"));
+    crows += esc(c.text("claim")) + "\\newline{\\scriptsize " + variant_label(c.text("better")) + " vs " +
+             variant_label(c.text("worse")) + "} & $" + signed3(c.number("mean_difference")) + "$\\newline $[" +
+             signed3(c.number("ci_low")) + ", " + signed3(c.number("ci_high")) + "]$ & $" +
+             math_sig(c.number("p_value"), 3, true) + "$ & " + c.integer_text("folds_better") + "\\,/\\," +
+             c.integer_text("folds_worse") + " of " + c.integer_text("folds") + " & " + verdict_tex(c.text("verdict")) +
+             " \\\\\n";
+  }
+  v.flag("has_comparisons", !crows.empty()).set("comparison_rows", crows).set("test", joined(tests));
+
+  // The mechanism: one column per attention variant.
+  const Node mechanism = ds.object("mechanism");
+  const std::vector<std::string> mids = ordered_ids(*mechanism.j);
+  if (!mids.empty()) {
+    std::vector<Node> m;
+    for (const auto& id : mids) m.push_back(mechanism.object(id));
+    const double share = std::floor(6600.0 / double(mids.size())) / 10000;  // of 0.66\linewidth, never more
+    std::string columns = ">{\\raggedright}p{\\dimexpr0.34\\linewidth-2\\tabcolsep\\relax}", header;
+    for (std::size_t k = 0; k < mids.size(); ++k) {
+      columns += fmt::format(">{{\\raggedright{}}}p{{\\dimexpr{:.4f}\\linewidth-2\\tabcolsep\\relax}}",
+                             k + 1 == mids.size() ? "\\arraybackslash" : "", share);
+      header += " & " + variant_label(mids[k]);
+    }
+    auto row = [&](const std::string& name, auto cell) {
+      std::string r = name;
+      for (const auto& node : m) r += " & " + cell(node);
+      return r + " \\\\\n";
+    };
+    bool any_prop = false;
+    std::vector<std::string> methods_m, arguments;
+    std::vector<std::pair<std::string, std::string>> failures;  // reason, the variants that gave it
+    for (std::size_t k = 0; k < m.size(); ++k) {
+      add_distinct(methods_m, m[k].text("method"));
+      const std::string f = m[k].text("good_triple_failure");
+      const auto same = std::find_if(failures.begin(), failures.end(), [&](const auto& r) { return r.first == f; });
+      if (!f.empty()) {
+        if (same == failures.end())
+          failures.emplace_back(f, variant_label(mids[k]));
+        else
+          same->second += ", " + variant_label(mids[k]);
+      }
+      if (m[k].has("prop_2_1")) {
+        any_prop = true;
+        add_distinct(arguments, m[k].object("prop_2_1").optional_text("argument"));
+      }
+    }
+    std::string mrows;
+    mrows += row("Sentences measured (of one word)", [](const Node& n) {
+      return n.integer_text("sentences") + " (" + n.integer_text("single_word_sentences") + ")";
+    });
+    mrows += row("Layers: trained $L$\\,/\\,long run", [](const Node& n) {
+      return n.integer_text("layers_trained") + "\\,/\\," + n.integer_text("layers_long");
+    });
+    mrows +=
+        row("Tolerance $\\delta$", [](const Node& n) { return "$" + math_sig(n.number("delta"), 3, false) + "$"; });
+    mrows += row("Shape after $L$ layers: one cluster\\,/\\,two antipodal\\,/\\,neither",
+                 [](const Node& n) { return shapes_cell(n.object("shapes_after_L")); });
+    mrows += row("Shape after the long run", [](const Node& n) { return shapes_cell(n.object("shapes_after_long")); });
+    mrows += row("Read-out accuracy after $L$ layers",
+                 [](const Node& n) { return fixed3(n.number("readout_accuracy_after_L")); });
+    mrows += row("Read-out accuracy after the long run",
+                 [](const Node& n) { return fixed3(n.number("readout_accuracy_after_long")); });
+    mrows += row("$Q_k^\\top K_k \\succ 0$ (layers)", [](const Node& n) {
+      return n.integer_text("qtk_positive_definite_layers") + " of " + n.integer_text("layers_checked");
+    });
+    mrows += row("Good triples (layers)", [](const Node& n) {
+      return n.integer_text("good_triple_layers") + " of " + n.integer_text("layers_checked");
+    });
+    mrows += row("Start in an open hemisphere", [](const Node& n) {
+      return n.integer_text("start_in_open_hemisphere") + " of " + n.integer_text("sentences");
+    });
+    if (any_prop)
+      mrows += row("Prop.~2.1 proves collapse", [](const Node& n) -> std::string {
+        if (!n.has("prop_2_1")) return "--";
+        const Node p = n.object("prop_2_1");
+        std::string cell = p.integer_text("proved_collapse") + " of " + n.integer_text("sentences");
+        std::vector<std::string> seen;
+        // The hypothesis 0 <= alpha_k <= 1 (recorded by newer files): without it nothing is proved.
+        if (p.has("alpha_in_unit_interval") && !p.flag("alpha_in_unit_interval"))
+          seen.push_back("some $\\alpha_k \\notin [0, 1]$");
+        if (p.has("proved_and_one_cluster_numerically"))
+          seen.push_back(p.integer_text("proved_and_one_cluster_numerically") + " one cluster after the long run");
+        if (p.has("proved_but_split_numerically"))
+          seen.push_back(p.integer_text("proved_but_split_numerically") + " two antipodal");
+        return seen.empty() ? cell : cell + " (" + joined(seen) + ")";
+      });
+    mrows += row("Largest deviation LibTorch vs attnflow after $L$ layers", [](const Node& n) {
+      return "$" + math_sig(n.number("max_deviation_libtorch_vs_attnflow"), 2, false) + "$";
+    });
+    std::string notes;
+    for (const auto& [reason, which] : failures)
+      notes += "Good triples not certified (" + which + "), the first reason: " + esc(reason) + ".\n";
+    if (!arguments.empty()) {
+      std::vector<std::string> escaped;
+      for (const auto& a : arguments) escaped.push_back(esc(a));
+      notes += "Prop.~2.1: " + joined(escaped) + ".\n";
+    }
+    if (any_prop) notes += "Prop.~2.1 is stated for $V = +\\alpha I$ only (--: not applicable).\n";
+    v.flag("has_mechanism", true).set("mechanism_columns", columns).set("mechanism_header", header);
+    v.set("mechanism_rows", mrows).set("mechanism_notes", notes).set("method", joined(methods_m));
+
+    // The example sentences' tokens over the layers; with V = +αI and V = −αI first, side by side.
+    std::vector<std::size_t> with_example;
+    for (std::size_t k = 0; k < m.size(); ++k)
+      if (m[k].has("example")) with_example.push_back(k);
+    std::string figures;
+    for (std::size_t e = 0; e < with_example.size(); ++e) {
+      const std::size_t k = with_example[e];
+      const bool paired = e % 2 == 1 || e + 1 < with_example.size();
+      if (e % 2 == 0 && e > 0) figures += "\\par\\medskip\n";
+      figures += fmt::format("\\begin{{minipage}}[t]{{{}\\linewidth}}\\raggedright\n", paired ? "0.48" : "0.62");
+      // Numbered: two ids may have the same file-safe name.
+      const std::string data_name = fmt::format("{}-tokens{}-{}.dat", stem, k + 1, safe_name(mids[k]));
+      figures += example_panel(m[k].object("example"), mids[k], m[k].number("layers_trained"), char('a' + e % 26),
+                               data_name, out);
+      figures += "\\end{minipage}";
+      figures += e % 2 == 0 && paired ? "\\hfill\n" : "\n";
+    }
+    v.flag("has_examples", !figures.empty()).set("example_figures", figures);
+  }
+  return render_template("learn.tex", v);
+}
+
+std::string render_document(const json& learn, const std::string& data_prefix, std::vector<DataFile>& files) {
+  if (!learn.is_object()) input_error("learn.json", "must be a JSON object");
+  const Node root{&learn, ""};
+  const Node data_sets = root.object("data_sets");
+  if (data_sets.j->empty()) input_error("data_sets", "must hold at least one data set");
+  const Node settings = root.object("settings");
+  const Node provenance = root.has("provenance") ? root.object("provenance") : Node{nullptr, ""};
+  Output out{data_prefix, &files};
+  std::string sections;
+  std::size_t index = 0;
+  for (auto it = data_sets.j->begin(); it != data_sets.j->end(); ++it)
+    sections += data_set_section({it.key(), ++index, data_sets.object(it.key())}, settings,
+                                 provenance.j ? &provenance : nullptr, out);
+  TemplateValues v = blank_values();
+  v.flag("document", true).set("data_sets", sections);
+  v.set("preamble", render_template("preamble.tex", TemplateValues{}));
+  v.set("macros", render_template("macros.tex", TemplateValues{}));
+  const std::string version = provenance.j ? provenance.optional_text("version") : "";
+  const std::string git = provenance.j ? provenance.optional_text("git") : "";
+  v.set("version", version.empty() ? std::string(kVersion) : version).set("git", git.empty() ? "unknown" : git);
+  const std::string tokenizer = settings.optional_text("tokenizer"), readout = settings.optional_text("readout");
+  v.flag("has_model", !tokenizer.empty() && !readout.empty()).set("tokenizer", tokenizer).set("readout", readout);
+  return render_template("learn.tex", v);
+}
+
+}  // namespace
+
+std::string learn_report_tex(const json& learn, const std::string& data_prefix) {
+  std::vector<DataFile> files;
+  return render_document(learn, data_prefix, files);
+}
+
+ReportOutcome write_learn_report(const json& learn, const std::string& out_dir, bool compile_pdf) {
+  std::vector<DataFile> files;
+  const std::string tex = render_document(learn, "learn-data/", files);
+  ReportOutcome o;
+  o.tex_path = out_dir + "/learn.tex";
+  // The document and its data together: an interrupted run leaves the previous pair whole.
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const auto& f : files) all.emplace_back(out_dir + "/" + f.path, f.content);
+  all.emplace_back(o.tex_path, tex);
+  write_files_atomically(all);
+  if (compile_pdf)
+    compile_latex(out_dir, "learn.tex", o);
+  else
+    o.message = "compile it with: cd " + out_dir + " && latexmk -pdf learn.tex";
+  return o;
+}
+
+}  // namespace attnflow
