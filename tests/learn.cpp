@@ -197,6 +197,8 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic) {
   opt.mechanism_sentences = 12;
   opt.horizon_blocks = 5;
   opt.threads = 1;
+  TempDir tmp;
+  opt.configs_dir = (tmp.path / "configs").string();
   auto one = run_learn(opt);
   opt.threads = 2;
   auto two = run_learn(opt);
@@ -216,6 +218,22 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic) {
   // Prop 2.1 (V = +αI, hemisphere start): whatever it proves, the numerics must not contradict.
   BOOST_TEST(ds["mechanism"]["plus"]["prop_2_1"]["proved_but_split_numerically"].get<long>() == 0);
   BOOST_TEST(ds["comparisons"].size() >= 2u);
+  // The exported statements run through check --statement as they are: no input error, and the
+  // control V = 0 comes out violated.
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path / "configs")) {
+    const std::string f = e.path().string();
+    if (f.find("-plus-") == std::string::npos || f.find(".statement.json") == std::string::npos) continue;
+    int status = -1;
+    const std::string out = (tmp.path / "check").string();
+    attnflow::testing::run_command(attnflow::testing::attnflow_bin() + " check --no-pdf --statement " +
+                                       attnflow::testing::quoted(f) + " --out " + attnflow::testing::quoted(out) + " 2>&1",
+                                   &status);
+    BOOST_TEST((status == 0 || status == 1), f << ": exit " << status);
+    const auto results = nlohmann::json::parse(attnflow::testing::read_text(tmp.path / "check" / "results.json"));
+    const auto& control = results["checks"][0]["controls"][0];
+    BOOST_TEST(control["verdict"].get<std::string>() == "violated", control.dump().substr(0, 400));
+    break;
+  }
 }
 
 #endif

@@ -147,6 +147,45 @@ json export_config(const TrainedWeights& w, const std::vector<int>& sentence, in
           {"precision", "double"}};
 }
 
+namespace {
+/// At most `bytes` bytes of `text`, never cutting a UTF-8 character in two.
+std::string utf8_prefix(const std::string& text, std::size_t bytes) {
+  if (text.size() <= bytes) return text;
+  while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+  return text.substr(0, bytes);
+}
+}  // namespace
+
+json export_statement(const TrainedWeights& w, const std::vector<int>& sentence, int layers, const std::string& id,
+                      const std::string& text) {
+  json config = export_config(w, sentence, layers, 1);
+  json model = {{"model", "layer-normalized"}, {"beta", 1}, {"Q", config["Q"]}, {"K", config["K"]}, {"V", config["V"]}};
+  const bool plus = w.info.sign > 0;
+  json st = {
+      {"id", id},
+      {"kind", plus ? "theorem" : "conjecture"},
+      {"source", plus ? "[Blog] Proposition 2.1, on weights trained by attnflow learn"
+                      : "[Blog] Conjecture 2, on weights trained by attnflow learn"},
+      {"statement", plus ? "The trained layers with $V_k = \\alpha_k I$ (repeated) collapse the sentence's tokens "
+                           "to one point."
+                         : "The trained layers with $V_k = -\\alpha_k I$ (repeated) send the sentence's tokens to "
+                           "two antipodal points."},
+      // The sentence is plain text, not LaTeX: it goes where the report escapes it.
+      {"summary", (plus ? "trained V = +alpha I: one point; " : "trained V = -alpha I: +-x*; ") + utf8_prefix(text, 100)},
+      {"comment", "The sentence: " + text},
+      {"model", model},
+      {"ensemble", {{"instances", 1}, {"n", config["n"]}, {"d", config["d"]}, {"start", "explicit"},
+                    {"points", config["init"]["points"]}}},
+      {"horizon", {{"layers", layers}}},
+      {"hypotheses", plus ? json{"hemisphere-start", "v-scaled-identity"} : json{"v-scaled-identity"}},
+      {"conclusion", plus ? json::array({{{"observable", "diameter"}, {"tends_to", 0}}})
+                          : json::array({{{"observable", "antipodal_deviation"}, {"tends_to", 0}, {"within", 1e-6}}})},
+      {"controls", json::array({{{"description", "V = 0: the map is the identity, the words stay apart"},
+                                 {"override", {{"model", {{"V", "zero"}}}, {"hypotheses", nullptr}}},
+                                 {"expected", "violated"}}})}};
+  return st;
+}
+
 Tokens<double> attnflow_tokens_after(const TrainedWeights& w, const std::vector<int>& sentence, int layers) {
   const SimConfig c = parse_sim_config(export_config(w, sentence, layers, layers));
   return simulate<double>(c).x.back();
@@ -264,7 +303,8 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
 
   json out = {{"data_sets", json::object()}};
   for (std::size_t c = 0; c < corpora.size(); ++c) {
-    const auto& [name, sentences] = corpora[c];
+    const std::string& name = corpora[c].first;  // not a structured binding: lambdas below capture it
+    const std::vector<Sentence>& sentences = corpora[c].second;
     const long N = long(sentences.size());
     json variants = json::object();
     // Per variant: correct predictions per repeat and per (repeat, fold).
@@ -366,7 +406,8 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
     for (const auto& info : trained)
       if (info.attention && !info.ffn) mech_total += std::min<std::size_t>(corpora[c].second.size(), std::size_t(opt.mechanism_sentences));
   for (std::size_t c = 0; c < corpora.size(); ++c) {
-    const auto& [name, sentences] = corpora[c];
+    const std::string& name = corpora[c].first;  // not a structured binding: lambdas below capture it
+    const std::vector<Sentence>& sentences = corpora[c].second;
     const Split& sp = splits[c][0];
     json mechanism = json::object();
     for (std::size_t v = 0; v < trained.size(); ++v) {
@@ -463,6 +504,15 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
           proved_split += rd.shape_H == "two antipodal clusters";  // would contradict the theorem
         }
       }
+      // Does the cluster a sentence's tokens join predict its label? The read-out's accuracy after
+      // the long run, per final shape.
+      json by_shape = json::object();
+      for (const char* shape : {"one cluster", "two antipodal clusters", "neither"}) {
+        long count = 0, right = 0;
+        for (const auto& rd : reading)
+          if (rd.shape_H == shape) ++count, right += rd.right_H;
+        by_shape[shape] = {{"sentences", count}, {"readout_accuracy", count ? json(double(right) / double(count)) : json()}};
+      }
       json entry = {
           {"sentences", m},
           {"single_word_sentences", single},
@@ -473,6 +523,7 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
           {"shapes_after_long", tally(true)},
           {"readout_accuracy_after_L", double(right_L) / double(m)},
           {"readout_accuracy_after_long", double(right_H) / double(m)},
+          {"readout_accuracy_after_long_by_shape", by_shape},
           {"start_in_open_hemisphere", hemi},
           {"qtk_positive_definite_layers", pd_layers},
           {"layers_checked", layers_total},
@@ -519,8 +570,13 @@ json run_learn(const LearnOptions& opt, const std::function<void(double, const s
         for (std::size_t r = 0; r < std::min<std::size_t>(m, 3); ++r) {
           const std::size_t s = pick[r];
           const int f = sp.fold[s];
-          write_file_atomically(opt.configs_dir + "/" + name + "-" + info.id + "-sentence" + std::to_string(s) + ".json",
-                                export_config(*by_fold[std::size_t(f)], sp.encoded[std::size_t(f)][s], H, 1).dump(1) + "\n");
+          const std::string stem = name + "-" + info.id + "-sentence" + std::to_string(s);
+          const TrainedWeights& w = *by_fold[std::size_t(f)];
+          const auto& ids = sp.encoded[std::size_t(f)][s];
+          write_files_atomically(
+              {{opt.configs_dir + "/" + stem + ".json", export_config(w, ids, H, 1).dump(1) + "\n"},
+               {opt.configs_dir + "/" + stem + ".statement.json",
+                export_statement(w, ids, H, "learned-" + stem, sentences[s].text).dump(1) + "\n"}});
         }
       }
     }

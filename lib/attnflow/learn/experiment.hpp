@@ -40,6 +40,12 @@ nlohmann::json run_learn(const LearnOptions& options, const std::function<void(d
 nlohmann::json export_config(const TrainedWeights& w, const std::vector<int>& sentence, int layers_to_run,
                              int sample_every);
 
+/// The same network and sentence as a statement for `attnflow check --statement`: for V = +αI
+/// [Blog] Prop 2.1 (a theorem: the diameter tends to 0, start in a hemisphere certified), for
+/// V = −αI Blog-C2 (a conjecture: every token tends to ±x*); the control V = 0 must be violated.
+nlohmann::json export_statement(const TrainedWeights& w, const std::vector<int>& sentence, int layers,
+                                const std::string& id, const std::string& text);
+
 /// The embedded, normalised tokens of a sentence (the start of the layer map).
 Tokens<double> embedded_start(const TrainedWeights& w, const std::vector<int>& sentence);
 

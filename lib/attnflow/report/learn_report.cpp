@@ -160,7 +160,7 @@ struct Accuracy {
   double accuracy, low, high;
 };
 
-/// Bars of the trained variants with their intervals; the lexicon, which learns nothing, is a
+/// Bars of the trained variants with their intervals; the lexicon, which is not trained, is a
 /// dashed line across them.
 std::string accuracy_chart(const std::vector<Accuracy>& all, const std::string& stem, Output& out) {
   std::vector<Accuracy> bars;
