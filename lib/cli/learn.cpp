@@ -1,10 +1,14 @@
 // attnflow learn --data imdb|yelp|amazon|all [--variants …] [--folds k] [--layers L] [--dim d]
 //                [--seed S] [--out DIR] → DIR/learn.json (issue 23)
+// A program of its own, attnflow-learn, which `attnflow learn` runs in its place (learn_forward.cpp):
+// only it links LibTorch, whose 150 MB of libraries every other command would otherwise load at
+// start-up.
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/learn/experiment.hpp"
 #include "attnflow/learn/sentiment_data.hpp"
 #include "cli/commands.hpp"
+#include "cli/one_line.hpp"
 #include "cli/progress.hpp"
 
 #include <fmt/format.h>
@@ -83,33 +87,54 @@ int run_learn_command(LearnCliOptions& o) {
   }
   return 0;
 }
-}  // namespace
 
-void register_learn(CLI::App& app) {
-  auto o = std::make_shared<LearnCliOptions>();
-  auto* sub = app.add_subcommand("learn", "train the blog's V = ±alpha I attention classifiers on real text, "
-                                          "cross-validate them and measure their dynamics (DIR/learn.json)");
-  sub->add_option("--data", o->data, "imdb, yelp, amazon (comma-separated) or all")->capture_default_str();
-  sub->add_option("--variants", o->variants, "comma-separated: plus, minus, minus-per-layer, nn, sa-ffn, lexicon")
+void add_learn_options(CLI::App& app, LearnCliOptions& o) {
+  app.add_option("--data", o.data, "imdb, yelp, amazon (comma-separated) or all")->capture_default_str();
+  app.add_option("--variants", o.variants, "comma-separated: plus, minus, minus-per-layer, nn, sa-ffn, lexicon")
       ->capture_default_str();
-  sub->add_option("--folds", o->run.folds, "cross-validation folds")->check(CLI::Range(2, 100))->capture_default_str();
-  sub->add_option("--repeats", o->run.repeats, "cross-validations with other splits and initial weights")
+  app.add_option("--folds", o.run.folds, "cross-validation folds")->check(CLI::Range(2, 100))->capture_default_str();
+  app.add_option("--repeats", o.run.repeats, "cross-validations with other splits and initial weights")
       ->check(CLI::Range(1, 20))->capture_default_str();
-  sub->add_option("--layers", o->run.arch.layers, "attention layers L")->check(CLI::Range(1, 32))->capture_default_str();
-  sub->add_option("--dim", o->run.arch.d, "embedding dimension d")->check(CLI::Range(2, 256))->capture_default_str();
-  sub->add_option("--epochs", o->run.training.epochs, "training epochs")->check(CLI::Range(1, 1000))->capture_default_str();
-  sub->add_option("--seed", o->run.seed, "seed of the splits, the initial weights and the batch order")
+  app.add_option("--layers", o.run.arch.layers, "attention layers L")->check(CLI::Range(1, 32))->capture_default_str();
+  app.add_option("--dim", o.run.arch.d, "embedding dimension d")->check(CLI::Range(2, 256))->capture_default_str();
+  app.add_option("--epochs", o.run.training.epochs, "training epochs")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--seed", o.run.seed, "seed of the splits, the initial weights and the batch order")
       ->capture_default_str();
-  sub->add_option("--threads", o->run.threads, "trainings at once (default: all cores; the results do not depend on it)")
+  app.add_option("--threads", o.run.threads, "trainings at once (default: all cores; the results do not depend on it)")
       ->check(CLI::Range(0, 256));
-  sub->add_option("--horizon", o->run.horizon_blocks, "the long run: the L trained layers repeated this often")
+  app.add_option("--horizon", o.run.horizon_blocks, "the long run: the L trained layers repeated this often")
       ->check(CLI::Range(1, 10000))->capture_default_str();
-  sub->add_option("--mechanism-sentences", o->run.mechanism_sentences, "sentences per data set whose dynamics are measured")
+  app.add_option("--mechanism-sentences", o.run.mechanism_sentences, "sentences per data set whose dynamics are measured")
       ->check(CLI::Range(1, 100000))->capture_default_str();
-  sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
-  sub->add_flag("--no-fetch", o->no_fetch, "never run npm: a missing data file is an error");
-  sub->add_flag("--quiet", o->quiet, "print nothing on success");
-  add_command(sub, [o] { return run_learn_command(*o); });
+  app.add_option("--out", o.out, "output directory")->check(non_empty_path())->capture_default_str();
+  app.add_flag("--no-fetch", o.no_fetch, "never run npm: a missing data file is an error");
+  app.add_flag("--quiet", o.quiet, "print nothing on success");
 }
 
+}  // namespace
+
 }  // namespace attnflow::cli
+
+int main(int argc, char** argv) {
+  using attnflow::cli::one_line;
+  CLI::App app{"attnflow learn: train the blog's V = ±alpha I attention classifiers on real text, cross-validate "
+               "them and measure their dynamics (DIR/learn.json)",
+               "attnflow learn"};
+  attnflow::cli::LearnCliOptions o;
+  attnflow::cli::add_learn_options(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
+    std::cerr << "attnflow: error: " << one_line(e.what()) << " (see attnflow learn --help)\n";
+    return 2;
+  }
+  try {
+    return attnflow::cli::run_learn_command(o);
+  } catch (const attnflow::InputError& e) {
+    std::cerr << "attnflow: error: " << one_line(e.what()) << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "attnflow: internal error: " << one_line(e.what()) << "\n";
+    return 3;
+  }
+}
