@@ -32,7 +32,7 @@ std::vector<Sentence> generated_corpus(int n, std::uint64_t seed) {
     const long words = g.integer(3, 12);
     for (long w = 0; w < words; ++w) {
       const double u = w == 0 ? 0 : g.uniform01();  // at least one word of the sentence's class
-      const char* word = u < 0.25 ? (label ? pos : neg)[g.integer(0, 3)]
+      const char* word = u < 0.25  ? (label ? pos : neg)[g.integer(0, 3)]
                          : u < 0.3 ? (label ? neg : pos)[g.integer(0, 3)]
                                    : filler[g.integer(0, 11)];
       text += std::string(word) + (w + 1 < words ? " " : ".");
@@ -119,7 +119,8 @@ BOOST_AUTO_TEST_CASE(missing_or_altered_data_is_exit_2_with_one_line) {
   const std::string env = "ATTNFLOW_DATA_DIR=" + attnflow::testing::quoted(tmp.path.string()) + " ";
   const std::string out = " --out " + attnflow::testing::quoted((tmp.path / "out").string());
   int status = -1;
-  std::string text = attnflow::testing::run_command(env + bin + " learn --no-fetch --data imdb" + out + " 2>&1", &status);
+  std::string text =
+      attnflow::testing::run_command(env + bin + " learn --no-fetch --data imdb" + out + " 2>&1", &status);
   BOOST_TEST(status == 2);
   BOOST_TEST(std::count(text.begin(), text.end(), '\n') == 1, text);
   BOOST_TEST(text.find("missing") != std::string::npos, text);
@@ -181,7 +182,8 @@ BOOST_AUTO_TEST_CASE(libtorch_forward_is_attnflows_layer_map) {
     // Negative control: the same comparison sees a change of one weight.
     TrainedWeights changed = w;
     for (auto& a : changed.alpha) a *= 1.001;
-    BOOST_TEST((torch_tokens_after(changed, ids[0], 3) - attnflow_tokens_after(w, ids[0], 3)).cwiseAbs().maxCoeff() > 1e-9);
+    BOOST_TEST((torch_tokens_after(changed, ids[0], 3) - attnflow_tokens_after(w, ids[0], 3)).cwiseAbs().maxCoeff() >
+               1e-9);
   }
 }
 
@@ -207,12 +209,14 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic) {
   BOOST_TEST(one.dump() == two.dump());
   const auto& ds = one["data_sets"]["generated"];
   for (const char* id : {"minus", "nn"})
-    BOOST_TEST(ds["variants"][id]["ci_low"].get<double>() > 0.6, id << ": " << ds["variants"][id].dump());  // far above chance
+    BOOST_TEST(ds["variants"][id]["ci_low"].get<double>() > 0.6,
+               id << ": " << ds["variants"][id].dump());  // far above chance
   // The shapes are counted for every measured sentence, and the LibTorch/attnflow check ran.
   for (const char* id : {"plus", "minus"}) {
     const auto& m = ds["mechanism"][id];
     const auto& sh = m["shapes_after_long"];
-    BOOST_TEST(sh["one cluster"].get<long>() + sh["two antipodal clusters"].get<long>() + sh["neither"].get<long>() == 12);
+    BOOST_TEST(sh["one cluster"].get<long>() + sh["two antipodal clusters"].get<long>() + sh["neither"].get<long>() ==
+               12);
     BOOST_TEST(m["max_deviation_libtorch_vs_attnflow"].get<double>() < 1e-12);
   }
   // Prop 2.1 (V = +αI, hemisphere start): whatever it proves, the numerics must not contradict.
@@ -226,7 +230,8 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic) {
     int status = -1;
     const std::string out = (tmp.path / "check").string();
     attnflow::testing::run_command(attnflow::testing::attnflow_bin() + " check --no-pdf --statement " +
-                                       attnflow::testing::quoted(f) + " --out " + attnflow::testing::quoted(out) + " 2>&1",
+                                       attnflow::testing::quoted(f) + " --out " + attnflow::testing::quoted(out) +
+                                       " 2>&1",
                                    &status);
     BOOST_TEST((status == 0 || status == 1), f << ": exit " << status);
     const auto results = nlohmann::json::parse(attnflow::testing::read_text(tmp.path / "check" / "results.json"));

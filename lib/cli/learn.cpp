@@ -55,12 +55,17 @@ int run_learn_command(LearnCliOptions& o) {
   opt.configs_dir = o.out + "/configs";
   const auto start = std::chrono::steady_clock::now();
   ProgressLine line(!o.quiet);
-  nlohmann::json result = learn::run_learn(opt, [&](double f, const std::string& what) { line.draw("learn", f, what); });
+  nlohmann::json result =
+      learn::run_learn(opt, [&](double f, const std::string& what) { line.draw("learn", f, what); });
   line.clear();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result["provenance"] = {{"version", kVersion}, {"git", git_commit()}, {"data", result["provenance_data"]},
-                          {"package", "sentiment@5.0.2 (npm, MIT): the UCI Sentiment Labelled Sentences, Kotzias et al., KDD 2015"},
-                          {"seconds", seconds}, {"blas", result["provenance_blas"]}};
+  result["provenance"] = {
+      {"version", kVersion},
+      {"git", git_commit()},
+      {"data", result["provenance_data"]},
+      {"package", "sentiment@5.0.2 (npm, MIT): the UCI Sentiment Labelled Sentences, Kotzias et al., KDD 2015"},
+      {"seconds", seconds},
+      {"blas", result["provenance_blas"]}};
   result.erase("provenance_data");
   result.erase("provenance_blas");
   write_file_atomically(o.out + "/learn.json", result.dump(1) + "\n");
@@ -77,10 +82,10 @@ int run_learn_command(LearnCliOptions& o) {
                                  c["verdict"].get<std::string>());
       for (const auto& [id, m] : ds["mechanism"].items()) {
         const auto& sh = m["shapes_after_long"];
-        std::cout << fmt::format("  {} after {} layers: one cluster {}, two antipodal {}, neither {} (of {}; delta {})\n", id,
-                                 m["layers_long"].get<int>(), sh["one cluster"].get<long>(),
-                                 sh["two antipodal clusters"].get<long>(), sh["neither"].get<long>(),
-                                 m["sentences"].get<long>(), m["delta"].get<double>());
+        std::cout << fmt::format(
+            "  {} after {} layers: one cluster {}, two antipodal {}, neither {} (of {}; delta {})\n", id,
+            m["layers_long"].get<int>(), sh["one cluster"].get<long>(), sh["two antipodal clusters"].get<long>(),
+            sh["neither"].get<long>(), m["sentences"].get<long>(), m["delta"].get<double>());
       }
     }
     std::cout << fmt::format("attnflow: wrote {}/learn.json ({:.0f} s)\n", o.out, seconds);
@@ -94,18 +99,24 @@ void add_learn_options(CLI::App& app, LearnCliOptions& o) {
       ->capture_default_str();
   app.add_option("--folds", o.run.folds, "cross-validation folds")->check(CLI::Range(2, 100))->capture_default_str();
   app.add_option("--repeats", o.run.repeats, "cross-validations with other splits and initial weights")
-      ->check(CLI::Range(1, 20))->capture_default_str();
+      ->check(CLI::Range(1, 20))
+      ->capture_default_str();
   app.add_option("--layers", o.run.arch.layers, "attention layers L")->check(CLI::Range(1, 32))->capture_default_str();
   app.add_option("--dim", o.run.arch.d, "embedding dimension d")->check(CLI::Range(2, 256))->capture_default_str();
-  app.add_option("--epochs", o.run.training.epochs, "training epochs")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--epochs", o.run.training.epochs, "training epochs")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--seed", o.run.seed, "seed of the splits, the initial weights and the batch order")
       ->capture_default_str();
   app.add_option("--threads", o.run.threads, "trainings at once (default: all cores; the results do not depend on it)")
       ->check(CLI::Range(0, 256));
   app.add_option("--horizon", o.run.horizon_blocks, "the long run: the L trained layers repeated this often")
-      ->check(CLI::Range(1, 10000))->capture_default_str();
-  app.add_option("--mechanism-sentences", o.run.mechanism_sentences, "sentences per data set whose dynamics are measured")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--mechanism-sentences", o.run.mechanism_sentences,
+                 "sentences per data set whose dynamics are measured")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--out", o.out, "output directory")->check(non_empty_path())->capture_default_str();
   app.add_flag("--no-fetch", o.no_fetch, "never run npm: a missing data file is an error");
   app.add_flag("--quiet", o.quiet, "print nothing on success");
@@ -117,9 +128,10 @@ void add_learn_options(CLI::App& app, LearnCliOptions& o) {
 
 int main(int argc, char** argv) {
   using attnflow::cli::one_line;
-  CLI::App app{"attnflow learn: train the blog's V = ±alpha I attention classifiers on real text, cross-validate "
-               "them and measure their dynamics (DIR/learn.json)",
-               "attnflow learn"};
+  CLI::App app{
+      "attnflow learn: train the blog's V = ±alpha I attention classifiers on real text, cross-validate "
+      "them and measure their dynamics (DIR/learn.json)",
+      "attnflow learn"};
   attnflow::cli::LearnCliOptions o;
   attnflow::cli::add_learn_options(app, o);
   try {

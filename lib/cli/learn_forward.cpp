@@ -12,8 +12,9 @@
 namespace attnflow::cli {
 
 void register_learn(CLI::App& app) {
-  auto* sub = app.add_subcommand("learn", "train the blog's V = ±alpha I attention classifiers on real text, "
-                                          "cross-validate them and measure their dynamics (see attnflow learn --help)");
+  auto* sub = app.add_subcommand("learn",
+                                 "train the blog's V = ±alpha I attention classifiers on real text, "
+                                 "cross-validate them and measure their dynamics (see attnflow learn --help)");
   sub->prefix_command();  // every argument, --help too, is learn's own
   sub->set_help_flag();
   add_command(sub, [sub]() -> int {

@@ -47,12 +47,12 @@ struct TrainingSettings {
 struct TrainedWeights {
   VariantInfo info{};
   int d = 0, layers = 0;
-  Matrix<double> embedding;              // vocabulary × d, row = a word's vector
-  std::vector<Matrix<double>> Q, K;      // per layer, d × d
-  std::vector<double> alpha;             // per layer (all equal when shared), in (0, 1)
-  std::vector<Matrix<double>> W1, W2;    // FFN per layer (hidden × d, d × hidden); NN: W1[0] only
+  Matrix<double> embedding;            // vocabulary × d, row = a word's vector
+  std::vector<Matrix<double>> Q, K;    // per layer, d × d
+  std::vector<double> alpha;           // per layer (all equal when shared), in (0, 1)
+  std::vector<Matrix<double>> W1, W2;  // FFN per layer (hidden × d, d × hidden); NN: W1[0] only
   std::vector<Vector<double>> b1, b2;
-  Vector<double> readout;                // d (NN: hidden)
+  Vector<double> readout;  // d (NN: hidden)
   double bias = 0;
   /// V_k = s·α_k I as a matrix.
   Matrix<double> V(int k) const;

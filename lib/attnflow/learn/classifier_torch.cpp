@@ -92,7 +92,7 @@ struct Network {
 
   Tensor logits(const Tensor& ids, const Tensor& mask) const {
     const Tensor m = mask.to(torch::kFloat64).unsqueeze(-1);  // [B, n, 1]
-    const Tensor count = m.sum(1);                              // [B, 1]
+    const Tensor count = m.sum(1);                            // [B, 1]
     if (!info.attention) {
       Tensor x = embedding.index_select(0, ids.reshape({-1})).reshape({ids.size(0), ids.size(1), d});
       x = x / x.norm(2, -1, true);
@@ -115,8 +115,10 @@ Network initial_network(const VariantInfo& info, const Architecture& arch, int v
   if (info.attention) {
     // Q = K = I + small noise: attention starts by favouring similar words (Q^T K ≈ I ≻ 0).
     for (int k = 0; k < arch.layers; ++k) {
-      net.Q.push_back(to_tensor(Matrix<double>(Matrix<double>::Identity(d, d) + gaussian(g, d, d, 0.1 / std::sqrt(d)))));
-      net.K.push_back(to_tensor(Matrix<double>(Matrix<double>::Identity(d, d) + gaussian(g, d, d, 0.1 / std::sqrt(d)))));
+      net.Q.push_back(
+          to_tensor(Matrix<double>(Matrix<double>::Identity(d, d) + gaussian(g, d, d, 0.1 / std::sqrt(d)))));
+      net.K.push_back(
+          to_tensor(Matrix<double>(Matrix<double>::Identity(d, d) + gaussian(g, d, d, 0.1 / std::sqrt(d)))));
     }
     net.theta = torch::zeros({info.per_layer_alpha ? arch.layers : 1}, kDouble);  // α = 1/2
   }

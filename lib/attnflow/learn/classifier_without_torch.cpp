@@ -7,7 +7,8 @@ namespace attnflow::learn {
 
 namespace {
 [[noreturn]] void no_torch() {
-  input_error("learn", "this build has no LibTorch (the asan preset leaves it out); use the release build: ./attnflow learn");
+  input_error("learn",
+              "this build has no LibTorch (the asan preset leaves it out); use the release build: ./attnflow learn");
 }
 }  // namespace
 

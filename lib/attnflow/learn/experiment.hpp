@@ -21,8 +21,8 @@ struct LearnOptions {
   Architecture arch;
   TrainingSettings training;
   std::uint64_t seed = 1;
-  int threads = 0;           // trainings run in parallel (0: the machine's cores); results do not depend on it
-  int horizon_blocks = 25;   // the mechanism's long run: the L trained layers repeated this often
+  int threads = 0;                // trainings run in parallel (0: the machine's cores); results do not depend on it
+  int horizon_blocks = 25;        // the mechanism's long run: the L trained layers repeated this often
   int mechanism_sentences = 200;  // test sentences per data set and variant whose dynamics are measured
   double cluster_delta = 1e-3;    // |⟨x_i, x_j⟩| ≥ 1 − δ counts as the same or the antipodal point
   bool allow_fetch = true;
@@ -32,7 +32,8 @@ struct LearnOptions {
 };
 
 /// Runs the experiment; `progress(fraction, what)` is told as trainings finish.
-nlohmann::json run_learn(const LearnOptions& options, const std::function<void(double, const std::string&)>& progress = {});
+nlohmann::json run_learn(const LearnOptions& options,
+                         const std::function<void(double, const std::string&)>& progress = {});
 
 /// The attnflow config of a trained attention-only network on one sentence: layer-normalized,
 /// β = 1, per-layer Q_k, K_k, V_k = s·α_k I (the L layers repeated to `layers_to_run`), the

@@ -36,8 +36,9 @@ const PinnedFile kFiles[] = {
 };
 
 std::string how_to_fetch() {
-  return std::string("fetch it with 'npm pack ") + kPackage + "' and 'tar -xzf " + kTarball + "', then move package/ to " +
-         (fs::path(data_directory()) / kFolder).string() + " (or let 'attnflow learn' fetch it: npm and tar on PATH)";
+  return std::string("fetch it with 'npm pack ") + kPackage + "' and 'tar -xzf " + kTarball +
+         "', then move package/ to " + (fs::path(data_directory()) / kFolder).string() +
+         " (or let 'attnflow learn' fetch it: npm and tar on PATH)";
 }
 
 const PinnedFile& pinned(const std::string& name) {
@@ -130,7 +131,8 @@ void ensure_sentiment_package(bool allow_fetch) {
   if (!npm.started || npm.timed_out || npm.exit_code != 0) fail(std::string("'npm pack ") + kPackage + "' failed");
   const fs::path tarball = scratch / kTarball;
   if (!fs::is_regular_file(tarball)) fail(std::string("'npm pack' wrote no ") + kTarball);
-  if (sha256_of_file(tarball.string()) != kTarballSha) fail(std::string(kTarball) + " does not match its pinned SHA-256");
+  if (sha256_of_file(tarball.string()) != kTarballSha)
+    fail(std::string(kTarball) + " does not match its pinned SHA-256");
   std::vector<std::string> tar = {"tar", "-xzf", kTarball};
   for (const auto& f : kFiles) tar.push_back(std::string("package/") + f.path);
   const ProcessResult untar = run_program(tar, scratch.string(), log, 300);

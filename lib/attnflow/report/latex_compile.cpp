@@ -17,9 +17,9 @@ void compile_latex(const std::string& out_dir, const std::string& file, ReportOu
   // No shell: the output directory is an argument, never part of a command line; TeX may not run
   // programs (-no-shell-escape), and a run is cut off after 5 minutes.
   const std::string stem = fs::path(file).stem().string();
-  const ProcessResult p = run_program(
-      {"latexmk", "-pdf", "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", file}, out_dir,
-      out_dir + "/" + stem + ".log.txt", 300);
+  const ProcessResult p =
+      run_program({"latexmk", "-pdf", "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", file}, out_dir,
+                  out_dir + "/" + stem + ".log.txt", 300);
   if (p.started && !p.timed_out && p.exit_code == 0) {
     o.compiled = true;
     o.pdf_path = out_dir + "/" + stem + ".pdf";
