@@ -8,6 +8,7 @@
 #include "attnflow/learn/sentiment_data.hpp"
 #include "attnflow/learn/text.hpp"
 #include "attnflow/random.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 #include "cli_support.hpp"
 
 #include <cmath>
@@ -239,6 +240,22 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic) {
     BOOST_TEST(control["verdict"].get<std::string>() == "violated", control.dump().substr(0, 400));
     break;
   }
+}
+
+// The interrupt flag (Ctrl-C in the command line) stops the run before any training starts.
+BOOST_AUTO_TEST_CASE(an_interrupt_stops_the_run) {
+  LearnOptions opt;
+  opt.corpora = {{"generated", generated_corpus(40, 2)}};
+  opt.variants = {"plus"};
+  opt.folds = 2;
+  std::atomic<bool> interrupt{true};
+  opt.interrupt = &interrupt;
+  BOOST_CHECK_THROW(run_learn(opt), Cancelled);
+  interrupt = false;
+  opt.training.epochs = 1;
+  opt.mechanism_sentences = 2;
+  opt.horizon_blocks = 1;
+  BOOST_CHECK_NO_THROW(run_learn(opt));
 }
 
 #endif

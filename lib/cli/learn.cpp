@@ -7,7 +7,9 @@
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/learn/experiment.hpp"
 #include "attnflow/learn/sentiment_data.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/one_line.hpp"
 #include "cli/progress.hpp"
 
@@ -53,10 +55,20 @@ int run_learn_command(LearnCliOptions& o) {
     if (v != "lexicon") learn::variant_info(v);
   opt.allow_fetch = !o.no_fetch;
   opt.configs_dir = o.out + "/configs";
+  // The first Ctrl-C stops before the next training (at most one training's time); nothing is
+  // written, since learn.json is written whole at the end. A second one ends the program at once.
+  const InterruptFlag interrupt;
+  opt.interrupt = &interrupt.flag();
   const auto start = std::chrono::steady_clock::now();
   ProgressLine line(!o.quiet);
-  nlohmann::json result =
-      learn::run_learn(opt, [&](double f, const std::string& what) { line.draw("learn", f, what); });
+  nlohmann::json result;
+  try {
+    result = learn::run_learn(opt, [&](double f, const std::string& what) { line.draw("learn", f, what); });
+  } catch (const Cancelled&) {
+    line.clear();
+    std::cerr << "attnflow: learn interrupted; nothing written\n";
+    return 130;
+  }
   line.clear();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result["provenance"] = {

@@ -8,6 +8,7 @@
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/learn/text.hpp"
 #include "attnflow/random.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/good_triple.hpp"
 
@@ -216,7 +217,8 @@ using Progress = std::function<void(double, const std::string&)>;
 
 /// fn(i) for i < count on `threads` threads, result i in place i: the outcome does not depend on
 /// the thread count. The first exception stops the others from starting new work and is rethrown.
-template <class R, class F> std::vector<R> parallel_map(std::size_t count, int threads, F fn) {
+template <class R, class F>
+std::vector<R> parallel_map(std::size_t count, int threads, const std::atomic<bool>* interrupt, F fn) {
   std::vector<R> out(count);
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
@@ -224,6 +226,7 @@ template <class R, class F> std::vector<R> parallel_map(std::size_t count, int t
   auto worker = [&] {
     for (std::size_t i; (i = next++) < count;) {
       try {
+        if (interrupt != nullptr && interrupt->load()) throw Cancelled();
         out[i] = fn(i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
@@ -270,7 +273,7 @@ void train_all(Experiment& e, const Progress& progress) {
   const auto& splits = e.splits;
   const auto& trained = e.trained;
   const auto& tasks = e.tasks;
-  e.results = parallel_map<TaskResult>(tasks.size(), e.threads, [&](std::size_t t) {
+  e.results = parallel_map<TaskResult>(tasks.size(), e.threads, opt.interrupt, [&](std::size_t t) {
     const Experiment::Task& T = tasks[t];
     const auto& sentences = corpora[T.c].second;
     const Split& sp = splits[T.c][std::size_t(T.r)];
@@ -447,7 +450,7 @@ json mechanism_entry(const Experiment& e, std::size_t c, std::size_t v,
     bool right_L = false, right_H = false, hemisphere = false, single = false;
     double deviation = 0;
   };
-  const std::vector<Reading> reading = parallel_map<Reading>(m, e.threads, [&](std::size_t r) {
+  const std::vector<Reading> reading = parallel_map<Reading>(m, e.threads, opt.interrupt, [&](std::size_t r) {
     Reading rd;
     const std::size_t s = pick[r];
     const int f = sp.fold[s];

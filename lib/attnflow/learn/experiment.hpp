@@ -6,6 +6,7 @@
 #include "attnflow/learn/classifier.hpp"
 #include "attnflow/learn/sentiment_data.hpp"
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,11 +28,15 @@ struct LearnOptions {
   double cluster_delta = 1e-3;    // |⟨x_i, x_j⟩| ≥ 1 − δ counts as the same or the antipodal point
   bool allow_fetch = true;
   std::string configs_dir;  // non-empty: exported configs of a few sentences go here
+  /// Polled before each training and each measured sentence: once it reads true, run_learn throws
+  /// Cancelled (the command line's Ctrl-C flag; learn/ knows no signals).
+  const std::atomic<bool>* interrupt = nullptr;
   /// Corpora read from memory instead of the package (tests): name → sentences.
   std::vector<std::pair<std::string, std::vector<Sentence>>> corpora;
 };
 
-/// Runs the experiment; `progress(fraction, what)` is told as trainings finish.
+/// Runs the experiment; `progress(fraction, what)` is told as trainings finish. Nothing is written
+/// but the exported configs (LearnOptions::configs_dir); the caller writes learn.json.
 nlohmann::json run_learn(const LearnOptions& options,
                          const std::function<void(double, const std::string&)>& progress = {});
 
