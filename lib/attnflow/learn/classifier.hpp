@@ -28,6 +28,8 @@ struct VariantInfo {
   bool per_layer_alpha;  // α_k per layer, else one α
   bool attention;        // has the attention layers (an attnflow layer map when also !ffn)
   bool ffn;              // a feed-forward block after each attention layer
+  /// Attention layers alone: the network is attnflow's layer-normalized map (exported, measured).
+  bool layer_map() const { return attention && !ffn; }
 };
 const std::vector<VariantInfo>& variant_catalogue();
 const VariantInfo& variant_info(const std::string& id);  // InputError naming the known ids

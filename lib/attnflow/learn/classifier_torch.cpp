@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 
 namespace attnflow::learn {
 
@@ -68,10 +69,15 @@ struct Network {
     return p;
   }
 
+  /// The words of a padded batch [B, n] as unit vectors [B, n, d].
+  Tensor embedded(const Tensor& ids) const {
+    const Tensor x = embedding.index_select(0, ids.reshape({-1})).reshape({ids.size(0), ids.size(1), d});
+    return x / x.norm(2, -1, true);
+  }
+
   /// Tokens of a padded batch [B, n, d] after `steps` layers (layer k uses the weights of k mod L).
   Tensor tokens_after(const Tensor& ids, const Tensor& key_mask, int steps) const {
-    Tensor x = embedding.index_select(0, ids.reshape({-1})).reshape({ids.size(0), ids.size(1), d});
-    x = x / x.norm(2, -1, true);
+    Tensor x = embedded(ids);
     const Tensor alpha = torch::sigmoid(theta);
     const Tensor blocked = key_mask.logical_not().unsqueeze(1);  // [B, 1, n]: padding is never attended
     for (int s = 0; s < steps; ++s) {
@@ -94,9 +100,7 @@ struct Network {
     const Tensor m = mask.to(torch::kFloat64).unsqueeze(-1);  // [B, n, 1]
     const Tensor count = m.sum(1);                            // [B, 1]
     if (!info.attention) {
-      Tensor x = embedding.index_select(0, ids.reshape({-1})).reshape({ids.size(0), ids.size(1), d});
-      x = x / x.norm(2, -1, true);
-      const Tensor mean = (x * m).sum(1) / count;
+      const Tensor mean = (embedded(ids) * m).sum(1) / count;
       return torch::matmul(torch::relu(torch::matmul(mean, W1[0].t()) + b1[0]), readout) + bias;
     }
     const Tensor x = tokens_after(ids, mask, layers);
@@ -227,7 +231,7 @@ TrainedWeights train_classifier(const VariantInfo& variant, const Architecture& 
   Network net = initial_network(variant, arch, vocabulary_size, derive_seed(seed, {0}));
   torch::optim::Adam adam(net.parameters(), torch::optim::AdamOptions(settings.learning_rate));
   std::vector<std::size_t> order(sentences.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), std::size_t(0));
   Tensor y_all = torch::empty({long(labels.size())}, kDouble);
   for (std::size_t i = 0; i < labels.size(); ++i) y_all[long(i)] = double(labels[i]);
   for (int epoch = 0; epoch < settings.epochs; ++epoch) {
@@ -261,7 +265,7 @@ std::vector<double> classifier_logits(const TrainedWeights& w, const Batch& sent
   torch::NoGradGuard no_grad;
   const Network net = network_of(w);
   std::vector<std::size_t> order(sentences.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), std::size_t(0));
   std::vector<double> out;
   for (std::size_t first = 0; first < order.size(); first += 64) {
     const std::size_t last = std::min(order.size(), first + 64);

@@ -28,13 +28,11 @@ using nlohmann::json;
 
 namespace {
 
-std::string decimal(double v) { return fmt::format("{:.17g}", v); }
-
 json matrix_json(const Matrix<double>& m) {
   json rows = json::array();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     json row = json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(decimal(m(i, j)));
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(to_decimal(m(i, j)));
     rows.push_back(row);
   }
   return rows;
@@ -71,8 +69,8 @@ Split make_split(const std::vector<Sentence>& s, int k, std::uint64_t seed) {
 }
 
 struct TaskResult {
-  std::vector<std::pair<std::size_t, bool>> correct;  // (sentence, prediction right) on the test fold
-  TrainedWeights weights;                             // kept for the mechanism (repeat 0)
+  long right = 0, tested = 0;  // predictions on the test fold
+  TrainedWeights weights;      // kept for the mechanism (repeat 0)
 };
 
 struct Comparison {
@@ -121,19 +119,19 @@ Tokens<double> embedded_start(const TrainedWeights& w, const std::vector<int>& s
 }
 
 json export_config(const TrainedWeights& w, const std::vector<int>& sentence, int layers_to_run, int sample_every) {
-  if (!w.info.attention || w.info.ffn) input_error("variant", std::string(w.info.id) + " has no attnflow layer map");
+  if (!w.info.layer_map()) input_error("variant", std::string(w.info.id) + " has no attnflow layer map");
   json Q = json::array(), K = json::array(), V = json::array();
   for (int s = 0; s < layers_to_run; ++s) {
     const int k = s % w.layers;
     Q.push_back(matrix_json(w.Q[std::size_t(k)]));
     K.push_back(matrix_json(w.K[std::size_t(k)]));
-    V.push_back({{"scaled-identity", decimal(w.info.sign * w.alpha[std::size_t(k)])}});
+    V.push_back({{"scaled-identity", to_decimal(w.info.sign * w.alpha[std::size_t(k)])}});
   }
   const Tokens<double> x = embedded_start(w, sentence);
   json points = json::array();
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     json p = json::array();
-    for (Eigen::Index j = 0; j < x.cols(); ++j) p.push_back(decimal(x(i, j)));
+    for (Eigen::Index j = 0; j < x.cols(); ++j) p.push_back(to_decimal(x(i, j)));
     points.push_back(p);
   }
   return {{"model", "layer-normalized"},
@@ -198,17 +196,14 @@ Tokens<double> attnflow_tokens_after(const TrainedWeights& w, const std::vector<
 }
 
 std::string cluster_shape(const Tokens<double>& x, double delta) {
-  bool one = true, antipodal_pair = false;
+  bool opposite = false;  // some pair near -1: two antipodal clusters, if every pair is near ±1
   for (Eigen::Index i = 0; i < x.rows(); ++i)
     for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
       const double g = x.row(i).dot(x.row(j));
       if (std::fabs(g) < 1 - delta) return "neither";
-      if (g < 0) {
-        one = false;
-        antipodal_pair = true;
-      }
+      opposite |= g < 0;
     }
-  return one ? "one cluster" : (antipodal_pair ? "two antipodal clusters" : "neither");
+  return opposite ? "two antipodal clusters" : "one cluster";
 }
 
 namespace {
@@ -296,9 +291,9 @@ void train_all(Experiment& e, const Progress& progress) {
                                    derive_seed(opt.seed, {name_code(corpora[T.c].first), 2, std::uint64_t(T.r),
                                                           std::uint64_t(T.f), name_code(info.id)}));
     const std::vector<double> z = classifier_logits(res.weights, test);
-    for (std::size_t i = 0; i < test.size(); ++i)
-      res.correct.push_back({test_index[i], (z[i] > 0) == (sentences[test_index[i]].label == 1)});
-    if (T.r != 0 || !info.attention || info.ffn) res.weights = TrainedWeights{};
+    for (std::size_t i = 0; i < test.size(); ++i) res.right += (z[i] > 0) == (sentences[test_index[i]].label == 1);
+    res.tested = long(test.size());
+    if (T.r != 0 || !info.layer_map()) res.weights = TrainedWeights{};
     const std::size_t n_done = ++done;
     if (progress) {
       std::lock_guard<std::mutex> lock(progress_mutex);
@@ -313,7 +308,6 @@ void train_all(Experiment& e, const Progress& progress) {
 json accuracy_section(const Experiment& e, std::size_t c) {
   const LearnOptions& opt = e.opt;
   const int k = opt.folds;
-  const std::string& name = e.corpora[c].first;
   const std::vector<Sentence>& sentences = e.corpora[c].second;
   const long N = long(sentences.size());
   json variants = json::object();
@@ -340,11 +334,9 @@ json accuracy_section(const Experiment& e, std::size_t c) {
     std::vector<std::vector<double>> per_fold(std::size_t(opt.repeats), std::vector<double>(std::size_t(k), 0));
     for (std::size_t t = 0; t < e.tasks.size(); ++t) {
       if (e.tasks[t].c != c || e.tasks[t].v != v) continue;
-      long right = 0;
-      for (const auto& [i, ok] : e.results[t].correct) right += ok;
-      per_repeat[std::size_t(e.tasks[t].r)] += right;
+      per_repeat[std::size_t(e.tasks[t].r)] += e.results[t].right;
       per_fold[std::size_t(e.tasks[t].r)][std::size_t(e.tasks[t].f)] =
-          double(right) / double(e.results[t].correct.size());
+          double(e.results[t].right) / double(e.results[t].tested);
     }
     summarise(e.trained[v].id, per_repeat, per_fold, e.trained[v].description);
   }
@@ -410,7 +402,6 @@ json accuracy_section(const Experiment& e, std::size_t c) {
          {"test", "paired t over folds with Nadeau-Bengio's variance correction (1/m + n_test/n_train)"},
          {"verdict", verdict}});
   }
-  (void)name;
   return {{"sentences", N}, {"variants", variants}, {"comparisons", comparisons}};
 }
 
@@ -617,14 +608,14 @@ json run_learn(const LearnOptions& opt, const Progress& progress) {
   std::size_t total = 0, done = 0;
   for (std::size_t c = 0; c < e.corpora.size(); ++c)
     for (const auto& info : e.trained)
-      if (info.attention && !info.ffn)
+      if (info.layer_map())
         total += std::min<std::size_t>(e.corpora[c].second.size(), std::size_t(opt.mechanism_sentences));
   std::mutex progress_mutex;
   for (std::size_t c = 0; c < e.corpora.size(); ++c) {
     json mechanism = json::object();
     for (std::size_t v = 0; v < e.trained.size(); ++v) {
       const VariantInfo& info = e.trained[v];
-      if (!info.attention || info.ffn) continue;
+      if (!info.layer_map()) continue;
       mechanism[info.id] = mechanism_entry(e, c, v, [&](std::size_t r, std::size_t m) {
         std::lock_guard<std::mutex> lock(progress_mutex);
         ++done;

@@ -6,6 +6,7 @@
 #include "attnflow/report/latex_compile.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/latex_template.hpp"
+#include "attnflow/report/tex_number.hpp"
 #include "attnflow/version.hpp"
 
 #include <algorithm>
@@ -76,17 +77,6 @@ struct Node {
 // Numbers: accuracies to 3 decimals, p-values to 3 significant digits.
 std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
 std::string signed3(double v) { return fmt::format("{:+.3f}", v); }
-
-/// v to `sig` significant digits in math mode: 1.2e-05 → 1.2\cdot 10^{-5}.
-std::string math_sig(double v, int sig, bool keep_zeros) {
-  if (v == 0) return "0";
-  const std::string s = keep_zeros ? fmt::format("{:#.{}g}", v, sig) : fmt::format("{:.{}g}", v, sig);
-  const auto e = s.find('e');
-  if (e == std::string::npos) return s;
-  const std::string mantissa = s.substr(0, e);
-  return (mantissa == "1" ? std::string() : mantissa + "\\cdot ") +
-         fmt::format("10^{{{}}}", std::stoi(s.substr(e + 1)));
-}
 
 std::string safe_name(const std::string& s) {
   std::string out;
@@ -334,7 +324,7 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
     crows += esc(c.text("claim")) + "\\newline{\\scriptsize " + variant_label(c.text("better")) + " vs " +
              variant_label(c.text("worse")) + "} & $" + signed3(c.number("mean_difference")) + "$\\newline $[" +
              signed3(c.number("ci_low")) + ", " + signed3(c.number("ci_high")) + "]$ & $" +
-             math_sig(c.number("p_value"), 3, true) + "$ & " + c.integer_text("folds_better") + "\\,/\\," +
+             math_number(c.number("p_value"), 3) + "$ & " + c.integer_text("folds_better") + "\\,/\\," +
              c.integer_text("folds_worse") + " of " + c.integer_text("folds") + " & " + verdict_tex(c.text("verdict")) +
              " \\\\\n";
   }
@@ -383,8 +373,7 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
     mrows += row("Layers: trained $L$\\,/\\,long run", [](const Node& n) {
       return n.integer_text("layers_trained") + "\\,/\\," + n.integer_text("layers_long");
     });
-    mrows +=
-        row("Tolerance $\\delta$", [](const Node& n) { return "$" + math_sig(n.number("delta"), 3, false) + "$"; });
+    mrows += row("Tolerance $\\delta$", [](const Node& n) { return "$" + math_number(n.number("delta"), 3) + "$"; });
     mrows += row("Shape after $L$ layers: one cluster\\,/\\,two antipodal\\,/\\,neither",
                  [](const Node& n) { return shapes_cell(n.object("shapes_after_L")); });
     mrows += row("Shape after the long run", [](const Node& n) { return shapes_cell(n.object("shapes_after_long")); });
@@ -417,7 +406,7 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
         return seen.empty() ? cell : cell + " (" + joined(seen) + ")";
       });
     mrows += row("Largest deviation LibTorch vs attnflow after $L$ layers", [](const Node& n) {
-      return "$" + math_sig(n.number("max_deviation_libtorch_vs_attnflow"), 2, false) + "$";
+      return "$" + math_number(n.number("max_deviation_libtorch_vs_attnflow"), 2) + "$";
     });
     std::string notes;
     for (const auto& [reason, which] : failures)

@@ -9,6 +9,7 @@
 #include "attnflow/report/latex_compile.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/latex_template.hpp"
+#include "attnflow/report/tex_number.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/version.hpp"
@@ -136,18 +137,6 @@ struct Names {
     return h;
   }
 };
-
-/// A number in math mode: 1.2e-05 → 1.2\cdot 10^{-5}.
-std::string math_number(double v, int sig) {
-  if (!std::isfinite(v)) return std::isnan(v) ? "\\text{--}" : (v > 0 ? "\\infty" : "-\\infty");
-  if (v == std::floor(v) && std::abs(v) < 1e9) return fmt::format("{:.0f}", v);
-  const std::string s = fmt::format("{:.{}g}", v, sig);
-  const auto e = s.find('e');
-  if (e == std::string::npos) return s;
-  const int exponent = std::stoi(s.substr(e + 1));
-  const std::string mantissa = s.substr(0, e);
-  return (mantissa == "1" ? std::string() : mantissa + "\\cdot ") + fmt::format("10^{{{}}}", exponent);
-}
 
 /// Significant digits of a measured value: the fewest (up to 6) that give it back exactly (an
 /// input such as β = 0.03125), else as many as its error estimate supports (2 to 6), else 4.
