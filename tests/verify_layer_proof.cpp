@@ -1,7 +1,8 @@
 // Computer-assisted proofs for the discrete layer models ([Blog] Prop 2.1): every layer's
 // enclosure contains the 100-digit iterate of the model itself; starts in no hemisphere are
 // proved; an antipodal pair (an equilibrium) is never proved; a tampered certificate is rejected;
-// a layer factor outside [0, 1] is bad input (exit 2, one line).
+// a layer factor outside [0, 1] is bad input (exit 2, one line). Per-layer weights (a trained
+// network) likewise, with a control that the enclosures follow them, not layer 0's held.
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
@@ -70,6 +71,84 @@ BOOST_AUTO_TEST_CASE(every_layer_encloses_the_100_digit_iterate) {
       BOOST_TEST(r.last.max_width() < 1e-9);
     }
   }
+}
+
+/// layer4.json with three layers of their own weights (a trained network's form): Q_k, K_k and
+/// V_k = alpha_k I per layer, the last one repeated by prove beyond the list.
+json per_layer4(const std::string& third_alpha = "0.9") {
+  json j = layer4().source;
+  j["Q"] = {{"layers",
+             {"identity",
+              {{"1", "0.5", "0"}, {"0", "1", "0"}, {"0", "0", "2"}},
+              {{"0.5", "0", "0"}, {"0", "2", "0"}, {"0.3", "0", "1"}}}}};
+  j["K"] = {{"layers", {"identity", "identity", {{"1", "0", "0"}, {"0.2", "1", "0"}, {"0", "0", "1"}}}}};
+  j["V"] = {{"layers", {0.5, 0.25, {{"scaled-identity", third_alpha}}}}};
+  j["layers"] = 3;
+  return j;
+}
+
+BOOST_AUTO_TEST_CASE(per_layer_weights_every_layer_encloses_the_100_digit_iterate) {
+  const SimConfig c = parse_sim_config(per_layer4());
+  const verify::ProveInstance in = verify::prove_instance_from_config(c);
+  BOOST_TEST_REQUIRE(in.layers.size() == 3u);
+  BOOST_TEST(in.layers[1].step == "0.25");
+  BOOST_TEST(in.layers[2].K[3] == "0.2");
+  BOOST_TEST(verify::ProveInstance::from_json(in.to_json()).layers == in.layers);
+  const verify::ProofResult full = prove_up_to(in, 200);
+  BOOST_TEST_REQUIRE(full.proved, full.reason);
+  BOOST_TEST(!full.start_in_hemisphere);
+  BOOST_TEST(full.steps_to_T > 3);  // the proof runs past the list: the last layer repeats
+  // The same start under layer 0's weights held constant: a different trajectory, which the
+  // enclosures must not contain (the per-layer weights are the ones enclosed).
+  json held = per_layer4();
+  held["Q"] = "identity", held["K"] = "identity", held["V"] = 0.5;
+  const SimConfig constant = parse_sim_config(held);
+  MpfrDigitsScope digits(100);
+  for (long k = 0; k <= full.steps_to_T; ++k) {
+    const verify::ProofResult r = prove_up_to(in, double(k));
+    BOOST_TEST_CONTEXT("layer " << k) {
+      BOOST_TEST(attnflow::testing::box_contains(r.last, iterate(c, in, k)));
+      BOOST_TEST(r.last.max_width() < 1e-9);
+      if (k >= 2) BOOST_TEST(!attnflow::testing::box_contains(r.last, iterate(constant, in, k)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(per_layer_certificates_are_checked_and_a_negative_layer_factor_is_bad_input) {
+  const auto dir = attnflow::testing::fresh_dir("verify_layer_proof", "per_layer");
+  std::ofstream(dir / "per_layer.json") << per_layer4().dump();
+  const std::string bin = attnflow::testing::attnflow_bin();
+  int rc = -1;
+  attnflow::testing::run_command(
+      bin + " prove --config " + (dir / "per_layer.json").string() + " --max-time 200 --out " + dir.string() + " 2>&1",
+      &rc);
+  BOOST_TEST_REQUIRE(rc == 0);
+  std::ifstream in(dir / "certificate.json");
+  const json cert = json::parse(in);
+  BOOST_TEST(cert["outcome"] == "proved");
+  BOOST_TEST(cert["instance"]["layers"].size() == 3u);
+  BOOST_TEST(!cert["instance"].contains("Q"));
+  BOOST_TEST(verify::check_certificate(cert).accepted);
+  for (const auto& edit :
+       std::vector<std::function<void(json&)>>{[](json& x) { x["instance"]["layers"][1]["step"] = "0.3"; },
+                                               [](json& x) { x["instance"]["layers"][2]["Q"][0] = "0.6"; },
+                                               [](json& x) { x["instance"]["layers"].erase(2); }}) {
+    json bad = cert;
+    edit(bad);
+    BOOST_TEST(!verify::check_certificate(bad).accepted);
+  }
+  // The appendix states the per-layer form.
+  std::ifstream tex_file(dir / "proof.tex");
+  const std::string tex((std::istreambuf_iterator<char>(tex_file)), std::istreambuf_iterator<char>());
+  BOOST_TEST(tex.find("a_k \\in [0.25, 0.9]") != std::string::npos, tex);
+  BOOST_TEST(tex.find("$3$ layers") != std::string::npos, tex);
+  // V = -alpha I in one layer: [Blog] Prop 2.1 does not apply, one line and exit 2.
+  std::ofstream(dir / "minus.json") << per_layer4("-0.9").dump();
+  const std::string out = attnflow::testing::run_command(
+      bin + " prove --config " + (dir / "minus.json").string() + " --out " + (dir / "minus").string() + " 2>&1", &rc);
+  BOOST_TEST(rc == 2);
+  BOOST_TEST(std::count(out.begin(), out.end(), '\n') == 1, out);
+  BOOST_TEST(out.find("layers[2].step") != std::string::npos, out);
 }
 
 BOOST_AUTO_TEST_CASE(an_antipodal_pair_is_never_proved) {

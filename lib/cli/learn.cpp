@@ -129,6 +129,11 @@ void add_learn_options(CLI::App& app, LearnCliOptions& o) {
                  "sentences per data set whose dynamics are measured")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  app.add_option("--prove", o.run.prove_sentences,
+                 "V = +alpha I: prove collapse rigorously for at most this many measured sentences whose start "
+                 "lies in no open hemisphere")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   app.add_option("--out", o.out, "output directory")->check(non_empty_path())->capture_default_str();
   app.add_flag("--no-fetch", o.no_fetch, "never run npm: a missing data file is an error");
   app.add_flag("--quiet", o.quiet, "print nothing on success");

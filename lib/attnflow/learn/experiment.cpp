@@ -11,6 +11,7 @@
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/verify/good_triple.hpp"
+#include "attnflow/verify/prove.hpp"
 
 #include <fmt/format.h>
 
@@ -405,6 +406,53 @@ json accuracy_section(const Experiment& e, std::size_t c) {
   return {{"sentences", N}, {"variants", variants}, {"comparisons", comparisons}};
 }
 
+/// `attnflow prove` on measured sentences whose start lies in no open hemisphere (where Prop 2.1
+/// cannot be applied at layer 0): the exported H layers (per-layer Q_k, K_k, α_k) enclosed in
+/// interval arithmetic until every token lies in one open hemisphere; Prop 2.1 then applies from
+/// that layer on. At most opt.prove_sentences of them; certificates to configs_dir when set.
+json prove_hard_starts(const Experiment& e, std::size_t c, const std::vector<const TrainedWeights*>& by_fold,
+                       const std::vector<std::size_t>& hard, int H, const std::string& stem) {
+  const LearnOptions& opt = e.opt;
+  const Split& sp = e.splits[c][0];
+  const std::size_t m = std::min<std::size_t>(hard.size(), std::size_t(std::max(0, opt.prove_sentences)));
+  const std::vector<json> runs = parallel_map<json>(m, e.threads, opt.interrupt, [&](std::size_t q) {
+    const std::size_t s = hard[q];
+    const int f = sp.fold[s];
+    const auto& ids = sp.encoded[std::size_t(f)][s];
+    const verify::ProveInstance in =
+        verify::prove_instance_from_config(parse_sim_config(export_config(*by_fold[std::size_t(f)], ids, H, H)));
+    verify::ProveOptions po;
+    po.max_time = H;
+    po.interrupt = opt.interrupt;
+    verify::require_proof_memory(in, po, verify::kDefaultMaxMemoryGb);
+    const verify::ProofResult pr = verify::prove(in, po);
+    if (pr.interrupted) throw Cancelled();
+    json j = {{"index", s}, {"tokens", in.n}, {"outcome", pr.outcome}};
+    if (pr.proved) {
+      j["layer"] = std::lround(pr.T);
+      j["margin"] = pr.margin;
+      j["max_width"] = pr.at_T.max_width();
+    } else {
+      j["reason"] = pr.reason;
+    }
+    if (!opt.configs_dir.empty())
+      write_files_atomically({{opt.configs_dir + "/" + stem + "-sentence" + std::to_string(s) + ".certificate.json",
+                               verify::make_certificate(in, po, pr).dump(1) + "\n"}});
+    return j;
+  });
+  long proved = 0;
+  for (const json& j : runs) proved += j["outcome"] == "proved";
+  return {{"candidates", hard.size()},
+          {"attempted", m},
+          {"proved", proved},
+          {"layers", H},
+          {"runs", runs},
+          {"method",
+           "attnflow prove on the exported config (the trained layers repeated, per-layer Q_k, K_k, alpha_k): each "
+           "layer enclosed in double interval arithmetic (mean-value form, outward rounding) until every token lies "
+           "in one open hemisphere for every point of the enclosure; [Blog] Prop 2.1 applies from that layer on"}};
+}
+
 /// What one attention-only variant's trained networks (first repeat) do as attnflow layer maps.
 json mechanism_entry(const Experiment& e, std::size_t c, std::size_t v,
                      const std::function<void(std::size_t, std::size_t)>& tick) {
@@ -527,6 +575,12 @@ json mechanism_entry(const Experiment& e, std::size_t c, std::size_t v,
          "[Blog] Prop 2.1 with its hypotheses certified: V_k = alpha_k I, 0 < alpha_k < 1 (sigmoid), bounded "
          "Q_k, K_k (the trained layers repeated), start in an open hemisphere (exact LP certificate on the "
          "double start): every token converges to one point x*"}};
+  }
+  if (info.sign > 0 && alpha_in_unit_interval) {
+    std::vector<std::size_t> hard;  // no exact LP certificate of a hemisphere at the start
+    for (std::size_t r = 0; r < m; ++r)
+      if (!reading[r].hemisphere) hard.push_back(pick[r]);
+    entry["prop_2_1"]["prove"] = prove_hard_starts(e, c, by_fold, hard, H, name + "-" + info.id);
   }
   // One sentence's tokens over the layers (the report's picture): the first measured sentence
   // of at least four words; ⟨x_i^k, u⟩ with u its first token's final position.

@@ -58,6 +58,14 @@ template <class T> class WeightSchedule {
     w.values_.push_back(std::move(m));
     return w;
   }
+  /// A per-layer schedule: layer k holds ms[min(k, size − 1)], as a per-layer config list does.
+  static WeightSchedule per_layer_matrices(std::vector<Matrix<T>> ms) {
+    if (ms.empty()) throw std::logic_error("per_layer_matrices: no layers");
+    WeightSchedule w;
+    w.kind_ = WeightSpec::Kind::PerLayer;
+    w.values_ = std::move(ms);
+    return w;
+  }
 
   /// The same schedule with every number converted to another scalar type by `convert`
   /// (e.g. to a dual number, to differentiate the model: see diagnostics/lyapunov.hpp).

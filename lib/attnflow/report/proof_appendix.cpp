@@ -161,7 +161,8 @@ std::string proof_appendix_tex(const json& certificate) {
           "interval", "order", "T",     "recheck", "epsilon", "leaders",    "hypotheses",  "min_capture",
           "Q",        "K",     "V",     "left",    "right",   "exceptional"})
       v.set(k, "");
-    for (const char* k : {"start_outside_hemisphere", "has_exceptional"}) v.flag(k, false);
+    for (const char* k : {"start_outside_hemisphere", "has_exceptional", "per_layer"}) v.flag(k, false);
+    for (const char* k : {"layers", "step_min", "step_max"}) v.set(k, "");
     return render_template(name, v);
   }
   v.set("beta", f.text("instance.beta")).set("steps", f.integer("steps")).set("T", f.text("T"));
@@ -170,7 +171,19 @@ std::string proof_appendix_tex(const json& certificate) {
   if (!recheck.empty() && recheck.back() == '\n') recheck.pop_back();  // the template's line ends it
   v.set("recheck", recheck);
   if (model != "sa-euclid") {  // the hemisphere proofs: cone collapse and the layer models
-    v.set("step", verify::is_layer_model(model) ? f.text("instance.step") : "");
+    // Per-layer weights (a trained network): the range of the layer factors, the rest in the certificate.
+    const json& instance = f.at("instance");
+    const bool per_layer = instance.contains("layers");
+    v.flag("per_layer", per_layer).set("layers", per_layer ? static_cast<long>(instance.at("layers").size()) : 0L);
+    double step_min = 0, step_max = 0;
+    if (per_layer)
+      for (std::size_t k = 0; k < instance.at("layers").size(); ++k) {
+        const double a = std::stod(instance.at("layers")[k].at("step").get<std::string>());  // validated above
+        step_min = k == 0 ? a : std::min(step_min, a);
+        step_max = k == 0 ? a : std::max(step_max, a);
+      }
+    v.set("step_min", g3(step_min)).set("step_max", g3(step_max));
+    v.set("step", verify::is_layer_model(model) && !per_layer ? f.text("instance.step") : "");
     v.set("w", g3_list(f.decimals("predicate.w"))).set("margin", g3(f.decimal("predicate.margin")));
     v.flag("start_outside_hemisphere",
            f.boolean("start.hemisphere_test_certified") && !f.boolean("start.in_open_hemisphere"));

@@ -59,8 +59,29 @@ std::vector<std::string> matrix_text(const MatrixSpec& m, int d, const std::stri
 
 const WeightSpec& constant(const WeightSpec& w, const std::string& field) {
   if (w.kind != WeightSpec::Kind::Constant || w.values.size() != 1)
-    input_error(field, "prove needs constant weights (no layers or knots)");
+    input_error(field,
+                "prove needs constant weights for the flows (per-layer lists only for the layer models; no knots)");
   return w;
+}
+
+/// Layer k's matrix of a constant or per-layer weight (a per-layer list holds its last entry).
+const MatrixSpec& at_layer(const WeightSpec& w, std::size_t k, const std::string& field) {
+  if (w.kind == WeightSpec::Kind::Knots || w.values.empty())
+    input_error(field, "prove needs constant or per-layer weights (no knots)");
+  return w.values[std::min(k, w.values.size() - 1)];
+}
+
+/// The layer factor of V_k for [Blog] Prop 2.1: α of V = αI (layer-normalized), or η with V = I.
+std::string layer_factor(const MatrixSpec& V, const SimConfig& c, const std::string& field) {
+  const bool identity = V.kind == MatrixSpec::Kind::Identity;
+  if (c.model->kind == ModelKind::EulerRenormalize) {
+    if (!identity)
+      input_error(field, "euler-renormalize proofs need V = identity (use layer-normalized for V = alpha I)");
+    return c.eta;
+  }
+  if (identity) return "1";
+  if (V.kind == MatrixSpec::Kind::ScaledIdentity) return V.scalar;
+  input_error(field, "[Blog] Prop 2.1 needs V = alpha I (identity or scaled identity)");
 }
 
 std::vector<std::string> string_list(const nlohmann::json& j, const std::string& field, std::size_t size) {
@@ -94,8 +115,21 @@ nlohmann::json text_list(const std::vector<double>& v) {
 
 }  // namespace
 
+LayerWeights ProveInstance::layer(long k) const {
+  if (layers.empty()) return {step, Q, K};
+  return layers[static_cast<std::size_t>(std::min<long>(std::max<long>(k, 0), static_cast<long>(layers.size()) - 1))];
+}
+
 nlohmann::json ProveInstance::to_json() const {
-  nlohmann::json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", beta}, {"Q", Q}, {"K", K}, {"points", points}};
+  nlohmann::json j = {{"model", model}, {"n", n}, {"d", d}, {"beta", beta}, {"points", points}};
+  if (per_layer()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const LayerWeights& l : layers) list.push_back({{"step", l.step}, {"Q", l.Q}, {"K", l.K}});
+    j["layers"] = list;
+    return j;
+  }
+  j["Q"] = Q;
+  j["K"] = K;
   if (is_layer_model(model)) j["step"] = step;
   if (model == "sa-euclid") j["V"] = V;
   return j;
@@ -114,8 +148,24 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
     input_error("instance", std::string("missing or mistyped field (") + e.what() + ")");
   }
   if (in.n < 1 || in.d < 1 || in.n > 4096 || in.d > 4096) input_error("instance.n, d", "out of range");
-  in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", static_cast<std::size_t>(in.d) * in.d);
-  in.K = string_list(j.value("K", nlohmann::json()), "instance.K", static_cast<std::size_t>(in.d) * in.d);
+  const std::size_t dd = static_cast<std::size_t>(in.d) * in.d;
+  if (j.contains("layers")) {
+    const nlohmann::json& list = j.at("layers");
+    if (!is_layer_model(in.model)) input_error("instance.layers", "per-layer weights are for the layer models");
+    if (!list.is_array() || list.empty() || list.size() > kMaxProofLayers)
+      input_error("instance.layers", "expected a list of 1 to " + std::to_string(kMaxProofLayers) + " layers");
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string at = "instance.layers[" + std::to_string(k) + "]";
+      if (!list[k].is_object() || !list[k].contains("step") || !list[k]["step"].is_string())
+        input_error(at, "expected an object with step (a decimal string), Q and K");
+      in.layers.push_back({list[k]["step"].get<std::string>(),
+                           string_list(list[k].value("Q", nlohmann::json()), at + ".Q", dd),
+                           string_list(list[k].value("K", nlohmann::json()), at + ".K", dd)});
+    }
+  } else {
+    in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", dd);
+    in.K = string_list(j.value("K", nlohmann::json()), "instance.K", dd);
+  }
   in.points =
       string_list(j.value("points", nlohmann::json()), "instance.points", static_cast<std::size_t>(in.n) * in.d);
   if (in.model == "sa-euclid")
@@ -133,30 +183,34 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
   if (c.heads.size() != 1) input_error("heads", "prove needs one head");
   if (c.causal) input_error("causal", "prove does not handle the causal mask");
   const HeadSpec& h = c.heads.front();
-  const auto& V = constant(h.V, "V").values.front();
   ProveInstance in;
+  const bool per_layer = layers && (h.Q.kind == WeightSpec::Kind::PerLayer || h.K.kind == WeightSpec::Kind::PerLayer ||
+                                    h.V.kind == WeightSpec::Kind::PerLayer);
+  if (per_layer) {
+    // One entry per layer up to the longest list; a shorter list holds its last entry, as in simulate.
+    const std::size_t L = std::max({h.Q.values.size(), h.K.values.size(), h.V.values.size()});
+    if (L > kMaxProofLayers)
+      input_error("layers", "prove takes at most " + std::to_string(kMaxProofLayers) + " layers");
+    for (std::size_t k = 0; k < L; ++k) {
+      const std::string at = "[" + std::to_string(k) + "]";
+      in.layers.push_back({layer_factor(at_layer(h.V, k, "V"), c, "V" + at),
+                           matrix_text(at_layer(h.Q, k, "Q"), c.d, "Q"), matrix_text(at_layer(h.K, k, "K"), c.d, "K")});
+    }
+  }
+  const auto& V = per_layer ? at_layer(h.V, 0, "V") : constant(h.V, "V").values.front();
   if (!layers && !euclid && V.kind != MatrixSpec::Kind::Identity)
     input_error("V", "cone collapse ([B] Lemma 6.4) needs V = identity");
   if (euclid) in.V = matrix_text(V, c.d, "V");
-  if (layers) {
-    // [Blog] Prop 2.1: V = alpha I. The layer factor is alpha (layer-normalized) or eta (euler-renormalize, V = I).
-    const bool identity = V.kind == MatrixSpec::Kind::Identity;
-    if (c.model->kind == ModelKind::EulerRenormalize) {
-      if (!identity)
-        input_error("V", "euler-renormalize proofs need V = identity (use layer-normalized for V = alpha I)");
-      in.step = c.eta;
-    } else if (identity || V.kind == MatrixSpec::Kind::ScaledIdentity) {
-      in.step = identity ? "1" : V.scalar;
-    } else {
-      input_error("V", "[Blog] Prop 2.1 needs V = alpha I (identity or scaled identity)");
-    }
-  }
+  // [Blog] Prop 2.1: V = alpha I. The layer factor is alpha (layer-normalized) or eta (euler-renormalize, V = I).
+  if (layers && !per_layer) in.step = layer_factor(V, c, "V");
   in.model = c.model->id;
   in.n = c.n;
   in.d = c.d;
   in.beta = c.beta;
-  in.Q = matrix_text(constant(h.Q, "Q").values.front(), c.d, "Q");
-  in.K = matrix_text(constant(h.K, "K").values.front(), c.d, "K");
+  if (!per_layer) {
+    in.Q = matrix_text(constant(h.Q, "Q").values.front(), c.d, "Q");
+    in.K = matrix_text(constant(h.K, "K").values.front(), c.d, "K");
+  }
   if (c.init.kind == "explicit") {
     in.points = c.init.points;
   } else {
@@ -204,6 +258,11 @@ static const char* kLayerTheorem =
     "[Blog] Proposition 2.1: for layers x_i' = y_i/|y_i|, y_i = x_i + sum_j P_ij alpha x_j with 0 <= alpha <= 1 and "
     "bounded Q, K, if all tokens lie in one open hemisphere at some layer, they converge (exponentially) to a "
     "single point as the layer index -> infinity";
+static const char* kPerLayerTheorem =
+    "[Blog] Proposition 2.1: for layers x_i' = y_i/|y_i|, y_i = x_i + sum_j P_ij(Q_k, K_k) alpha_k x_j with "
+    "0 <= alpha_k <= 1 and bounded Q_k, K_k, if all tokens lie in one open hemisphere at some layer, they converge "
+    "(exponentially) to a single point as the layer index -> infinity (here layer k >= L repeats the last of the "
+    "L layers given)";
 static const char* kBooleanTheorem =
     "[A] Theorem 2.1 (d = 1; V > 0, QK > 0, distinct tokens): P(t) converges to a Boolean matrix in which every row "
     "but at most one is e_left or e_right, the attention captured by the extreme tokens. Certified here: that "
@@ -216,6 +275,7 @@ static const char* kCaptureTheorem =
     "vertex of the convex hull of the tokens (the limit is the theorem's)";
 static const char* theorem_of(const ProveInstance& in) {
   if (in.model == "sa-euclid") return in.d == 1 ? kBooleanTheorem : kCaptureTheorem;
+  if (in.per_layer()) return kPerLayerTheorem;
   return is_layer_model(in.model) ? kLayerTheorem : kTheorem;
 }
 
@@ -467,10 +527,25 @@ Shape validate_instance(const json& j) {
                                                  std::to_string(kMaxCoordinates));
   const std::size_t dd = static_cast<std::size_t>(s.d * s.d), nd = static_cast<std::size_t>(s.n * s.d);
   decimal(o.need("beta"), o.field("beta"));
-  decimals(o.need("Q"), o.field("Q"), dd, dd);
-  decimals(o.need("K"), o.field("K"), dd, dd);
   decimals(o.need("points"), o.field("points"), nd, nd);
-  if (s.layers()) decimal(o.need("step"), o.field("step"));
+  if (const json* layers = s.layers() ? o.maybe("layers") : nullptr) {
+    // Per-layer weights: each layer's step, Q and K; no constant ones beside them.
+    const std::string f = o.field("layers");
+    if (dd * 2 * list(*layers, f, 1, kMaxProofLayers).size() > static_cast<std::size_t>(kMaxCoordinates) * 16)
+      input_error(f, "too many weights (d·d·layers)");
+    std::size_t k = 0;
+    for (const json& layer : *layers) {
+      Obj l(layer, at(f, k++));
+      decimal(l.need("step"), l.field("step"));
+      decimals(l.need("Q"), l.field("Q"), dd, dd);
+      decimals(l.need("K"), l.field("K"), dd, dd);
+      l.no_other_keys("a layer's weights");
+    }
+  } else {
+    decimals(o.need("Q"), o.field("Q"), dd, dd);
+    decimals(o.need("K"), o.field("K"), dd, dd);
+    if (s.layers()) decimal(o.need("step"), o.field("step"));
+  }
   if (s.euclid()) decimals(o.need("V"), o.field("V"), dd, dd);
   o.no_other_keys("a " + s.model + " instance");
   return s;
@@ -762,7 +837,9 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
   if (is_layer_model(in.model)) {
     // layer_proof.cpp: the layer's Jacobian (N×N double intervals), and Model<Dual>::layer's n×n
     // logits and weights (dual numbers: two double intervals) for one seeded direction at a time.
-    return kBase + 16 * N * N + 3 * 32 * n * n + 64 * N;
+    // Per-layer weights: Q_k and K_k of every layer as double intervals and as dual numbers.
+    const double weights = 2 * d * d * static_cast<double>(std::max<std::size_t>(1, in.layers.size()));
+    return kBase + 16 * N * N + 3 * 32 * n * n + 64 * N + (16 + 32) * weights;
   }
   const bool mpfi = o.interval == "mpfi";
   // An interval: its struct, and (MPFI) the limbs of both ends, one heap block each; a point

@@ -29,27 +29,37 @@ using I = DInterval;
 
 using D = Dual<I>;
 
+/// One layer's weights read as enclosures of their decimals.
+struct LayerEnclosure {
+  I step;
+  std::vector<I> Q, K;
+};
+
 /// The layer map of Model<T>::layer, the definition every other run uses, on interval duals:
-/// V = αI (layer-normalized) or V = I with the step η (euler-renormalize), one head, softmax.
-Model<D> layer_model(const ProveInstance& in, const I& beta, const I& step, const std::vector<I>& Q,
-                     const std::vector<I>& K) {
+/// V_k = α_k I (layer-normalized) or V = I with the step η (euler-renormalize), one head, softmax;
+/// layer k holds layers[min(k, L − 1)], as simulate's per-layer lists do.
+Model<D> layer_model(const ProveInstance& in, const I& beta, const std::vector<LayerEnclosure>& layers) {
   Model<D> m;
   m.info = &model_info(in.model);
   m.n = in.n;
   m.d = in.d;
   m.beta = D(beta);
   const bool euler = m.info->kind == ModelKind::EulerRenormalize;
-  if (euler) m.eta = D(step);
+  if (euler) m.eta = D(layers.front().step);
   const Eigen::Index d = in.d;
-  Matrix<D> q(d, d), k(d, d), v(d, d);
-  for (Eigen::Index a = 0; a < d; ++a)
-    for (Eigen::Index b = 0; b < d; ++b) {
-      q(a, b) = D(Q[static_cast<std::size_t>(a * d + b)]);
-      k(a, b) = D(K[static_cast<std::size_t>(a * d + b)]);
-      v(a, b) = D(a != b ? I(0) : euler ? I(1) : step);
-    }
-  m.heads.push_back(Head<D>{WeightSchedule<D>::constant_matrix(q), WeightSchedule<D>::constant_matrix(k),
-                            WeightSchedule<D>::constant_matrix(v)});
+  std::vector<Matrix<D>> qs, ks, vs;
+  for (const LayerEnclosure& l : layers) {
+    Matrix<D> q(d, d), k(d, d), v(d, d);
+    for (Eigen::Index a = 0; a < d; ++a)
+      for (Eigen::Index b = 0; b < d; ++b) {
+        q(a, b) = D(l.Q[static_cast<std::size_t>(a * d + b)]);
+        k(a, b) = D(l.K[static_cast<std::size_t>(a * d + b)]);
+        v(a, b) = D(a != b ? I(0) : euler ? I(1) : l.step);
+      }
+    qs.push_back(q), ks.push_back(k), vs.push_back(v);
+  }
+  m.heads.push_back(Head<D>{WeightSchedule<D>::per_layer_matrices(qs), WeightSchedule<D>::per_layer_matrices(ks),
+                            WeightSchedule<D>::per_layer_matrices(vs)});
   return m;
 }
 
@@ -104,18 +114,30 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
   const auto t0 = std::chrono::steady_clock::now();
   const RoundUpward up;
   const std::size_t N = static_cast<std::size_t>(in.n) * in.d, dd = static_cast<std::size_t>(in.d) * in.d;
-  if (in.Q.size() != dd || in.K.size() != dd || in.points.size() != N) input_error("instance", "wrong sizes");
-  std::vector<I> Q, K;
-  I beta, step;
+  if (in.points.size() != N || in.layers.size() > kMaxProofLayers) input_error("instance", "wrong sizes");
+  I beta;
+  std::vector<LayerEnclosure> layers;
+  const long L = in.per_layer() ? static_cast<long>(in.layers.size()) : 1;
   try {
-    for (std::size_t k = 0; k < dd; ++k) Q.push_back(iv::decimal<I>(in.Q[k])), K.push_back(iv::decimal<I>(in.K[k]));
     beta = iv::decimal<I>(in.beta);
-    step = iv::decimal<I>(in.step);
+    for (long k = 0; k < L; ++k) {
+      const LayerWeights w = in.layer(k);
+      const std::string at = in.per_layer() ? "layers[" + std::to_string(k) + "]." : "";
+      if (w.Q.size() != dd || w.K.size() != dd) input_error(at + "Q, K", "need d·d entries");
+      LayerEnclosure e;
+      for (std::size_t c = 0; c < dd; ++c) e.Q.push_back(iv::decimal<I>(w.Q[c])), e.K.push_back(iv::decimal<I>(w.K[c]));
+      e.step = iv::decimal<I>(w.step);
+      // [Blog] Proposition 2.1 needs 0 <= alpha_k <= 1 for every layer from K on; every layer is
+      // held to it (the last one repeats forever): proved on the decimal's enclosure.
+      if (!(e.step.lower() >= 0 && e.step.upper() <= 1))
+        input_error(at + "step",
+                    "the layer factor (alpha for V = alpha I, or eta) must lie in [0, 1] for [Blog] Prop 2.1");
+      if (k > 0 && in.model == "euler-renormalize" && !(w.step == in.layer(0).step))
+        input_error(at + "step", "euler-renormalize has one step eta for every layer");
+      layers.push_back(std::move(e));
+    }
   } catch (const std::invalid_argument& e) { input_error("instance", e.what()); }
-  // [Blog] Proposition 2.1 needs 0 <= alpha <= 1: proved on the decimal's enclosure.
-  if (!(step.lower() >= 0 && step.upper() <= 1))
-    input_error("step", "the layer factor (alpha for V = alpha I, or eta) must lie in [0, 1] for [Blog] Prop 2.1");
-  const Model<D> map = layer_model(in, beta, step, Q, K);
+  const Model<D> map = layer_model(in, beta, layers);
   // Start: x_i = p_i / ‖p_i‖ enclosed.
   std::vector<I> X(N);
   for (int i = 0; i < in.n; ++i) {

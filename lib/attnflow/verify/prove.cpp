@@ -149,6 +149,8 @@ void validate_flow_instance(const ProveInstance& in, const ProveOptions& o) {
     input_error("model", "the rigorous integrator handles sa-sphere, usa-sphere and sa-euclid (got " + in.model + ")");
   if (in.model == "sa-euclid" && in.V.size() != static_cast<std::size_t>(in.d) * in.d)
     input_error("V", "need d·d entries");
+  if (in.per_layer())
+    input_error("layers", "per-layer weights are for the layer models (the flows need constant ones)");
   if (in.n < 1 || in.d < 1) input_error("n, d", "must be positive");
   if (in.points.size() != static_cast<std::size_t>(in.n) * in.d) input_error("points", "need n·d entries");
   if (in.Q.size() != static_cast<std::size_t>(in.d) * in.d || in.K.size() != in.Q.size())

@@ -15,6 +15,17 @@
 
 namespace attnflow::verify {
 
+/// The most layers of per-layer weights a proof instance holds (a trained network has a handful;
+/// simulate's exported configs repeat them, e.g. 25·L).
+inline constexpr std::size_t kMaxProofLayers = 100000;
+
+/// One layer's weights of a layer model with per-layer weights (exact decimal text).
+struct LayerWeights {
+  std::string step;               // α_k of V_k = α_k I (layer-normalized), or η (euler-renormalize)
+  std::vector<std::string> Q, K;  // d×d row-major decimals
+  bool operator==(const LayerWeights& o) const { return step == o.step && Q == o.Q && K == o.K; }
+};
+
 /// What is proved about: the model, the weights and the start, all as exact decimal text.
 /// The start of the flow is x_i(0) = p_i / ‖p_i‖ with p_i the given points.
 struct ProveInstance {
@@ -25,12 +36,20 @@ struct ProveInstance {
   std::vector<std::string> Q, K;    // d×d row-major decimals
   std::vector<std::string> V;       // sa-euclid only: d×d row-major decimals (the sphere flows have V = I)
   std::vector<std::string> points;  // n×d row-major decimals (p_i; sa-euclid: x_i(0) = p_i)
+  /// Layer models only, when the weights change from layer to layer (a trained network): layer k
+  /// uses layers[min(k, L − 1)], as simulate reads a per-layer list; step, Q and K are then unused
+  /// (and not written).
+  std::vector<LayerWeights> layers;
+  bool per_layer() const { return !layers.empty(); }
+  /// The weights of layer k (the constant ones when not per_layer()).
+  LayerWeights layer(long k) const;
   nlohmann::json to_json() const;
   static ProveInstance from_json(const nlohmann::json& j);  // InputError on bad fields
 };
 
-/// The instance a simulate config describes (V must be the identity; Q, K not random; one head,
-/// constant weights). Random starts are drawn as simulate does and written with 17 digits.
+/// The instance a simulate config describes (one head; constant weights, or per-layer lists for
+/// the layer models). Random starts and random weights are drawn as simulate does and written
+/// with 17 digits.
 ProveInstance prove_instance_from_config(const SimConfig& c);
 
 struct ProveOptions {
