@@ -9,6 +9,7 @@
 #include "attnflow/learn/text.hpp"
 #include "attnflow/random.hpp"
 #include "attnflow/run/instance_monitor.hpp"
+#include "attnflow/verify/prove.hpp"
 #include "cli_support.hpp"
 
 #include <cmath>
@@ -224,6 +225,23 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic, *boost::unit_test::ex
   }
   // Prop 2.1 (V = +αI, hemisphere start): whatever it proves, the numerics must not contradict.
   BOOST_TEST(ds["mechanism"]["plus"]["prop_2_1"]["proved_but_split_numerically"].get<long>() == 0);
+  // `prove` on the measured starts in no hemisphere: one run each (at most 5), and every
+  // certificate written beside the configs re-verifies.
+  const auto& m_plus = ds["mechanism"]["plus"];
+  const auto& pr = m_plus["prop_2_1"]["prove"];
+  BOOST_TEST(pr["candidates"].get<long>() == 12 - m_plus["start_in_open_hemisphere"].get<long>());
+  BOOST_TEST(pr["attempted"].get<long>() == std::min<long>(pr["candidates"].get<long>(), 5));
+  BOOST_TEST(pr["runs"].size() == pr["attempted"].get<std::size_t>());
+  long certificates = 0;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path / "configs")) {
+    if (e.path().string().find(".certificate.json") == std::string::npos) continue;
+    ++certificates;
+    const attnflow::verify::CheckResult r =
+        attnflow::verify::check_certificate(nlohmann::json::parse(attnflow::testing::read_text(e.path())));
+    BOOST_TEST(r.accepted, e.path() << ": " << r.message);
+  }
+  BOOST_TEST(certificates == pr["attempted"].get<long>());
+  BOOST_TEST_MESSAGE("prove on starts in no hemisphere: " << pr.dump().substr(0, 300));
   BOOST_TEST(ds["comparisons"].size() >= 2u);
   // The exported statements run through check --statement as they are: no input error, and the
   // control V = 0 comes out violated.
@@ -242,6 +260,42 @@ BOOST_AUTO_TEST_CASE(training_learns_and_is_deterministic, *boost::unit_test::ex
     BOOST_TEST(control["verdict"].get<std::string>() == "violated", control.dump().substr(0, 400));
     break;
   }
+}
+
+// In d = 2 many sentences' starts lie in no half-circle: `prove` then encloses the exported
+// per-layer network until one holds them all, and writes a certificate that re-verifies.
+BOOST_AUTO_TEST_CASE(prove_runs_on_the_trained_layers_where_the_start_is_in_no_hemisphere) {
+  LearnOptions opt;
+  opt.corpora = {{"generated", generated_corpus(80, 5)}};
+  opt.variants = {"plus"};
+  opt.folds = 2;
+  opt.arch.d = 2;
+  opt.arch.layers = 2;
+  opt.training.epochs = 3;
+  opt.mechanism_sentences = 20;
+  opt.horizon_blocks = 10;
+  opt.prove_sentences = 3;
+  opt.threads = 1;
+  TempDir tmp;
+  opt.configs_dir = (tmp.path / "configs").string();
+  const auto out = run_learn(opt);
+  const auto& m = out["data_sets"]["generated"]["mechanism"]["plus"];
+  const auto& pr = m["prop_2_1"]["prove"];
+  BOOST_TEST_MESSAGE(pr.dump().substr(0, 600));
+  BOOST_TEST(pr["candidates"].get<long>() == 20 - m["start_in_open_hemisphere"].get<long>());
+  BOOST_TEST_REQUIRE(pr["attempted"].get<long>() == 3);
+  long proved = 0;
+  for (const auto& run : pr["runs"]) {
+    const bool yes = run["outcome"] == "proved";
+    proved += yes;
+    if (yes) BOOST_TEST(run["layer"].get<long>() <= 20);
+    if (!yes) BOOST_TEST(!run["reason"].get<std::string>().empty());
+    const auto cert = nlohmann::json::parse(attnflow::testing::read_text(
+        tmp.path / "configs" / ("generated-plus-sentence" + std::to_string(run["index"].get<long>()) + ".certificate.json")));
+    BOOST_TEST(cert["instance"]["layers"].size() == 20u);
+    BOOST_TEST(attnflow::verify::check_certificate(cert).accepted);
+  }
+  BOOST_TEST(pr["proved"].get<long>() == proved);
 }
 
 // The interrupt flag (Ctrl-C in the command line) stops the run before any training starts.

@@ -56,7 +56,19 @@ json small_learn() {
       {"good_triple_failure", "eigenvalue_not simple"},
       {"max_deviation_libtorch_vs_attnflow", 2.5e-16},
       {"method", "attnflow simulate"},
-      {"prop_2_1", {{"proved_collapse", 4}, {"alpha_in_unit_interval", true}, {"argument", "Prop 2.1 & co"}}},
+      {"prop_2_1",
+       {{"proved_collapse", 4},
+        {"alpha_in_unit_interval", true},
+        {"argument", "Prop 2.1 & co"},
+        {"prove",
+         {{"candidates", 3},
+          {"attempted", 3},
+          {"proved", 2},
+          {"layers", 3},
+          {"runs",
+           {{{"outcome", "proved"}, {"layer", 2}},
+            {{"outcome", "not proved"}, {"reason", "no hemisphere certified up to the layer limit 3"}},
+            {{"outcome", "proved"}, {"layer", 1}}}}}}}},
       {"example", example}};
   json comparison = {{"claim", "V = -alpha I beats V = +alpha I"},
                      {"better", "plus"},
@@ -103,6 +115,8 @@ BOOST_AUTO_TEST_CASE(strings_from_the_data_are_escaped) {
   const std::string plain = learn_report_tex(bare, "data/");
   BOOST_TEST(plain.find("learn:tokens") == std::string::npos);
   BOOST_TEST(plain.find("Prop.~2.1 proves") == std::string::npos);
+  BOOST_TEST(plain.find("texttt{prove} on starts") == std::string::npos);
+  BOOST_TEST(tex.find("2 proved of 3 tried (of 3); hemisphere at layers 2, 1") != std::string::npos);
   json outside = small_learn();
   outside["data_sets"]["imdb"]["mechanism"]["plus"]["prop_2_1"]["alpha_in_unit_interval"] = false;
   BOOST_TEST(learn_report_tex(outside, "data/").find("\\alpha_k \\notin [0, 1]") != std::string::npos);

@@ -411,13 +411,15 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
       mrows += row("\\texttt{prove} on starts in no hemisphere", [](const Node& n) -> std::string {
         if (!n.has("prop_2_1") || !n.object("prop_2_1").has("prove")) return "--";
         const Node p = n.object("prop_2_1").object("prove");
-        std::string cell = p.integer_text("proved") + " of " + p.integer_text("attempted") + " tried (" +
-                           p.integer_text("candidates") + " such starts)";
+        std::string cell = p.integer_text("proved") + " proved of " + p.integer_text("attempted") + " tried (of " +
+                           p.integer_text("candidates") + ")";
         std::vector<std::string> layers;
         const Node runs = p.list("runs");
         for (std::size_t k = 0; k < runs.j->size(); ++k)
           if (runs.at(k).text("outcome") == "proved") layers.push_back(runs.at(k).integer_text("layer"));
-        return layers.empty() ? cell : cell + "; hemisphere at layer " + joined(layers);
+        std::string at;
+        for (const auto& l : layers) at += (at.empty() ? "" : ", ") + l;
+        return layers.empty() ? cell : cell + "; hemisphere at layer" + (layers.size() > 1 ? "s " : " ") + at;
       });
     mrows += row("Largest deviation LibTorch vs attnflow after $L$ layers", [](const Node& n) {
       return "$" + math_number(n.number("max_deviation_libtorch_vs_attnflow"), 2) + "$";
@@ -435,7 +437,7 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
       notes +=
           "\\texttt{prove}: the exported layers enclosed in interval arithmetic until every token lies in one "
           "open hemisphere for every point of the enclosure; Prop.~2.1 applies from that layer on "
-          "(certificates beside the exported configs, re-checked by \\texttt{attnflow prove --check}).\n";
+          "(certificates beside the exported configs, re-checked by \\texttt{attnflow prove -{}-check}).\n";
     v.flag("has_mechanism", true).set("mechanism_columns", columns).set("mechanism_header", header);
     v.set("mechanism_rows", mrows).set("mechanism_notes", notes).set("method", joined(methods_m));
 
