@@ -1,4 +1,5 @@
 #include "attnflow/report/proof_appendix.hpp"
+#include "attnflow/report/tex_number.hpp"
 
 #include "attnflow/errors.hpp"
 #include "attnflow/report/latex_escape.hpp"
@@ -20,16 +21,6 @@ std::string g3(double x) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
-}
-
-/// g3 for LaTeX math: 1e-06 → 10^{-6}, 2.5e-07 → 2.5 \cdot 10^{-7}.
-std::string tex_g3(double x) {
-  const std::string s = g3(x);
-  const std::size_t e = s.find('e');
-  if (e == std::string::npos) return s;
-  const std::string mantissa = s.substr(0, e);
-  const std::string power = "10^{" + std::to_string(std::stoi(s.substr(e + 1))) + "}";
-  return mantissa == "1" ? power : mantissa + " \\cdot " + power;
 }
 
 /// Typed access to the certificate, with the field's path in every error.
@@ -197,7 +188,7 @@ std::string proof_appendix_tex(const json& certificate) {
     hypotheses.push_back(h.get<std::string>());
   }
   v.set("hypotheses", join(hypotheses, "; ")).set("interval", interval_kind(f)).set("order", f.integer("method.order"));
-  v.set("epsilon", tex_g3(f.decimal("predicate.epsilon"))).set("min_capture", f.text("predicate.margin"));
+  v.set("epsilon", math_number(f.decimal("predicate.epsilon"), 3)).set("min_capture", f.text("predicate.margin"));
   if (f.integer("instance.d") == 1) {
     const long exceptional = f.integer("predicate.exceptional");
     v.set("Q", f.first_text("instance.Q")).set("K", f.first_text("instance.K")).set("V", f.first_text("instance.V"));
