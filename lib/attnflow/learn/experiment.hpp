@@ -26,8 +26,7 @@ struct LearnOptions {
   int horizon_blocks = 25;        // the mechanism's long run: the L trained layers repeated this often
   int mechanism_sentences = 200;  // test sentences per data set and variant whose dynamics are measured
   double cluster_delta = 1e-3;    // |⟨x_i, x_j⟩| ≥ 1 − δ counts as the same or the antipodal point
-  int prove_sentences =
-      5;  // V = +αI: `prove` on at most this many measured sentences whose start lies in no hemisphere
+  int prove_sentences = 5;        // V = +αI: `prove` on this many measured starts in no hemisphere, at most
   bool allow_fetch = true;
   std::string configs_dir;  // non-empty: exported configs of a few sentences go here
   /// Polled before each training and each measured sentence: once it reads true, run_learn throws

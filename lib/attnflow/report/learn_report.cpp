@@ -413,13 +413,12 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
         const Node p = n.object("prop_2_1").object("prove");
         std::string cell = p.integer_text("proved") + " proved of " + p.integer_text("attempted") + " tried (of " +
                            p.integer_text("candidates") + ")";
-        std::vector<std::string> layers;
+        std::string at;  // the layers where a hemisphere was certified
         const Node runs = p.list("runs");
         for (std::size_t k = 0; k < runs.j->size(); ++k)
-          if (runs.at(k).text("outcome") == "proved") layers.push_back(runs.at(k).integer_text("layer"));
-        std::string at;
-        for (const auto& l : layers) at += (at.empty() ? "" : ", ") + l;
-        return layers.empty() ? cell : cell + "; hemisphere at layer" + (layers.size() > 1 ? "s " : " ") + at;
+          if (runs.at(k).text("outcome") == "proved") at += (at.empty() ? "" : ", ") + runs.at(k).integer_text("layer");
+        if (at.empty()) return cell;
+        return cell + "; hemisphere at layer" + (at.find(',') != std::string::npos ? "s " : " ") + at;
       });
     mrows += row("Largest deviation LibTorch vs attnflow after $L$ layers", [](const Node& n) {
       return "$" + math_number(n.number("max_deviation_libtorch_vs_attnflow"), 2) + "$";

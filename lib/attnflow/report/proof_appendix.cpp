@@ -1,9 +1,9 @@
 #include "attnflow/report/proof_appendix.hpp"
-#include "attnflow/report/tex_number.hpp"
 
 #include "attnflow/errors.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/latex_template.hpp"
+#include "attnflow/report/tex_number.hpp"
 #include "attnflow/verify/prove.hpp"
 
 #include <cstdio>
