@@ -1,6 +1,6 @@
 #include "attnflow/bench/phase_statistic.hpp"
 
-#include "attnflow/integrate/batch.hpp"
+#include "attnflow/integrate/dopri5_lanes.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/config/sim_config.hpp"
 
@@ -36,7 +36,8 @@ PhaseDiagram phase_diagram(const PhaseSettings& s) {
   out.betas = s.betas.empty() ? default_phase_betas() : s.betas;
   out.runs = s.runs;
   out.method = "dopri5 (dense output), rtol " + std::to_string(s.rtol) + ", atol " + std::to_string(s.atol) +
-               ", double; a run stops once clustered";
+               ", double, " + (s.lanes ? std::to_string(kLanes) + " systems per SIMD block" : "one system per thread") +
+               "; a run stops once clustered";
   for (long k = 0; k < s.samples; ++k)
     out.t.push_back(s.t_end * static_cast<double>(k) / static_cast<double>(s.samples - 1));
   // One parsed config and model per β; every system copies its model (its own workspace).
@@ -83,7 +84,8 @@ PhaseDiagram phase_diagram(const PhaseSettings& s) {
     }
     return o;
   };
-  const std::vector<RunOutcome> runs = integrate_batch<RunOutcome, double>(count, system, reduce);
+  const std::vector<RunOutcome> runs = s.lanes ? integrate_batch_lanes<RunOutcome>(count, system, reduce)
+                                               : integrate_batch<RunOutcome, double>(count, system, reduce);
 
   for (std::size_t b = 0; b < out.betas.size(); ++b) {
     std::vector<double> f(out.t.size(), 0.0), se(out.t.size(), 0.0);

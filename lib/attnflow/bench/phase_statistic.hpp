@@ -1,6 +1,7 @@
 #pragma once
-// The [B] Fig. 3 phase-diagram statistic by the batched driver: for each β, the fraction of runs
-// (SA on the sphere, Q = K = V = I, uniform starts) whose tokens are all δ-close,
+// The [B] Fig. 3 phase-diagram statistic by the lane-batched driver (integrate/dopri5_lanes.hpp):
+// for each β, the fraction of runs (SA on the sphere, Q = K = V = I, uniform starts) whose tokens
+// are all δ-close,
 // min_{i,j} ⟨x_i, x_j⟩ ≥ 1 − δ, at some time ≤ t. A run stops once it is (the statistic is
 // "by time t"), so clustered runs cost only their time to cluster.
 #include <cstdint>
@@ -18,6 +19,7 @@ struct PhaseSettings {
   double rtol = 1e-6, atol = 1e-8;
   double delta = 1e-3;
   std::uint64_t seed = 1;
+  bool lanes = true;  // SIMD across systems (integrate_lanes); false: one system per thread (integrate_batch)
 };
 
 struct PhaseDiagram {
@@ -29,7 +31,7 @@ struct PhaseDiagram {
 };
 
 std::vector<double> default_phase_betas();
-/// Integrates runs × betas systems in parallel over systems (dopri5, double).
+/// Integrates runs × betas systems, SIMD across systems and threads over blocks (dopri5, double).
 PhaseDiagram phase_diagram(const PhaseSettings& s);
 
 }  // namespace attnflow
