@@ -68,7 +68,7 @@ template <int D> void sphere_lanes_rhs_d(const SphereLanesView& m, const double*
       lane_store(L + p * W, dot * b - shift);
     }
   const int pairs = n * (n + 1) / 2;
-  vexp::exp_in_place(L, static_cast<std::ptrdiff_t>(pairs) * W);
+  vexp::exp_in_place_wide(L, static_cast<std::ptrdiff_t>(pairs) * W);
   // Row r: Σ_j e_rj and Σ_j e_rj V x_j in the order j = 0, 1, …, n − 1. One pass over the
   // triangle: the pair (i, j > i) adds to row i (held in registers) and to row j (in `rows`, whose
   // terms from the rows before i are already there, in ascending order).
