@@ -64,7 +64,7 @@ void ATTNFLOW_LANES_NAME(step_)(const Block& b) {
   const double e[6] = {e1, e3, e4, e5, e6, e7};
   const int stage[6] = {0, 2, 3, 4, 5, 6};
   const LaneVector h = lane_load(b.h), rtol = lane_load(b.rtol), atol = lane_load(b.atol);
-  const LaneVector habs = h < 0 ? -h : h;
+  const LaneVector habs = lane_abs(h);
   LaneVector c[6];
   for (int s = 0; s < 6; ++s) c[s] = h * e[s];
   for (int w = 0; w < W; ++w) b.error[w] = 0;
@@ -72,8 +72,8 @@ void ATTNFLOW_LANES_NAME(step_)(const Block& b) {
     LaneVector err = {};
     for (int s = 0; s < 6; ++s) err += c[s] * lane_load(b.k[stage[s]] + p);
     const LaneVector x = lane_load(b.x + p), k1 = lane_load(b.k[0] + p);
-    const LaneVector scale = atol + rtol * ((x < 0 ? -x : x) + habs * (k1 < 0 ? -k1 : k1));
-    const LaneVector r = (err < 0 ? -err : err) / scale;
+    const LaneVector scale = atol + rtol * (lane_abs(x) + habs * lane_abs(k1));
+    const LaneVector r = lane_abs(err) / scale;
     for (int w = 0; w < W; ++w) b.error[w] = r[w] > b.error[w] || r[w] != r[w] ? r[w] : b.error[w];
   }
 }

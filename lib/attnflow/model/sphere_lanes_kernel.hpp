@@ -22,6 +22,12 @@ typedef double LaneVectorInMemory
 inline LaneVector lane_load(const double* p) { return *reinterpret_cast<const LaneVectorInMemory*>(p); }
 inline void lane_store(double* p, const LaneVector& v) { *reinterpret_cast<LaneVectorInMemory*>(p) = v; }
 
+/// |v| lane-wise, by clearing the sign bits (a bit cast between vectors of one size).
+inline LaneVector lane_abs(const LaneVector& v) {
+  typedef long long Bits __attribute__((vector_size(kLanes * sizeof(double))));
+  return reinterpret_cast<LaneVector>(reinterpret_cast<Bits>(v) & ~(Bits{} + (1LL << 63)));
+}
+
 /// y = M x for every token and lane (M row-major d×d).
 inline void lanes_multiply(const double* M, int n, int d, const double* x, double* y) {
   for (int i = 0; i < n; ++i)
