@@ -160,7 +160,8 @@ BOOST_AUTO_TEST_CASE(the_lane_kernel_is_the_model_field) {
     std::vector<Model<double>> models;
     std::vector<State<double>> states;
     for (int w = 0; w < kLanes; ++w) {
-      models.push_back(build_model<double>(parse_sim_config(lane_config(n, d, identity ? 0.5 + 2.5 * w : 0.2 + 0.3 * w, identity, w))));
+      models.push_back(build_model<double>(
+          parse_sim_config(lane_config(n, d, identity ? 0.5 + 2.5 * w : 0.2 + 0.3 * w, identity, w))));
       const SimConfig c = parse_sim_config(lane_config(n, d, 1, identity, 20 + w));
       states.push_back(as_state<double>(initial_tokens<double>(c)));
     }
@@ -231,6 +232,9 @@ BOOST_AUTO_TEST_CASE(agrees_with_integrate_as_a_twin) {
     BatchSystem<double> tight = lane_system(k, 8, 3, k % 2 == 0, 1e-13);
     const Trajectory<double> ref = integrate(tight.model, tight.x0, tight.settings);
     const Trajectory<double>& lane = got.at(k);
+    BOOST_TEST_MESSAGE("system " << k << ": steps " << lane.stats.steps << " (odeint " << odeint.stats.steps
+                                 << "), error " << max_difference(lane, ref) << " (odeint "
+                                 << max_difference(odeint, ref) << ")");
     BOOST_TEST_INFO("system " << k << ": steps " << lane.stats.steps << " vs " << odeint.stats.steps << ", errors "
                               << max_difference(lane, ref) << " vs " << max_difference(odeint, ref));
     BOOST_TEST(lane.t == odeint.t);

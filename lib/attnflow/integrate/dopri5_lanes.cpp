@@ -242,12 +242,20 @@ class Runner {
 
 }  // namespace
 
-bool lanes_cover(const BatchSystem<double>& s) {
+namespace {
+
+/// The weights the lanes would share with s, or nothing when the lanes do not cover s.
+std::optional<SharedWeights> lane_weights(const BatchSystem<double>& s) {
   const IntegrationSettings<double>& set = s.settings;
-  return shared_weights(s.model).has_value() && s.model.d <= SphereLanesView::kMaxDepth && set.method == "dopri5" &&
-         set.dense_output && !set.fixed_step && !set.progress && set.sample_times.size() >= 2 && set.dt > 0 &&
-         s.x0.rows() == s.model.n && s.x0.cols() == s.model.d;
+  if (set.method != "dopri5" || !set.dense_output || set.fixed_step || set.progress || set.sample_times.size() < 2 ||
+      !(set.dt > 0) || s.x0.rows() != s.model.n || s.x0.cols() != s.model.d || s.model.d > SphereLanesView::kMaxDepth)
+    return std::nullopt;
+  return shared_weights(s.model);
 }
+
+}  // namespace
+
+bool lanes_cover(const BatchSystem<double>& s) { return lane_weights(s).has_value(); }
 
 void integrate_lanes(long count, const std::function<BatchSystem<double>(long)>& system,
                      const std::function<void(long, const Trajectory<double>&)>& finished, int lanes) {
@@ -255,11 +263,7 @@ void integrate_lanes(long count, const std::function<BatchSystem<double>(long)>&
     throw std::invalid_argument("integrate_lanes: lanes must be in 1.." + std::to_string(kLanes));
   if (count <= 0) return;
   // The lanes share the first system's weights; a system with others (or not covered) goes to integrate().
-  std::optional<SharedWeights> shared;
-  {
-    const BatchSystem<double> first = system(0);
-    if (lanes_cover(first)) shared = shared_weights(first.model);
-  }
+  const std::optional<SharedWeights> shared = lane_weights(system(0));
   std::atomic<long> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
@@ -273,7 +277,7 @@ void integrate_lanes(long count, const std::function<BatchSystem<double>(long)>&
           const long k = next++;
           if (k >= count) break;
           BatchSystem<double> s = system(k);
-          if (runner && lanes_cover(s) && shared_weights(s.model) == shared)
+          if (runner && lane_weights(s) == shared)
             runner->load(k, std::move(s));
           else
             finished(k, integrate(s.model, s.x0, s.settings));
