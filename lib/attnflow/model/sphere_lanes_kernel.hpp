@@ -24,8 +24,8 @@ inline void lane_store(double* p, const LaneVector& v) { *reinterpret_cast<LaneV
 
 /// |v| lane-wise, by clearing the sign bits (a bit cast between vectors of one size).
 inline LaneVector lane_abs(const LaneVector& v) {
-  typedef long long Bits __attribute__((vector_size(kLanes * sizeof(double))));
-  return reinterpret_cast<LaneVector>(reinterpret_cast<Bits>(v) & ~(Bits{} + (1LL << 63)));
+  typedef unsigned long long Bits __attribute__((vector_size(kLanes * sizeof(double))));
+  return reinterpret_cast<LaneVector>(reinterpret_cast<Bits>(v) & (Bits{} + 0x7fffffffffffffffULL));
 }
 
 /// y = M x for every token and lane (M row-major d×d).
