@@ -263,7 +263,8 @@ void integrate_lanes(long count, const std::function<BatchSystem<double>(long)>&
     throw std::invalid_argument("integrate_lanes: lanes must be in 1.." + std::to_string(kLanes));
   if (count <= 0) return;
   // The lanes share the first system's weights; a system with others (or not covered) goes to integrate().
-  const std::optional<SharedWeights> shared = lane_weights(system(0));
+  BatchSystem<double> first = system(0);  // taken below by whichever thread draws k = 0
+  const std::optional<SharedWeights> shared = lane_weights(first);
   std::atomic<long> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
@@ -276,7 +277,7 @@ void integrate_lanes(long count, const std::function<BatchSystem<double>(long)>&
         while (!failed && (!runner || runner->has_free_lane())) {
           const long k = next++;
           if (k >= count) break;
-          BatchSystem<double> s = system(k);
+          BatchSystem<double> s = k == 0 ? std::move(first) : system(k);
           if (runner && lane_weights(s) == shared)
             runner->load(k, std::move(s));
           else
