@@ -58,7 +58,6 @@ class Runner {
   Runner(const SharedWeights& w, int lanes, const std::function<void(long, const Trajectory<double>&)>& finished)
       : weights_(w), lanes_(lanes), size_(w.n * w.d * kLanes), finished_(finished) {
     const std::size_t block = static_cast<std::size_t>(size_);
-    const std::size_t pairs = static_cast<std::size_t>(w.n) * static_cast<std::size_t>(w.n + 1) / 2 * kLanes;
     storage_.assign(block * 10, 0.0);  // x, k[0..6], y, x_new
     double* p = storage_.data();
     b_.model = {w.n, w.d, w.Q.data(), w.V.data(), w.q_identity, w.v_identity};
@@ -66,9 +65,8 @@ class Runner {
     for (double*& k : b_.k) k = p, p += block;
     b_.y = p, p += block;
     b_.x_new = p;
-    scratch_.assign(block * 2 + pairs + static_cast<std::size_t>(w.n * (w.d + 1) * kLanes), 0.0);
-    double* s = scratch_.data();
-    b_.scratch = {s, s + block, s + 2 * block, s + 2 * block + pairs};
+    scratch_.assign(SphereLanesScratch::size(w.n, w.d), 0.0);
+    b_.scratch = SphereLanesScratch::in(scratch_.data(), w.n, w.d);
     for (int l = 0; l < kLanes; ++l) beta_[l] = 0, h_[l] = 0, rtol_[l] = 1, atol_[l] = 1;
     b_.beta = beta_, b_.h = h_, b_.rtol = rtol_, b_.atol = atol_, b_.error = error_, b_.spread_ok = spread_ok_;
     b_.fallback = {&Runner::fallback, this};
@@ -239,10 +237,6 @@ class Runner {
   StepFn step_;
   RhsFn rhs_;
 };
-
-}  // namespace
-
-namespace {
 
 /// The weights the lanes would share with s, or nothing when the lanes do not cover s.
 std::optional<SharedWeights> lane_weights(const BatchSystem<double>& s) {
