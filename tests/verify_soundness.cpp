@@ -17,6 +17,8 @@
 
 #include <Eigen/QR>
 #include <array>
+#include <cfenv>
+#include <cstring>
 #include <cmath>
 #include <random>
 #include <string>
@@ -331,6 +333,121 @@ BOOST_AUTO_TEST_CASE(the_inverse_of_lohners_q_is_enclosed) {
       }
     BOOST_TEST(thin_misses > 0, "Q^T is the exact inverse here: the test cannot see a missing spread");
   }
+}
+
+// Lohner's N³ products (interval_matrix.hpp) go through floating-point GEMMs in upward rounding.
+// Their result must contain the exact product of every choice of members: exact at 200 digits,
+// for point and interval factors, at sizes Eigen multiplies coefficient-wise and by its blocked
+// kernel. Control: the upward GEMM alone lies above the exact product in some entries, so a
+// lower end taken from it (a sign folded into the product) would be caught.
+BOOST_AUTO_TEST_CASE(interval_products_contain_the_exact_products) {
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::bernoulli_distribution coin(0.5);
+  struct Shape {
+    int m, k, n;
+  };
+  for (const Shape sh : {Shape{3, 4, 2}, Shape{17, 23, 9}, Shape{40, 64, 33}})
+    for (double radius : {0.0, 1e-9, 1e-3}) {
+      BOOST_TEST_CONTEXT(sh.m << "×" << sh.k << " times " << sh.k << "×" << sh.n << ", radii up to " << radius) {
+        const auto random_matrix = [&](int rows, int cols) {
+          std::vector<DInterval> X(static_cast<std::size_t>(rows * cols));
+          RoundUpward up;
+          for (DInterval& x : X) {
+            const double c = u(rng), r = radius * std::abs(u(rng));
+            x = DInterval(-(-c + r), c + r);  // [c − r, c + r] rounded outward
+          }
+          return X;
+        };
+        const std::vector<DInterval> A = random_matrix(sh.m, sh.k), B = random_matrix(sh.k, sh.n);
+        std::vector<DInterval> C;
+        Matrix<double> upward(sh.m, sh.n);
+        {
+          RoundUpward up;
+          C = interval_product(A, B, sh.m, sh.k, sh.n);
+          Matrix<double> mA(sh.m, sh.k), mB(sh.k, sh.n);
+          for (int a = 0; a < sh.m; ++a)
+            for (int l = 0; l < sh.k; ++l) mA(a, l) = A[static_cast<std::size_t>(a * sh.k + l)].lower();
+          for (int l = 0; l < sh.k; ++l)
+            for (int b = 0; b < sh.n; ++b) mB(l, b) = B[static_cast<std::size_t>(l * sh.n + b)].lower();
+          upward.noalias() = mA * mB;
+        }
+        MpfrDigitsScope digits(200);
+        int misses = 0, above = 0;
+        for (int trial = 0; trial < 4; ++trial) {
+          // Members: the lower ends (trial 0, also the control's factors), else random end points.
+          const auto member = [&](const DInterval& x) { return trial == 0 || coin(rng) ? x.lower() : x.upper(); };
+          Matrix<mpfr> a(sh.m, sh.k), b(sh.k, sh.n);
+          for (int i = 0; i < sh.m; ++i)
+            for (int l = 0; l < sh.k; ++l) a(i, l) = member(A[static_cast<std::size_t>(i * sh.k + l)]);
+          for (int l = 0; l < sh.k; ++l)
+            for (int j = 0; j < sh.n; ++j) b(l, j) = member(B[static_cast<std::size_t>(l * sh.n + j)]);
+          const Matrix<mpfr> exact = a * b;
+          for (int i = 0; i < sh.m; ++i)
+            for (int j = 0; j < sh.n; ++j) {
+              if (!contains(C[static_cast<std::size_t>(i * sh.n + j)], exact(i, j))) ++misses;
+              if (trial == 0 && mpfr(upward(i, j)) > exact(i, j)) ++above;
+            }
+        }
+        BOOST_TEST(misses == 0);
+        BOOST_TEST(above > 0, "the upward GEMM never lies above the exact product: the control cannot fail");
+        // Not vacuous: for thin factors the width is a few rounding errors of |A||B|.
+        if (radius == 0)
+          for (int i = 0; i < sh.m; ++i)
+            for (int j = 0; j < sh.n; ++j) {
+              const DInterval& c = C[static_cast<std::size_t>(i * sh.n + j)];
+              BOOST_TEST(c.upper() - c.lower() <= 1e-13 * sh.k, "entry (" << i << ", " << j << ")");
+            }
+      }
+    }
+}
+
+// The Jacobian's columns are computed in blocks, one thread each (SphereIntegrator::jacobian):
+// every block count gives the same bits. Control: a box one ulp wider changes them. OpenMP's
+// threads are started first in the default rounding, so that a worker which does not set the
+// upward mode itself computes in the wrong one (threads inherit the mode they were created in).
+BOOST_AUTO_TEST_CASE(the_jacobian_has_the_same_bits_for_any_column_blocks) {
+  BOOST_REQUIRE(std::fegetround() == FE_TONEAREST);
+  int started = 0;
+#pragma omp parallel num_threads(12) reduction(+ : started)
+  started += 1;
+  BOOST_TEST_MESSAGE(started << " OpenMP threads started in round-to-nearest");
+  ProveInstance in;
+  in.model = "sa-sphere";
+  in.n = 4;
+  in.d = 3;
+  in.beta = "1.5";
+  in.Q = {"1", "0.25", "0", "0", "1", "-0.5", "0.125", "0", "1"};
+  in.K = in.Q;
+  in.points = {"1", "0.5", "-0.25", "0.25", "1", "0.75", "-0.5", "0.3", "1", "0.8", "-0.6", "0.1"};
+  const double h = 0.03125;
+  const int q = 3;
+  const auto jacobian = [&](int blocks, bool wider) {
+    RoundUpward up;
+    const Problem<DInterval> pb(in);
+    StepSettings s;
+    s.order = 8;
+    s.jet_order = q;
+    s.jet_blocks = blocks;
+    SphereIntegrator<DInterval> integrator(pb.field, s);
+    std::vector<DInterval> X = pb.start;
+    if (wider) X[0] = DInterval(std::nextafter(X[0].lower(), -1.0), X[0].upper());
+    SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
+    atX.compute(X, s.order - 1);
+    std::vector<DInterval> Y, ap;
+    BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
+    return integrator.jacobian_enclosure(X, Y, h, q);
+  };
+  const auto same_bits = [](const std::vector<DInterval>& a, const std::vector<DInterval>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (std::memcmp(&a[k], &b[k], sizeof(DInterval)) != 0) return false;
+    return true;
+  };
+  const std::vector<DInterval> one = jacobian(1, false);
+  BOOST_REQUIRE_EQUAL(one.size(), 144u);
+  for (int blocks : {2, 3, 5, 12}) BOOST_TEST(same_bits(jacobian(blocks, false), one), blocks << " blocks");
+  BOOST_TEST(!same_bits(jacobian(3, true), one), "control: a wider box gives the same bits");
 }
 
 // Every decimal of an instance is read as an enclosure of its exact value (most decimals are

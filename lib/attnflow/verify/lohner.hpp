@@ -10,13 +10,16 @@
 //  3. its Jacobian over the set, by the mean-value form x(h; x0) ∈ x(h; c) + J (x0 − c):
 //     J ⊇ DΦ_h(X̂) ⊆ Σ_{k<q} h^k Da_k(X̂) + h^q Da_q(Y)·W, where (1/k!)∂_t^k DΦ_t = Da_k(Φ_t)·DΦ_t
 //     and W ⊇ DΦ_s for s ∈ [0,h]: ‖DΦ_s − I‖_∞ ≤ e^{‖Df(Y)‖_∞ |h|} − 1 (Gronwall). The jet
-//     order q can be lower than p: J multiplies r, which is already tiny;
+//     order q can be lower than p: J multiplies r, which is already tiny. Column b of J depends
+//     on the jets' gradient by start coordinate b alone: blocks of columns run on OpenMP's threads;
 //  4. Lohner: c' = mid(v), B' = Q of a (column-pivoted) QR of mid(J B), r' = (B'^{-1} J B) r +
 //     B'^{-1}(v − c'), with B'^{-1} enclosed rigorously from B'^T (B' is orthogonal up to
-//     round-off: B'^{-1} = (I − E)^{-1} B'^T, E = I − B'^T B').
+//     round-off: B'^{-1} = (I − E)^{-1} B'^T, E = I − B'^T B'). The N³ products J B, B'^{-1}(J B)
+//     and B'^T B' are GEMMs in directed rounding (interval_matrix.hpp).
 // Internal to lib/attnflow/verify/*.cpp.
 #include "attnflow/tokens.hpp"
 #include "attnflow/verify/apriori.hpp"
+#include "attnflow/verify/interval_matrix.hpp"
 #include "attnflow/verify/precise_orders.hpp"
 #include "attnflow/verify/sphere_series.hpp"
 
@@ -24,7 +27,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
+#include <omp.h>
 #include <string>
 #include <vector>
 
@@ -78,6 +83,9 @@ struct StepSettings {
   double h_min = 0x1.0p-24;  // also the time quantum: step sizes are multiples of it
   double h_max = 0.25;       // longest step (the a-priori box and the jets need moderate steps)
   double rem_tol = 1e-17;    // largest remainder |h^p a_p(Y)| accepted in a step
+  int jet_blocks = 0;        // the Jacobian's columns in this many blocks, one per thread (0: the
+                             // OpenMP thread count for double intervals, 1 for MPFI); any count
+                             // gives the same bits
 };
 
 struct StepInfo {
@@ -91,12 +99,19 @@ struct StepInfo {
 template <class I> bool orthogonal_inverse_enclosure(const Matrix<point_t<I>>& Q, std::vector<I>& Qinv) {
   using P = point_t<I>;
   const Eigen::Index n = Q.rows();
+  const int ni = static_cast<int>(n);
+  std::vector<I> Qt(static_cast<std::size_t>(n * n)), Qv(static_cast<std::size_t>(n * n));
+  for (Eigen::Index a = 0; a < n; ++a)
+    for (Eigen::Index b = 0; b < n; ++b) {
+      Qt[static_cast<std::size_t>(a * n + b)] = iv::point<I>(Q(b, a));
+      Qv[static_cast<std::size_t>(a * n + b)] = iv::point<I>(Q(a, b));
+    }
+  const std::vector<I> QtQ = interval_product(Qt, Qv, ni, ni, ni);
   P enorm(0);
   for (Eigen::Index a = 0; a < n; ++a) {
     I row(0);
     for (Eigen::Index b = 0; b < n; ++b) {
-      I s(a == b ? 1 : 0);
-      for (Eigen::Index l = 0; l < n; ++l) s -= mulp(iv::point<I>(Q(l, a)), Q(l, b));
+      const I s = I(a == b ? 1 : 0) - QtQ[static_cast<std::size_t>(a * n + b)];
       row += I(iv::mag(s));
     }
     const P ru = iv::upper(row);
@@ -125,15 +140,15 @@ template <class I> class SphereIntegrator {
   /// `precise`: the same field in MPFI (double intervals only), for the low orders of the point
   /// part (precise_orders.hpp); without it the whole point part is in I.
   SphereIntegrator(const SphereField<I>& f, const StepSettings& s, const SphereField<MInterval>* precise = nullptr)
-      : f_(f),
-        pf_(point_field(f)),
-        s_(s),
-        N_(f.state_size()),
-        val_(f, 0),
-        atX_(f, 0),
-        jet_(f, f.state_size()),
-        pval_(pf_, 0) {
+      : f_(f), pf_(point_field(f)), s_(s), N_(f.state_size()), val_(f, 0), atX_(f, 0), pval_(pf_, 0) {
     if (precise && std::is_same_v<I, DInterval>) precise_ = std::make_unique<PreciseLowOrders>(*precise);
+    // MPFI's working precision is set per thread (DigitsScope), so MPFI jets stay on this one.
+    int blocks = s.jet_blocks > 0 ? s.jet_blocks : std::is_same_v<I, DInterval> ? omp_get_max_threads() : 1;
+    blocks = std::max(1, std::min(blocks, N_));
+    for (int b = 0; b < blocks; ++b) {
+      const int b0 = N_ * b / blocks, b1 = N_ * (b + 1) / blocks;
+      jets_.push_back({b0, b1, SphereSeries<I, Jet<I>>(f, b1 - b0)});
+    }
   }
 
   /// Advances X by at most |h_max| in the direction of h_max's sign. Returns false (X untouched)
@@ -281,15 +296,13 @@ template <class I> class SphereIntegrator {
     if (!all_finite(J)) return debug_fail("J", h);
     // Lohner's QR step.
     const Eigen::Index n = N_;
-    std::vector<I> M(static_cast<std::size_t>(N_ * N_));  // J B
+    std::vector<I> Bv(static_cast<std::size_t>(N_ * N_));
+    for (int a = 0; a < N_; ++a)
+      for (int b = 0; b < N_; ++b) Bv[static_cast<std::size_t>(a * N_ + b)] = iv::point<I>(X.B(a, b));
+    const std::vector<I> M = interval_product(J, Bv, N_, N_, N_);  // J B
     Matrix<P> Mmid(n, n);
     for (int a = 0; a < N_; ++a)
-      for (int b = 0; b < N_; ++b) {
-        I s(0);
-        for (int l = 0; l < N_; ++l) s += mulp(J[static_cast<std::size_t>(a * N_ + l)], X.B(l, b));
-        M[static_cast<std::size_t>(a * N_ + b)] = s;
-        Mmid(a, b) = iv::mid(s);
-      }
+      for (int b = 0; b < N_; ++b) Mmid(a, b) = iv::mid(M[static_cast<std::size_t>(a * N_ + b)]);
     Matrix<P> scaled = Mmid;
     for (int b = 0; b < N_; ++b) {
       const double rb = iv::rad_upper_double(X.r[static_cast<std::size_t>(b)]);
@@ -299,14 +312,12 @@ template <class I> class SphereIntegrator {
     Matrix<P> Q = qr.householderQ();
     std::vector<I> Qinv;
     if (!orthogonal_inverse_enclosure<I>(Q, Qinv)) return debug_fail("Qinv", h);
+    const std::vector<I> C = interval_product(Qinv, M, N_, N_, N_);  // B'^{-1} J B
     std::vector<I> rn(static_cast<std::size_t>(N_));
     for (int a = 0; a < N_; ++a) {
       I s(0);
       for (int b = 0; b < N_; ++b) {
-        I cab(0);
-        for (int l = 0; l < N_; ++l)
-          cab += iv::mul(Qinv[static_cast<std::size_t>(a * N_ + l)], M[static_cast<std::size_t>(l * N_ + b)]);
-        s += cab * X.r[static_cast<std::size_t>(b)];
+        s += C[static_cast<std::size_t>(a * N_ + b)] * X.r[static_cast<std::size_t>(b)];
         s += Qinv[static_cast<std::size_t>(a * N_ + b)] * z[static_cast<std::size_t>(b)];
       }
       rn[static_cast<std::size_t>(a)] = s;
@@ -348,12 +359,13 @@ template <class I> class SphereIntegrator {
     return r;
   }
 
-  std::vector<Jet<I>> seed(const std::vector<I>& box) const {
+  /// The box with gradients by the start coordinates b0 ≤ l < b1 (a block of columns of DΦ).
+  std::vector<Jet<I>> seed(const std::vector<I>& box, int b0, int b1) const {
     std::vector<Jet<I>> x0(static_cast<std::size_t>(N_));
     for (int l = 0; l < N_; ++l) {
-      set_zero(x0[static_cast<std::size_t>(l)], N_);
+      set_zero(x0[static_cast<std::size_t>(l)], b1 - b0);
       x0[static_cast<std::size_t>(l)].v = box[static_cast<std::size_t>(l)];
-      x0[static_cast<std::size_t>(l)].g[static_cast<std::size_t>(l)] = I(1);
+      if (b0 <= l && l < b1) x0[static_cast<std::size_t>(l)].g[static_cast<std::size_t>(l - b0)] = I(1);
     }
     return x0;
   }
@@ -367,23 +379,48 @@ template <class I> class SphereIntegrator {
     return high_order_apriori(atX_, val_, T, p, 4, Y, ap);
   }
 
-  /// Enclosure of DΦ_h over the box Xh (row-major N×N).
+  /// Enclosure of DΦ_h over the box Xh (row-major N×N). Column b comes from the jets' gradient
+  /// by start coordinate b alone, so the columns are computed in blocks, one thread each.
   std::vector<I> jacobian(const std::vector<I>& Xh, const std::vector<I>& Y, const P& h, int q, double& Lh) {
     const std::size_t NN = static_cast<std::size_t>(N_) * N_;
-    std::vector<I> J(NN);
-    jet_.compute(seed(Xh), q - 1);
-    for (int a = 0; a < N_; ++a)
-      for (int b = 0; b < N_; ++b) {
-        I acc = jet_.coeff(q - 1, a).g[static_cast<std::size_t>(b)];
-        for (int k = q - 2; k >= 0; --k) acc = mulp(acc, h) + jet_.coeff(k, a).g[static_cast<std::size_t>(b)];
-        J[static_cast<std::size_t>(a * N_ + b)] = acc;
+    std::vector<I> J(NN), Df(NN), Dq(NN);  // Df = Da_1(Y) = Df(Y), Dq = Da_q(Y)
+    const auto columns = [&](JetBlock& blk) {
+      const int b0 = blk.b0, b1 = blk.b1;
+      blk.series.compute(seed(Xh, b0, b1), q - 1);
+      for (int a = 0; a < N_; ++a)
+        for (int b = b0; b < b1; ++b) {
+          const std::size_t g = static_cast<std::size_t>(b - b0);
+          I acc = blk.series.coeff(q - 1, a).g[g];
+          for (int k = q - 2; k >= 0; --k) acc = mulp(acc, h) + blk.series.coeff(k, a).g[g];
+          J[static_cast<std::size_t>(a * N_ + b)] = acc;
+        }
+      blk.series.compute(seed(Y, b0, b1), q);
+      for (int a = 0; a < N_; ++a)
+        for (int b = b0; b < b1; ++b) {
+          Df[static_cast<std::size_t>(a * N_ + b)] = blk.series.coeff(1, a).g[static_cast<std::size_t>(b - b0)];
+          Dq[static_cast<std::size_t>(a * N_ + b)] = blk.series.coeff(q, a).g[static_cast<std::size_t>(b - b0)];
+        }
+    };
+    const int blocks = static_cast<int>(jets_.size());
+    if (blocks == 1) {
+      columns(jets_[0]);
+    } else {
+      std::vector<std::exception_ptr> failed(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(static, 1) num_threads(blocks)
+      for (int b = 0; b < blocks; ++b) {
+        try {
+          const RoundUpward up;  // the rounding mode is per thread
+          columns(jets_[static_cast<std::size_t>(b)]);
+        } catch (...) { failed[static_cast<std::size_t>(b)] = std::current_exception(); }
       }
-    jet_.compute(seed(Y), q);
+      for (const auto& e : failed)
+        if (e) std::rethrow_exception(e);
+    }
     // L ≥ ‖Df(Y)‖_∞, δ ≥ e^{L|h|} − 1.
     I L(0);
     for (int a = 0; a < N_; ++a) {
       I row(0);
-      for (int b = 0; b < N_; ++b) row += I(iv::mag(jet_.coeff(1, a).g[static_cast<std::size_t>(b)]));
+      for (int b = 0; b < N_; ++b) row += I(iv::mag(Df[static_cast<std::size_t>(a * N_ + b)]));
       L = I(iv::upper(iv::hull(L, row)));
     }
     using std::abs;
@@ -393,11 +430,11 @@ template <class I> class SphereIntegrator {
     const I hq = pow_thin(h, q);
     for (int a = 0; a < N_; ++a) {
       I rowmag(0);
-      for (int b = 0; b < N_; ++b) rowmag += I(iv::mag(jet_.coeff(q, a).g[static_cast<std::size_t>(b)]));
+      for (int b = 0; b < N_; ++b) rowmag += I(iv::mag(Dq[static_cast<std::size_t>(a * N_ + b)]));
       const P rho = iv::upper(rowmag * iv::point<I>(dmax));
       const I spread = iv::interval<I>(P(-rho), rho);
       for (int b = 0; b < N_; ++b)
-        J[static_cast<std::size_t>(a * N_ + b)] += hq * (jet_.coeff(q, a).g[static_cast<std::size_t>(b)] + spread);
+        J[static_cast<std::size_t>(a * N_ + b)] += hq * (Dq[static_cast<std::size_t>(a * N_ + b)] + spread);
     }
     return J;
   }
@@ -407,7 +444,11 @@ template <class I> class SphereIntegrator {
   StepSettings s_;
   int N_;
   SphereSeries<I, I> val_, atX_;
-  SphereSeries<I, Jet<I>> jet_;
+  struct JetBlock {
+    int b0, b1;  // the columns b0 ≤ b < b1 of DΦ
+    SphereSeries<I, Jet<I>> series;
+  };
+  std::vector<JetBlock> jets_;
   SphereSeries<P, P> pval_;
   std::unique_ptr<PreciseLowOrders> precise_;
   double last_h_ = 0;
