@@ -403,15 +403,18 @@ BOOST_AUTO_TEST_CASE(interval_products_contain_the_exact_products) {
 }
 
 // The Jacobian's columns are computed in blocks, one thread each (SphereIntegrator::jacobian):
-// every block count gives the same bits. Control: a box one ulp wider changes them. OpenMP's
-// threads are started first in the default rounding, so that a worker which does not set the
-// upward mode itself computes in the wrong one (threads inherit the mode they were created in).
+// every block count gives the same bits. Control: a box one ulp wider changes them. Every thread
+// of OpenMP's pool is first set to round to nearest (a pool thread keeps the mode it last had, and
+// earlier tests ran their blocks in the upward mode), so that a worker which does not set the
+// upward mode itself computes in the wrong one.
 BOOST_AUTO_TEST_CASE(the_jacobian_has_the_same_bits_for_any_column_blocks) {
-  BOOST_REQUIRE(std::fegetround() == FE_TONEAREST);
-  int started = 0;
-#pragma omp parallel num_threads(12) reduction(+ : started)
-  started += 1;
-  BOOST_TEST_MESSAGE(started << " OpenMP threads started in round-to-nearest");
+  int nearest = 0;
+#pragma omp parallel num_threads(12) reduction(+ : nearest)
+  {
+    std::fesetround(FE_TONEAREST);
+    nearest += std::fegetround() == FE_TONEAREST;
+  }
+  BOOST_REQUIRE_EQUAL(nearest, 12);
   ProveInstance in;
   in.model = "sa-sphere";
   in.n = 4;
