@@ -20,6 +20,7 @@
 #include <cfenv>
 #include <cstring>
 #include <cmath>
+#include <omp.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -451,6 +452,49 @@ BOOST_AUTO_TEST_CASE(the_jacobian_has_the_same_bits_for_any_column_blocks) {
   BOOST_REQUIRE_EQUAL(one.size(), 144u);
   for (int blocks : {2, 3, 5, 12}) BOOST_TEST(same_bits(jacobian(blocks, false), one), blocks << " blocks");
   BOOST_TEST(!same_bits(jacobian(3, true), one), "control: a wider box gives the same bits");
+}
+
+// The Jacobian's workers leave OpenMP's pool threads in round-to-nearest: a pool thread started
+// inside the upward region inherits that mode, and restoring it would leave later plain double
+// work on the thread rounding up. The pool's threads but the master are set upward first, so a
+// worker that only restores the mode it found leaves them upward.
+BOOST_AUTO_TEST_CASE(pool_threads_leave_the_jacobian_in_round_to_nearest) {
+  constexpr int kThreads = 6;
+  int upward = 0;
+#pragma omp parallel num_threads(kThreads) reduction(+ : upward)
+  if (omp_get_thread_num() != 0) {
+    std::fesetround(FE_UPWARD);
+    upward += std::fegetround() == FE_UPWARD;
+  }
+  BOOST_REQUIRE_EQUAL(upward, kThreads - 1);
+  ProveInstance in;
+  in.model = "usa-sphere";
+  in.n = 3;
+  in.d = 2;
+  in.beta = "0";
+  in.Q = {"1", "0", "0", "1"};
+  in.K = in.Q;
+  in.points = {"1", "0.5", "-0.25", "1", "0.6", "-0.8"};
+  const double h = 0.0625;
+  {
+    RoundUpward up;
+    const Problem<DInterval> pb(in);
+    StepSettings s;
+    s.order = 6;
+    s.jet_order = 2;
+    s.jet_blocks = kThreads;
+    SphereIntegrator<DInterval> integrator(pb.field, s);
+    SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
+    atX.compute(pb.start, s.order - 1);
+    std::vector<DInterval> Y, ap;
+    BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
+    BOOST_TEST(integrator.jacobian_enclosure(pb.start, Y, h, s.jet_order).size() == 36u);
+  }
+  BOOST_TEST(std::fegetround() == FE_TONEAREST);
+  int nearest = 0;
+#pragma omp parallel num_threads(kThreads) reduction(+ : nearest)
+  nearest += std::fegetround() == FE_TONEAREST;
+  BOOST_TEST(nearest == kThreads, nearest << " of " << kThreads << " pool threads round to nearest");
 }
 
 // Every decimal of an instance is read as an enclosure of its exact value (most decimals are

@@ -89,6 +89,23 @@ class RoundUpward {
   int saved_;
 };
 
+/// For a worker of OpenMP's pool: leaves the thread in round-to-nearest when the scope ends. A pool
+/// thread first started inside a RoundUpward scope inherits the upward mode, and a RoundUpward in
+/// the worker would restore just that, so later plain double work on the thread would round up.
+/// The team's master (thread 0) is the caller's own thread and keeps the caller's mode.
+class PoolThreadLeavesInNearest {
+ public:
+  explicit PoolThreadLeavesInNearest(bool pool_thread) : pool_thread_(pool_thread) {}
+  ~PoolThreadLeavesInNearest() {
+    if (pool_thread_) std::fesetround(FE_TONEAREST);
+  }
+  PoolThreadLeavesInNearest(const PoolThreadLeavesInNearest&) = delete;
+  PoolThreadLeavesInNearest& operator=(const PoolThreadLeavesInNearest&) = delete;
+
+ private:
+  bool pool_thread_;
+};
+
 /// Sets the working precision (decimal digits) of both MPFI and MPFR for a scope.
 class DigitsScope {
  public:
