@@ -32,19 +32,35 @@ namespace {
 
 constexpr int kDigits = 100;
 
-/// The closed-form instance: two tokens on the circle at angles ∓α0 + μ, given as decimals.
-ProveInstance two_tokens(const std::string& x1, const std::string& y1, const std::string& x2, const std::string& y2) {
+/// usa-sphere with β = 0 in d = 2 (uniform attention) from the given points (x, y per token).
+ProveInstance usa_tokens(std::vector<std::string> points) {
   ProveInstance in;
   in.model = "usa-sphere";
-  in.n = 2;
+  in.n = static_cast<int>(points.size() / 2);
   in.d = 2;
   in.beta = "0";
   in.Q = {"1", "0", "0", "1"};
   in.K = in.Q;
-  in.points = {x1, y1, x2, y2};
+  in.points = std::move(points);
   return in;
 }
+/// The closed-form instance: two tokens on the circle at angles ∓α0 + μ, given as decimals.
+ProveInstance two_tokens(const std::string& x1, const std::string& y1, const std::string& x2, const std::string& y2) {
+  return usa_tokens({x1, y1, x2, y2});
+}
 ProveInstance closed_form_instance() { return two_tokens("1", "-0.75", "0.6", "0.5"); }
+
+/// DΦ_h's enclosure over the box X (SphereIntegrator::jacobian_enclosure at jet order s.jet_order),
+/// on the a-priori box of an order-s.order step of length h. Runs in the caller's RoundUpward.
+std::vector<DInterval> jacobian_over(const Problem<DInterval>& pb, const std::vector<DInterval>& X, double h,
+                                     const StepSettings& s) {
+  SphereIntegrator<DInterval> integrator(pb.field, s);
+  SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
+  atX.compute(X, s.order - 1);
+  std::vector<DInterval> Y, ap;
+  BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
+  return integrator.jacobian_enclosure(X, Y, h, s.jet_order);
+}
 
 /// Angles of the instance's (normalised) start, at 100 digits.
 std::array<mpfr, 2> start_angles(const ProveInstance& in) {
@@ -214,12 +230,7 @@ BOOST_AUTO_TEST_CASE(the_jacobian_enclosure_contains_the_exact_derivative) {
           StepSettings s;
           s.order = 6;
           s.jet_order = q;
-          SphereIntegrator<DInterval> integrator(pb.field, s);
-          SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
-          atX.compute(pb.start, s.order - 1);
-          std::vector<DInterval> Y, ap;
-          BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
-          J = integrator.jacobian_enclosure(pb.start, Y, h, q);
+          J = jacobian_over(pb, pb.start, h, s);
           for (int i = 0; i < 2; ++i) {
             v[static_cast<std::size_t>(i)].fill(DInterval(0));
             v[static_cast<std::size_t>(i)][static_cast<std::size_t>(2 * i)] =
@@ -284,12 +295,7 @@ BOOST_AUTO_TEST_CASE(the_jacobian_enclosure_of_a_linear_flow_contains_its_expone
           StepSettings s;
           s.order = 6;
           s.jet_order = q;
-          SphereIntegrator<DInterval> integrator(pb.field, s);
-          SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
-          atX.compute(pb.start, s.order - 1);
-          std::vector<DInterval> Y, ap;
-          BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
-          J = integrator.jacobian_enclosure(pb.start, Y, h, q);
+          J = jacobian_over(pb, pb.start, h, s);
         }
         // e^{hG} by its Taylor series (‖hG‖ ≤ 0.75: 80 terms are far below 1e-100).
         Matrix<mpfr> term = Matrix<mpfr>::Identity(N, N), E = term;
@@ -433,14 +439,9 @@ BOOST_AUTO_TEST_CASE(the_jacobian_has_the_same_bits_for_any_column_blocks) {
     s.order = 8;
     s.jet_order = q;
     s.jet_blocks = blocks;
-    SphereIntegrator<DInterval> integrator(pb.field, s);
     std::vector<DInterval> X = pb.start;
     if (wider) X[0] = DInterval(std::nextafter(X[0].lower(), -1.0), X[0].upper());
-    SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
-    atX.compute(X, s.order - 1);
-    std::vector<DInterval> Y, ap;
-    BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
-    return integrator.jacobian_enclosure(X, Y, h, q);
+    return jacobian_over(pb, X, h, s);
   };
   const auto same_bits = [](const std::vector<DInterval>& a, const std::vector<DInterval>& b) {
     if (a.size() != b.size()) return false;
@@ -467,14 +468,7 @@ BOOST_AUTO_TEST_CASE(pool_threads_leave_the_jacobian_in_round_to_nearest) {
     upward += std::fegetround() == FE_UPWARD;
   }
   BOOST_REQUIRE_EQUAL(upward, kThreads - 1);
-  ProveInstance in;
-  in.model = "usa-sphere";
-  in.n = 3;
-  in.d = 2;
-  in.beta = "0";
-  in.Q = {"1", "0", "0", "1"};
-  in.K = in.Q;
-  in.points = {"1", "0.5", "-0.25", "1", "0.6", "-0.8"};
+  const ProveInstance in = usa_tokens({"1", "0.5", "-0.25", "1", "0.6", "-0.8"});
   const double h = 0.0625;
   {
     RoundUpward up;
@@ -483,12 +477,7 @@ BOOST_AUTO_TEST_CASE(pool_threads_leave_the_jacobian_in_round_to_nearest) {
     s.order = 6;
     s.jet_order = 2;
     s.jet_blocks = kThreads;
-    SphereIntegrator<DInterval> integrator(pb.field, s);
-    SphereSeries<DInterval, DInterval> atX(pb.field, 0), onY(pb.field, 0);
-    atX.compute(pb.start, s.order - 1);
-    std::vector<DInterval> Y, ap;
-    BOOST_REQUIRE(high_order_apriori(atX, onY, iv::time_range<DInterval>(h), s.order, 4, Y, ap));
-    BOOST_TEST(integrator.jacobian_enclosure(pb.start, Y, h, s.jet_order).size() == 36u);
+    BOOST_TEST(jacobian_over(pb, pb.start, h, s).size() == 36u);
   }
   BOOST_TEST(std::fegetround() == FE_TONEAREST);
   int nearest = 0;
