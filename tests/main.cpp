@@ -11,8 +11,8 @@
 #ifdef ATTNFLOW_TESTS_UNDER_ASAN
 #include <omp.h>
 
-// LLVM 14's libomp leaks one block per thread of its pool when a parallel region asks for more
-// threads than any region before it (seen with a plain two-region program: 2 threads, then 12).
+// LLVM 14's libomp leaks one block per thread of its earlier team when a parallel region asks for
+// well more threads than any region before it (a plain two-region program: 2 then 12, 3 then 5).
 // LeakSanitizer then fails a suite that raises its thread count, e.g. the Jacobian's column-block
 // test. Growing the pool once, before any test, to more threads than any test asks for avoids the
 // runtime's leak without suppressing leak reports from code that runs inside parallel regions.
