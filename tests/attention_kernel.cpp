@@ -107,6 +107,19 @@ BOOST_AUTO_TEST_CASE(time_dependent_weights_through_the_cache) {
   for (double t : {0.0, 0.4, 0.4, 1.5, 0.0}) BOOST_TEST(relative_difference(r, x, t) <= 1e-13);
 }
 
+BOOST_AUTO_TEST_CASE(weight_structure_follows_the_weights) {
+  // What the kernel skips (a diagonal matrix's products, the symmetric logits of Q = K) is found
+  // once for constant weights and anew for weights that change: layers with Q = K = I, then full
+  // and unequal Q, K, then Q = K = I again, visited in both directions.
+  json j = model_config("sa-sphere", 9, 3);
+  j["Q"] = {{"layers", json::array({"identity", gaussian(11), "identity"})}};
+  j["K"] = {{"layers", json::array({"identity", gaussian(12), "identity"})}};
+  j["V"] = {{"layers", json::array({"identity", gaussian(13), "minus-identity"})}};
+  const Model<double> m = build_model<double>(parse_sim_config(j));
+  const State<double> x = some_state<double>(9, 3);
+  for (double t : {0.5, 1.5, 2.5, 1.5, 0.5, 1.5}) BOOST_TEST(relative_difference(m, x, t) <= 1e-13, "t = " << t);
+}
+
 BOOST_AUTO_TEST_CASE(symmetric_logits_path_equals_reference) {
   // Q = K and no causal mask: n ≤ 64 takes the symmetric path (one shift, n(n+1)/2 exponentials)
   // while the logits spread over at most 64; n = 65 and β = 40 (spread up to 80) do not.

@@ -37,10 +37,20 @@ namespace attnflow {
 template <class T> inline constexpr bool has_fast_kernel =
     std::is_floating_point_v<T> || std::is_same_v<T, float128> || is_mpfr<T>::value;
 
+/// What the kernel may skip for one set of weights: a diagonal matrix is applied as a column
+/// scaling, and Q = K makes a small system's logits symmetric. Finding out reads d² numbers per
+/// matrix, more than the whole evaluation costs for a few tokens in many dimensions, so a model
+/// finds out once per set of weights (model.hpp) and passes it in.
+struct WeightStructure {
+  bool q_diagonal = false, k_diagonal = false, v_diagonal = false, q_equals_k = false;
+  template <class T> static WeightStructure of(const Matrix<T>& Q, const Matrix<T>& K, const Matrix<T>& V);
+};
+
 struct KernelFlags {
   Normalization norm = Normalization::Softmax;
   bool causal = false;
-  bool accumulate = false;  // out_i += a_i instead of out_i = a_i
+  bool accumulate = false;                   // out_i += a_i instead of out_i = a_i
+  const WeightStructure* weights = nullptr;  // of Q, K, V when known; else read from them
 };
 
 namespace kernel {
@@ -142,10 +152,10 @@ template <class T> bool is_diagonal(const Matrix<T>& B) {
 /// C = A op(B), op(B) = Bᵀ (`transposed`) or B: Eigen's GEMM for the built-in types, in-place
 /// loops for MPFR. A diagonal B (Q = K = V = I, e^{tV} for diagonal V: the common cases) scales
 /// columns instead: the same numbers (the GEMM would only add exact zeros), n·k products instead
-/// of n·k².
-template <class T, class DA, class DC>
-void multiply(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, bool transposed, Eigen::MatrixBase<DC>& C, T& tmp) {
-  if (is_diagonal(B)) {
+/// of n·k². `diagonal` must say whether B is diagonal.
+template <class T, class DA, class DC> void multiply(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B,
+                                                     bool transposed, Eigen::MatrixBase<DC>& C, T& tmp, bool diagonal) {
+  if (diagonal) {
     if constexpr (is_mpfr<T>::value) {
       for (Eigen::Index i = 0; i < A.rows(); ++i)
         for (Eigen::Index r = 0; r < B.rows(); ++r)
@@ -176,8 +186,17 @@ void multiply(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, bool transpose
 /// C = A Bᵀ (A: n×k, B: m×k).
 template <class T, class DA, class DC>
 void multiply_transposed(const Eigen::MatrixBase<DA>& A, const Matrix<T>& B, Eigen::MatrixBase<DC>& C, T& tmp) {
-  multiply(A, B, true, C, tmp);
+  multiply(A, B, true, C, tmp, is_diagonal(B));
 }
+
+}  // namespace kernel
+
+template <class T> WeightStructure WeightStructure::of(const Matrix<T>& Q, const Matrix<T>& K, const Matrix<T>& V) {
+  return {kernel::is_diagonal(Q), kernel::is_diagonal(K), kernel::is_diagonal(V),
+          Q.rows() == K.rows() && Q.cols() == K.cols() && Q == K};
+}
+
+namespace kernel {
 
 /// out_i ← Π_{x_i} out_i = out_i − ⟨x_i, out_i⟩ x_i/‖x_i‖² (the exact form of project_tangent_rows).
 /// (x.coeff(k), not x(k): on a read-only map, operator() returns MPFR numbers by value — a copy.)
@@ -464,14 +483,15 @@ template <class T> void attention_kernel(const TokensView<T>& keys, const Tokens
   const int threads = omp_in_parallel() || !large ? 1 : std::max(1, omp_get_max_threads());
   ws.prepare(n, d, threads);
   T& tmp = ws.lanes.front().tmp;
-  kernel::multiply_transposed(keys, Q, ws.qx, tmp);
+  const WeightStructure known = flags.weights ? *flags.weights : WeightStructure::of(Q, K, V);
+  kernel::multiply(keys, Q, true, ws.qx, tmp, known.q_diagonal);
   if constexpr (is_mpfr<T>::value) {
     for (Eigen::Index k = 0; k < ws.qx.size(); ++k) inplace::mul(ws.qx.data()[k], ws.qx.data()[k], beta);
   } else {
     ws.qx *= beta;
   }
-  kernel::multiply_transposed(keys, K, ws.kx, tmp);
-  kernel::multiply_transposed(values, V, ws.vx, tmp);
+  kernel::multiply(keys, K, true, ws.kx, tmp, known.k_diagonal);
+  kernel::multiply(values, V, true, ws.vx, tmp, known.v_diagonal);
   if constexpr (is_mpfr<T>::value) {
     ws.fixed_logits = ws.fixed_qx.assign(ws.qx, kernel::kFixedMaxExtraLimbs) &&
                       ws.fixed_kx.assign(ws.kx, kernel::kFixedMaxExtraLimbs);
@@ -479,9 +499,9 @@ template <class T> void attention_kernel(const TokensView<T>& keys, const Tokens
   }
   const TokensView<T>* positions = flags.norm == Normalization::Softmax ? relative.positions : nullptr;
   if (positions) {  // U = β QY K M
-    kernel::multiply(ws.qx, K, false, ws.sized(ws.u, n, d), tmp);
+    kernel::multiply(ws.qx, K, false, ws.sized(ws.u, n, d), tmp, known.k_diagonal);
     if (relative.map) {
-      kernel::multiply(ws.u, *relative.map, false, ws.sized(ws.u_next, n, d), tmp);
+      kernel::multiply(ws.u, *relative.map, false, ws.sized(ws.u_next, n, d), tmp, kernel::is_diagonal(*relative.map));
       ws.u.swap(ws.u_next);
     }
     if constexpr (!is_mpfr<T>::value) {
@@ -490,9 +510,9 @@ template <class T> void attention_kernel(const TokensView<T>& keys, const Tokens
       ws.negligible = log(T(16) * T(n) / std::numeric_limits<T>::epsilon());
     }
   }
-  // (Q == K compares d² numbers; the symmetric path saves ~n²/2 exponentials.)
-  const bool symmetric = !is_mpfr<T>::value && !flags.causal && !positions && n <= kernel::kQueryBlock &&
-                         Q.rows() == K.rows() && Q.cols() == K.cols() && Q == K;
+  // (The symmetric path saves ~n²/2 exponentials.)
+  const bool symmetric =
+      !is_mpfr<T>::value && !flags.causal && !positions && n <= kernel::kQueryBlock && known.q_equals_k;
   const Eigen::Index blocks = (n + kernel::kQueryBlock - 1) / kernel::kQueryBlock;
   auto run = [&](Eigen::Index b, kernel::Lane<T>& lane) {
     const Eigen::Index i0 = b * kernel::kQueryBlock, i1 = std::min(n, i0 + kernel::kQueryBlock);

@@ -27,6 +27,7 @@ class DegenerateStateError : public std::runtime_error {
 template <class T> struct ModelCache {
   AttentionWorkspace<T> attn;
   std::vector<Matrix<T>> q, k, v;  // per head; filled only for schedules that are not stored
+  std::vector<WeightStructure> structure;  // per head, of the weights at time t
   Matrix<T> w, expm;
   T t, tmp;
   bool valid = false;
@@ -197,10 +198,16 @@ template <class T> class Model {
     }
     if (c.valid && c.t == t) return;
     c.q.resize(heads.size()), c.k.resize(heads.size()), c.v.resize(heads.size());
+    c.structure.resize(heads.size());
     for (std::size_t h = 0; h < heads.size(); ++h) {
-      if (!heads[h].Q.stored_at_time(t)) c.q[h] = heads[h].Q.at_time(t);
-      if (!heads[h].K.stored_at_time(t)) c.k[h] = heads[h].K.at_time(t);
-      if (!heads[h].V.stored_at_time(t)) c.v[h] = heads[h].V.at_time(t);
+      const Head<T>& head = heads[h];
+      if (!head.Q.stored_at_time(t)) c.q[h] = head.Q.at_time(t);
+      if (!head.K.stored_at_time(t)) c.k[h] = head.K.at_time(t);
+      if (!head.V.stored_at_time(t)) c.v[h] = head.V.at_time(t);
+      // Constant weights keep the structure found at the first time; the others change with t.
+      if (!c.valid || !(head.Q.constant() && head.K.constant() && head.V.constant()))
+        c.structure[h] =
+            WeightStructure::of(weight(head.Q, t, c.q[h]), weight(head.K, t, c.k[h]), weight(head.V, t, c.v[h]));
     }
     if (info->kind == ModelKind::Ffn && !W.stored_at_time(t)) c.w = W.at_time(t);
     if (info->kind == ModelKind::SaRescaled) c.expm = matrix_exponential<T>(rescale_V * t);
@@ -238,7 +245,7 @@ template <class T> class Model {
       const Matrix<T>& K = weight(heads[h].K, t, c.k[h]);
       const Matrix<T>& V = weight(heads[h].V, t, c.v[h]);
       const bool project = on_sphere() && h + 1 == heads.size();
-      KernelFlags flags{info->normalization, causal, h > 0};
+      KernelFlags flags{info->normalization, causal, h > 0, &c.structure[h]};
       const RelativeLogits<T> relative =
           relative_logits() ? RelativeLogits<T>{&X, rescaled ? &c.expm : nullptr} : RelativeLogits<T>{};
       if (!per_head) {

@@ -78,32 +78,20 @@ using MInterval = mp::number<mp::mpfi_float_backend<0>, mp::et_off>;
 
 /// Sets the FPU to round upward for a scope (required by DInterval arithmetic) and restores the
 /// previous mode afterwards. Harmless for MInterval (MPFI rounds inside MPFR).
+/// `pool_thread`: a worker of OpenMP's pool other than the team's master, left in round-to-nearest
+/// instead. A pool thread first started inside an upward scope inherits the upward mode, and
+/// restoring that would leave later plain double work on the thread rounding up.
 class RoundUpward {
  public:
-  RoundUpward() : saved_(std::fegetround()) { std::fesetround(FE_UPWARD); }
+  explicit RoundUpward(bool pool_thread = false) : saved_(pool_thread ? FE_TONEAREST : std::fegetround()) {
+    std::fesetround(FE_UPWARD);
+  }
   ~RoundUpward() { std::fesetround(saved_); }
   RoundUpward(const RoundUpward&) = delete;
   RoundUpward& operator=(const RoundUpward&) = delete;
 
  private:
   int saved_;
-};
-
-/// For a worker of OpenMP's pool: leaves the thread in round-to-nearest when the scope ends. A pool
-/// thread first started inside a RoundUpward scope inherits the upward mode, and a RoundUpward in
-/// the worker would restore just that, so later plain double work on the thread would round up.
-/// The team's master (thread 0) is the caller's own thread and keeps the caller's mode.
-class PoolThreadLeavesInNearest {
- public:
-  explicit PoolThreadLeavesInNearest(bool pool_thread) : pool_thread_(pool_thread) {}
-  ~PoolThreadLeavesInNearest() {
-    if (pool_thread_) std::fesetround(FE_TONEAREST);
-  }
-  PoolThreadLeavesInNearest(const PoolThreadLeavesInNearest&) = delete;
-  PoolThreadLeavesInNearest& operator=(const PoolThreadLeavesInNearest&) = delete;
-
- private:
-  bool pool_thread_;
 };
 
 /// Sets the working precision (decimal digits) of both MPFI and MPFR for a scope.

@@ -409,8 +409,7 @@ template <class I> class SphereIntegrator {
 #pragma omp parallel for schedule(static, 1) num_threads(blocks)
       for (int b = 0; b < blocks; ++b) {
         try {
-          const PoolThreadLeavesInNearest leave(omp_get_thread_num() != 0);
-          const RoundUpward up;  // the rounding mode is per thread
+          const RoundUpward up(omp_get_thread_num() != 0);  // the rounding mode is per thread
           columns(jets_[static_cast<std::size_t>(b)]);
         } catch (...) { failed[static_cast<std::size_t>(b)] = std::current_exception(); }
       }
