@@ -528,7 +528,7 @@ BOOST_AUTO_TEST_SUITE(rate_agreement)
 BOOST_AUTO_TEST_CASE(a_rate_judged_against_a_wrong_prediction_differs) {
   // The comparison's own negative control: SA runs (rate 2) judged against 2e^beta, the USA rate.
   // Each fit must come out "differs by" about 1 - 2/(2e) = 63 %, and the statement violated
-  // (confirmed at higher precision); against the linearised rate the same runs agree to < 1e-4.
+  // (confirmed at higher precision); against the linearised rate the same runs agree to < 1e-6.
   json s = {{"id", "sa-at-usa-rate"},
             {"kind", "conjecture"},
             {"statement", "SA with Q = K = V = I collapses at the USA rate 2e^beta"},
@@ -548,8 +548,14 @@ BOOST_AUTO_TEST_CASE(a_rate_judged_against_a_wrong_prediction_differs) {
   BOOST_TEST(wrong.key_number.find("0/2 runs agree") != std::string::npos, wrong.key_number);
   s["conclusion"][0]["rate"]["="] = "linearised";
   const CheckResult right = run_entry(statement_entry(parse_statement(s, "right")), json::object(), 20231);
-  for (const auto& i : right.evidence["instances"])
-    BOOST_TEST(i["clauses"][0]["relative_deviation"].get<double>() < 1e-4, i["clauses"][0].dump());
+  // The window's own transient, extrapolated away, leaves no false disagreement (the fit on the
+  // window alone differs from 2 by several CI half-widths).
+  for (const auto& i : right.evidence["instances"]) {
+    BOOST_TEST(i["clauses"][0]["relative_deviation"].get<double>() < 1e-6, i["clauses"][0].dump());
+    BOOST_TEST(i["clauses"][0]["agrees"] == true, i["clauses"][0].dump());
+    BOOST_TEST(i["clauses"][0]["rate_estimate"]["extrapolated"] == true, i["clauses"][0].dump());
+  }
+  BOOST_TEST(right.key_number.find("2/2 runs agree") != std::string::npos, right.key_number);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -235,16 +235,90 @@ nlohmann::json ConvergenceOrder::to_json() const {
           {"table", table()}};
 }
 
+namespace {
+
+/// S_W(μ) = Σ_W (t − t̄) (e^{−μ(t − t_a)} − 1) / Σ_W (t − t̄)²: the least-squares slope on the window
+/// W = [first, last] of e^{−μ(t − t_a)} (the −1 drops out of a slope and keeps small μ exact).
+double transient_slope(const std::vector<double>& t, std::size_t first, std::size_t last, double t_a, double mu) {
+  double mean = 0;
+  for (std::size_t k = first; k <= last; ++k) mean += t[k];
+  mean /= double(last - first + 1);
+  double num = 0, den = 0;
+  for (std::size_t k = first; k <= last; ++k)
+    num += (t[k] - mean) * std::expm1(-mu * (t[k] - t_a)), den += (t[k] - mean) * (t[k] - mean);
+  return num / den;
+}
+
+double ci_half_width_of(const ExponentialFit& f) { return (f.rate_ci_high - f.rate_ci_low) / 2; }
+
+}  // namespace
+
+const char* const kRateEstimateRule =
+    "the rates fitted on the window, its later half and its later quarter; if their drift exceeds the fits' CIs "
+    "and its ratio is that of one decaying transient of the local rate, r(t) = lambda + c exp(-mu t), lambda is "
+    "extrapolated exactly on the samples and the model error is |lambda - quarter|; else the estimate is the "
+    "window's rate and the model error |half - whole| + |quarter - half|; CI half-width: the largest of the three";
+
+RateEstimate estimate_rate_from_logs(const std::vector<double>& t, const std::vector<double>& log_y,
+                                     const ExponentialFit& whole) {
+  if (whole.last < whole.first + 8) throw std::invalid_argument("estimate_rate: the window needs 9 samples");
+  const std::size_t h = whole.first + (whole.last - whole.first) / 2, q = h + (whole.last - h) / 2;
+  const ExponentialFit half = fit_log_linear_window(t, log_y, h, whole.last, whole.fit.confidence);
+  const ExponentialFit quarter = fit_log_linear_window(t, log_y, q, whole.last, whole.fit.confidence);
+  RateEstimate e;
+  e.whole = whole.rate, e.half = half.rate, e.quarter = quarter.rate;
+  e.ci_half_width = std::max({ci_half_width_of(whole), ci_half_width_of(half), ci_half_width_of(quarter)});
+  e.value = whole.rate;
+  const double d1 = half.rate - whole.rate, d2 = quarter.rate - half.rate;
+  e.model_error = std::abs(d1) + std::abs(d2);
+  const double target = d2 / d1;
+  if (!(std::abs(d2) > ci_half_width_of(half) + ci_half_width_of(quarter)) || !(target > 0 && target < 0.5)) return e;
+  // r_W = λ − A S_W(μ) on each window W: the drift ratio (S_¼ − S_½)/(S_½ − S_1) falls from ½
+  // (μ → 0) to 0 (μ → ∞); bisect for it in log μ.
+  const double t_a = t[whole.first], length = t[whole.last] - t_a;
+  auto S = [&](std::size_t first, double mu) { return transient_slope(t, first, whole.last, t_a, mu); };
+  auto ratio = [&](double mu) { return (S(q, mu) - S(h, mu)) / (S(h, mu) - S(whole.first, mu)); };
+  double lo = std::log(1e-4 / length), hi = std::log(200 / length);
+  if (!(ratio(std::exp(lo)) > target && ratio(std::exp(hi)) < target)) return e;
+  for (int k = 0; k < 100; ++k) {
+    const double mid = (lo + hi) / 2;
+    (ratio(std::exp(mid)) > target ? lo : hi) = mid;
+  }
+  const double mu = std::exp((lo + hi) / 2);
+  const double A = -d1 / (S(h, mu) - S(whole.first, mu));
+  const double lambda = whole.rate + A * S(whole.first, mu);
+  if (!std::isfinite(lambda)) return e;
+  e.value = lambda, e.model_error = std::abs(lambda - quarter.rate);
+  e.transient_rate = mu, e.extrapolated = true;
+  return e;
+}
+
+nlohmann::json RateEstimate::to_json() const {
+  return {{"estimate", num(value)},          {"ci_half_width", num(ci_half_width)},
+          {"model_error", num(model_error)}, {"whole_window", num(whole)},
+          {"later_half", num(half)},         {"later_quarter", num(quarter)},
+          {"extrapolated", extrapolated},    {"transient_rate_mu", num(transient_rate)},
+          {"rule", kRateEstimateRule}};
+}
+
 const char* const kFitAgreementRule =
-    "agrees when |fitted - claimed| <= CI half-width + model error (the change of the fitted value between the fit "
-    "window and its later half); one-sided for >= and <=";
+    "agrees when |estimate - claimed| <= CI half-width + model error, one-sided for >= and <=; a decay rate's "
+    "estimate and model error as in its rule; a slope's or an exponent's: the whole window's fit, and the change "
+    "of the fitted value on the later half of the window (or grid)";
 
 FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double later_half, double claimed,
                          const std::string& relation) {
+  return compare_fit(fitted, (ci_high - ci_low) / 2, std::isfinite(later_half) ? std::abs(later_half - fitted) : 0.0,
+                     claimed, relation);
+}
+
+FitAgreement compare_fit(double estimate, double half_width, double model_error, double claimed,
+                         const std::string& relation) {
   FitAgreement a;
+  const double fitted = estimate;
   a.fitted = fitted, a.claimed = claimed, a.relation = relation;
-  a.half_width = (ci_high - ci_low) / 2;
-  a.model_error = std::isfinite(later_half) ? std::abs(later_half - fitted) : 0.0;
+  a.half_width = half_width;
+  a.model_error = model_error;
   const double allowed = a.half_width + a.model_error, dev = fitted - claimed;
   a.agrees = relation == "=" ? std::abs(dev) <= allowed : relation == ">=" ? dev >= -allowed : dev <= allowed;
   a.relative_deviation = claimed != 0 ? std::abs(dev) / std::abs(claimed) : std::abs(dev);

@@ -155,17 +155,46 @@ template <class T> ConvergenceOrder convergence_order(const std::vector<double>&
   return convergence_order_from_logs(h, e, le, confidence);
 }
 
-/// The one rule for comparing a fitted value (a rate, an exponent, a slope) with a claimed one:
-/// the fit's CI widened by its model error, the change of the fitted value between the fit window
-/// and its later half (a regression CI alone ignores the fit's own bias, e.g. an O(D) correction
-/// to a late-time decay). relation "=": |fitted − claimed| ≤ half-width + model error; ">=" / "<=":
-/// one-sided. The evidence says "agrees to 3e-06" or "differs by 30 %" (relative to |claimed|, or
-/// absolute when the claim is 0).
+/// A decay rate with the fit window's own transient extrapolated away. The rates fitted on the
+/// window, its later half and its later quarter drift as the window moves later (a regression CI
+/// ignores that bias, e.g. an O(D) correction to the late-time decay). If the drift is resolved
+/// above the fits' CIs and its ratio is that of one decaying transient of the local rate,
+/// r(t) = λ + c e^{−μt} (for least-squares windows that ratio lies in (0, ½)), μ and λ are solved
+/// for exactly on the samples; the model error is the size of the extrapolation, |λ − quarter|.
+/// Otherwise the estimate is the whole window's rate and its model error the whole drift,
+/// |half − whole| + |quarter − half|. The CI half-width is the largest of the three fits'.
+struct RateEstimate {
+  double value = std::numeric_limits<double>::quiet_NaN();
+  double ci_half_width = value, model_error = value;
+  double whole = value, half = value, quarter = value;  // the three fitted rates
+  double transient_rate = value;                        // μ, when extrapolated
+  bool extrapolated = false;
+  nlohmann::json to_json() const;
+};
+/// `whole`: a fit of log y on samples whose window has at least 9 samples.
+RateEstimate estimate_rate_from_logs(const std::vector<double>& t, const std::vector<double>& log_y,
+                                     const ExponentialFit& whole);
+template <class T>
+RateEstimate estimate_rate(const std::vector<T>& t, const std::vector<T>& y, const ExponentialFit& whole) {
+  std::vector<double> td, ly;
+  for (std::size_t k = 0; k < t.size(); ++k) td.push_back(to_double(t[k])), ly.push_back(detail::log_as_double(y[k]));
+  return estimate_rate_from_logs(td, ly, whole);
+}
+extern const char* const kRateEstimateRule;
+
+/// The one comparison of a fitted value (a rate, an exponent, a slope) with a claimed one: the
+/// fit's CI widened by its model error. relation "=": |estimate − claimed| ≤ half-width + model
+/// error; ">=" / "<=": one-sided. The evidence says "agrees to 3e-06" or "differs by 30 %"
+/// (relative to |claimed|, or absolute when the claim is 0).
 struct FitAgreement {
   bool agrees = true;
   double fitted = 0, claimed = 0, half_width = 0, model_error = 0, relative_deviation = 0;
   std::string relation, in_words;
 };
+FitAgreement compare_fit(double estimate, double half_width, double model_error, double claimed,
+                         const std::string& relation);
+/// A slope or exponent: the whole window's fit, its model error the change of the fitted value
+/// on the later half of the window (or of the grid).
 FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double later_half, double claimed,
                          const std::string& relation);
 extern const char* const kFitAgreementRule;
