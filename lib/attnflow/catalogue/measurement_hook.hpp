@@ -62,6 +62,11 @@ struct MeasurementHook {
   std::function<nlohmann::json(const HookParams&, const nlohmann::json& instance, std::uint64_t seed, bool confirm)>
       measure;
   std::function<HookJudgement(const HookParams&, const std::vector<nlohmann::json>& measured)> judge;
+  /// Optional: the first measurement of many instances at once (a batched integrator), giving
+  /// what measure(…, false) gives for each; confirmations still go through measure.
+  std::function<std::vector<nlohmann::json>(const HookParams&, const std::vector<nlohmann::json>& instances,
+                                            const std::vector<std::uint64_t>& seeds)>
+      measure_many;
 };
 
 /// nullptr when unknown.

@@ -681,7 +681,12 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
       return h.measure(params, inst[i], ctx.instance_seed(offset + i), confirm);
     };
     std::vector<json> got;  // confirmations in turn: they set the MPFR precision (process-wide)
-    if (h.sequential || confirm)
+    if (h.measure_many && !confirm) {
+      std::vector<json> selected;
+      std::vector<std::uint64_t> seeds;
+      for (std::size_t i : which) selected.push_back(inst[i]), seeds.push_back(ctx.instance_seed(offset + i));
+      got = h.measure_many(params, selected, seeds);
+    } else if (h.sequential || confirm)
       for (std::size_t k = 0; k < which.size(); ++k) got.push_back(one(long(k)));
     else
       got = run_instances<json>(long(which.size()), one);

@@ -251,6 +251,11 @@ std::optional<SharedWeights> lane_weights(const BatchSystem<double>& s) {
 
 bool lanes_cover(const BatchSystem<double>& s) { return lane_weights(s).has_value(); }
 
+bool share_lanes(const BatchSystem<double>& a, const BatchSystem<double>& b) {
+  const std::optional<SharedWeights> w = lane_weights(a);
+  return w && w == lane_weights(b);
+}
+
 void integrate_lanes(long count, const std::function<BatchSystem<double>(long)>& system,
                      const std::function<void(long, const Trajectory<double>&)>& finished, int lanes) {
   if (lanes < 1 || lanes > kLanes)

@@ -17,6 +17,9 @@ namespace attnflow {
 /// Whether the lanes integrate this system (else integrate() does): sa-sphere with softmax, one
 /// head, constant Q = K and V, no mask; dopri5 with dense output, no progress callback.
 bool lanes_cover(const BatchSystem<double>& s);
+/// Whether a and b are both covered and share their weights: one call of integrate_lanes takes
+/// both into lanes (it takes the first system's weights and sends any other to integrate()).
+bool share_lanes(const BatchSystem<double>& a, const BatchSystem<double>& b);
 
 /// finished(k, trajectory) for every k < count, called from several threads (each k once);
 /// `lanes` (1..kLanes) of each block are used (kLanes unless a test asks for fewer).

@@ -49,6 +49,23 @@ template <class T> struct MeasuredRun {
   std::vector<double> column_error;  // the same per coordinate (column of the tokens)
 };
 
+/// The largest deviation of r's trajectory from the tighter twin `ref` over their common samples,
+/// overall and per coordinate, as r's error estimate.
+template <class T> void measure_error(MeasuredRun<T>& r, const Trajectory<T>& ref) {
+  T worst = 0;
+  r.column_error.assign(static_cast<std::size_t>(r.trajectory.d), 0.0);
+  const std::size_t samples = std::min(r.trajectory.samples(), ref.samples());
+  for (std::size_t s = 0; s < samples; ++s) {
+    const Tokens<T> diff = (r.trajectory.x[s] - ref.x[s]).cwiseAbs();
+    worst = std::max<T>(worst, diff.maxCoeff());
+    for (Eigen::Index k = 0; k < diff.cols(); ++k)
+      r.column_error[std::size_t(k)] = std::max(r.column_error[std::size_t(k)], to_double(T(diff.col(k).maxCoeff())));
+  }
+  r.error_estimate = to_double(worst);
+  r.trajectory.error_estimate = r.error_estimate;
+  r.trajectory.error_estimate_method = "100x tighter re-run at the same precision";
+}
+
 /// Runs c and a copy at 100× tighter tolerances (fixed steps: 10× smaller) at the same precision;
 /// the largest deviation over all samples estimates the truncation error (0 for a layer map). Round-off is covered
 /// separately by the precision floor (eps·scale) that checks add to their tolerance.
@@ -63,21 +80,8 @@ template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   }
   SimConfig tight = tightened_config(c);
   tight.precision = c.precision;
-  const Trajectory<T> ref = simulate<T>(tight);
-  T worst = 0;
-  r.column_error.assign(static_cast<std::size_t>(c.d), 0.0);
-  const std::size_t samples = std::min(r.trajectory.samples(), ref.samples());
-  for (std::size_t s = 0; s < samples; ++s) {
-    const Tokens<T> diff = (r.trajectory.x[s] - ref.x[s]).cwiseAbs();
-    worst = std::max<T>(worst, diff.maxCoeff());
-    for (Eigen::Index k = 0; k < diff.cols(); ++k)
-      r.column_error[std::size_t(k)] = std::max(r.column_error[std::size_t(k)], to_double(T(diff.col(k).maxCoeff())));
-  }
-  r.error_estimate = to_double(worst);
-  r.trajectory.error_estimate = r.error_estimate;
-  r.trajectory.error_estimate_method = "100x tighter re-run at the same precision";
+  measure_error(r, simulate<T>(tight));
   return r;
 }
-
 
 }  // namespace attnflow

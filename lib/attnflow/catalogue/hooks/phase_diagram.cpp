@@ -5,6 +5,7 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/run/ensemble.hpp"
+#include "attnflow/run/measured_batch.hpp"
 #include "attnflow/diagnostics/gamma_curve.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/observable.hpp"
@@ -43,32 +44,61 @@ double crossing(const std::vector<double>& t, const std::vector<double>& y, doub
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool confirm) {
-  const int n = int(p.integer("n", 2, 1024));
-  const json cfg = {{"model", "sa-sphere"}, {"n", n}, {"d", p.integer("d", 2, 64)}, {"beta", inst.at("beta")},
-                    {"V", p.text("V")}, {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
-                    {"time", {{"t_end", p.real("t_end", 0.1, 1e5)}, {"samples", p.integer("samples", 3, 10001)}}},
-                    {"method", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12}};
-  const SimConfig c = parse_sim_config(cfg);
+json instance_config(const HookParams& p, const json& inst, std::uint64_t seed) {
+  return {{"model", "sa-sphere"},
+          {"n", p.integer("n", 2, 1024)},
+          {"d", p.integer("d", 2, 64)},
+          {"beta", inst.at("beta")},
+          {"V", p.text("V")},
+          {"init", {{"kind", "uniform-sphere"}, {"seed", seed}}},
+          {"time", {{"t_end", p.real("t_end", 0.1, 1e5)}, {"samples", p.integer("samples", 3, 10001)}}},
+          {"method", "dopri5"},
+          {"rtol", 1e-10},
+          {"atol", 1e-12}};
+}
+
+/// The fractions of a run in double, a pair undecided when within the run's error of the threshold.
+json from_run(const json& cfg, const MeasuredRun<double>& run) {
+  // Error of ‖x_i − x_j‖²/2 <= 2 δdist (+…), δdist = 2√d·err + rounding.
+  const Trajectory<double>& tr = run.trajectory;
+  const double ddist =
+      2 * std::sqrt(double(tr.d)) * run.error_estimate + 16 * tr.n * tr.d * std::numeric_limits<double>::epsilon();
   long undecided = 0;
-  json out = {{"beta", inst.at("beta")}, {"config", cfg}};
-  if (confirm) {
-    const SimConfig tight = tightened_config(c);
-    const MpfrDigitsScope scope(tight.precision.digits);
-    const Trajectory<mpfr> tr = simulate<mpfr>(tight);
-    out["fraction"] = fractions(tr, 0.0, undecided);
-    std::vector<double> t;
-    for (const auto& x : tr.t) t.push_back(to_double(x));
-    out["t"] = t;
-  } else {
-    const MeasuredRun<double> run = run_measured<double>(c);
-    // Error of ‖x_i − x_j‖²/2 <= 2 δdist (+…), δdist = 2√d·err + rounding.
-    const double ddist = 2 * std::sqrt(double(c.d)) * run.error_estimate + 16 * c.n * c.d * std::numeric_limits<double>::epsilon();
-    out["fraction"] = fractions(run.trajectory, kSafety * 2 * ddist, undecided);
-    std::vector<double> t(run.trajectory.t.begin(), run.trajectory.t.end());
-    out["t"] = t;
-  }
+  json out = {{"beta", cfg.at("beta")}, {"config", cfg}};
+  out["fraction"] = fractions(tr, kSafety * 2 * ddist, undecided);
+  out["t"] = std::vector<double>(tr.t.begin(), tr.t.end());
   out["undecided"] = undecided;
+  return out;
+}
+
+json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool confirm) {
+  const json cfg = instance_config(p, inst, seed);
+  const SimConfig c = parse_sim_config(cfg);
+  if (!confirm) return from_run(cfg, run_measured<double>(c));
+  const SimConfig tight = tightened_config(c);
+  const MpfrDigitsScope scope(tight.precision.digits);
+  const Trajectory<mpfr> tr = simulate<mpfr>(tight);
+  long undecided = 0;
+  std::vector<double> t;
+  for (const auto& x : tr.t) t.push_back(to_double(x));
+  return {{"beta", inst.at("beta")},
+          {"config", cfg},
+          {"fraction", fractions(tr, 0.0, undecided)},
+          {"t", t},
+          {"undecided", undecided}};
+}
+
+/// Every instance's run and twin through the SIMD lanes (run_measured_batch): the same result as
+/// measure(…, false) up to the integrator's last bits.
+std::vector<json> measure_many(const HookParams& p, const std::vector<json>& inst,
+                               const std::vector<std::uint64_t>& seeds) {
+  std::vector<json> out(inst.size());
+  run_measured_batch(
+      long(inst.size()),
+      [&](long i) { return parse_sim_config(instance_config(p, inst[std::size_t(i)], seeds[std::size_t(i)])); },
+      [&](long i, const MeasuredRun<double>& run) {
+        out[std::size_t(i)] = from_run(instance_config(p, inst[std::size_t(i)], seeds[std::size_t(i)]), run);
+      });
   return out;
 }
 
@@ -148,8 +178,14 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
 MeasurementHook hook_phase_diagram() {
   return {"phase-diagram",
           "the first run again at >= 20 more digits with 100x tighter tolerances",
-          {{"runs", 32}, {"n", 32}, {"d", 2}, {"t_end", 20}, {"samples", 41}, {"betas", {0.5, 1, 2, 4, 8, 16}},
-           {"V", "identity"}, {"claim", "reported"}},
+          {{"runs", 32},
+           {"n", 32},
+           {"d", 2},
+           {"t_end", 20},
+           {"samples", 41},
+           {"betas", {0.5, 1, 2, 4, 8, 16}},
+           {"V", "identity"},
+           {"claim", "reported"}},
           false,
           [](const HookParams& p) {
             (void)p.choice("claim", {"reported", "clusters"}), (void)p.choice("V", {"identity", "minus-identity"});
@@ -157,7 +193,9 @@ MeasurementHook hook_phase_diagram() {
             (void)p.integer("samples", 3, 10001);
             return p.beta_grid("runs", 100000);
           },
-          measure, judge};
+          measure,
+          judge,
+          measure_many};
 }
 
 }  // namespace attnflow
