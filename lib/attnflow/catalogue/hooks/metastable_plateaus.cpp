@@ -7,6 +7,7 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/run/ensemble.hpp"
+#include "attnflow/run/measured_batch.hpp"
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/diagnostics/clusters.hpp"
@@ -60,22 +61,35 @@ template <class T> json plateaus(const Trajectory<T>& tr, double delta, double b
           {"energy_monotone", mono.summary()}, {"energy_monotone_holds", mono.holds}, {"t", t}, {"count", s.count}, {"energy", E}};
 }
 
+/// The plateaus of a run in double, with its measured error.
+json from_run(const HookParams& p, const json& cfg, const MeasuredRun<double>& run) {
+  json out = plateaus(run.trajectory, p.real("delta", 1e-12, 1), cfg.at("beta").get<double>());
+  out["error_estimate"] = run.error_estimate;
+  out["beta"] = cfg.at("beta"), out["seed"] = cfg.at("init").at("seed"), out["config"] = cfg;
+  return out;
+}
+
 json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool confirm) {
   const double beta = inst.at("beta");
   const json cfg = config(p, beta, seed);
   const SimConfig c = parse_sim_config(cfg);
-  json out;
-  if (confirm) {
-    const SimConfig tight = tightened_config(c);
-    const MpfrDigitsScope scope(tight.precision.digits);
-    out = plateaus(simulate<mpfr>(tight), p.real("delta", 1e-12, 1), beta);
-    out["precision"] = tight.precision.name();
-  } else {
-    const MeasuredRun<double> run = run_measured<double>(c);
-    out = plateaus(run.trajectory, p.real("delta", 1e-12, 1), beta);
-    out["error_estimate"] = run.error_estimate;
-  }
+  if (!confirm) return from_run(p, cfg, run_measured<double>(c));
+  const SimConfig tight = tightened_config(c);
+  const MpfrDigitsScope scope(tight.precision.digits);
+  json out = plateaus(simulate<mpfr>(tight), p.real("delta", 1e-12, 1), beta);
+  out["precision"] = tight.precision.name();
   out["beta"] = beta, out["seed"] = seed, out["config"] = cfg;
+  return out;
+}
+
+/// Every instance's run and twin through the SIMD lanes (run_measured_batch).
+std::vector<json> measure_many(const HookParams& p, const std::vector<json>& inst,
+                               const std::vector<std::uint64_t>& seeds) {
+  std::vector<json> out(inst.size());
+  auto cfg = [&](long i) { return config(p, inst[std::size_t(i)].at("beta"), seeds[std::size_t(i)]); };
+  run_measured_batch(
+      long(inst.size()), [&](long i) { return parse_sim_config(cfg(i)); },
+      [&](long i, const MeasuredRun<double>& run) { out[std::size_t(i)] = from_run(p, cfg(i), run); });
   return out;
 }
 
@@ -137,7 +151,12 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
 MeasurementHook hook_metastable_plateaus() {
   return {"metastable-plateaus",
           "the first run again at >= 20 more digits with 100x tighter tolerances",
-          {{"instances", 2}, {"n", 16}, {"d", 2}, {"t_end", 1000}, {"delta", 1e-2}, {"betas", {9, 16, 25}},
+          {{"instances", 2},
+           {"n", 16},
+           {"d", 2},
+           {"t_end", 1000},
+           {"delta", 1e-2},
+           {"betas", {9, 16, 25}},
            {"claim", "reported"}},
           false,
           [](const HookParams& p) {
@@ -145,7 +164,9 @@ MeasurementHook hook_metastable_plateaus() {
             (void)config(p, 1, 1), (void)p.real("delta", 1e-12, 1);
             return p.beta_grid("instances", 10000);
           },
-          measure, judge};
+          measure,
+          judge,
+          measure_many};
 }
 
 }  // namespace attnflow
