@@ -10,6 +10,7 @@
 #include "attnflow/model/model.hpp"
 #include "attnflow/model/sphere_lanes.hpp"
 #include "attnflow/random.hpp"
+#include "attnflow/run/measured_batch.hpp"
 #include "attnflow/run/simulate.hpp"
 
 #include <omp.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <cmath>
@@ -512,6 +514,55 @@ BenchResult phase_seconds(const BenchOptions& o) {
         {"speedup", scalar_s / lanes_s},
         {"max_fraction_difference", fraction_difference},
         {"note", "the two drivers' last bits differ (exp and summation order), so a run at the threshold may flip"}}}};
+  return r;
+}
+
+// ---- measured runs in batches (the catalogue's phase diagram and metastability hooks) ----------------
+BenchResult measured_batch_speedup(const BenchOptions& o) {
+  // The phase-diagram hook's runs: n = 32, d = 2, T = 30, rtol 1e-10, each with its 100x tighter twin.
+  const long runs_per_beta = o.quick ? 16 : 64;
+  const std::vector<double> betas = {0.5, 1, 2, 4, 8, 16};
+  const long count = runs_per_beta * long(betas.size());
+  auto config = [&](long i) {
+    return parse_sim_config({{"model", "sa-sphere"},
+                             {"n", 32},
+                             {"d", 2},
+                             {"beta", betas[std::size_t(i / runs_per_beta)]},
+                             {"init", {{"kind", "uniform-sphere"}, {"seed", 1000 + i}}},
+                             {"time", {{"t_end", 30}, {"samples", 61}}},
+                             {"method", "dopri5"},
+                             {"rtol", 1e-10},
+                             {"atol", 1e-12}});
+  };
+  auto t0 = Clock::now();
+  const std::vector<MeasuredRun<double>> one =
+      run_instances<MeasuredRun<double>>(count, [&](long i) { return run_measured<double>(config(i)); });
+  const double one_s = seconds_since(t0);
+  t0 = Clock::now();
+  std::vector<MeasuredRun<double>> batch;
+  run_measured_batch(count, config, [&](long, const MeasuredRun<double>& r) { batch.push_back(r); });
+  const double batch_s = seconds_since(t0);
+  // Twins, not copies: the final tokens within the larger measured error, the errors of one size.
+  double worst_gap = 0, worst_error_ratio = 1;
+  for (long i = 0; i < count; ++i) {
+    const auto& a = one[std::size_t(i)];
+    const auto& b = batch[std::size_t(i)];
+    const double scale = std::max({a.error_estimate, b.error_estimate, 1e-300});
+    worst_gap = std::max(worst_gap, (a.trajectory.x.back() - b.trajectory.x.back()).cwiseAbs().maxCoeff() / scale);
+    if (a.error_estimate > 0 && b.error_estimate > 0)
+      worst_error_ratio =
+          std::max({worst_error_ratio, a.error_estimate / b.error_estimate, b.error_estimate / a.error_estimate});
+  }
+  BenchResult r;
+  r.value = one_s / batch_s;
+  r.definition = fmt::format(
+      "{} runs (n = 32, d = 2, T = 30, {} beta), each with its 100x tighter twin, rtol 1e-10: run_measured one "
+      "system per thread over all threads, divided by run_measured_batch (SIMD lanes), side by side",
+      count, betas.size());
+  r.details = {{"one_system_per_thread_seconds", one_s},
+               {"batch_seconds", batch_s},
+               {"largest_final_token_gap_over_error_estimate", worst_gap},
+               {"largest_error_estimate_ratio", worst_error_ratio}};
   return r;
 }
 

@@ -122,6 +122,7 @@ const std::vector<Benchmark>& benchmarks() {
       {"mp50_bound_ratio", mp50_bound_ratio},
       {"a128_seconds", a128_seconds},
       {"phase_seconds", phase_seconds},
+      {"measured_batch_speedup", measured_batch_speedup},
       {"trap60_seconds", trap60_seconds},
       {"mp30_vs_mpmath", mp30_vs_mpmath},
       {"prove4_seconds", [](const BenchOptions&) { return prove_seconds_capd("prove4", 3.5, 4.5); }},

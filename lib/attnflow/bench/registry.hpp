@@ -41,6 +41,7 @@ BenchResult rhs_gemm_ratio(const BenchOptions& o);
 BenchResult mp50_bound_ratio(const BenchOptions& o);
 BenchResult a128_seconds(const BenchOptions& o);
 BenchResult phase_seconds(const BenchOptions& o);
+BenchResult measured_batch_speedup(const BenchOptions& o);
 BenchResult trap60_seconds(const BenchOptions& o);
 BenchResult mp30_vs_mpmath(const BenchOptions& o);
 
