@@ -256,8 +256,9 @@ double ci_half_width_of(const ExponentialFit& f) { return (f.rate_ci_high - f.ra
 const char* const kRateEstimateRule =
     "the rates fitted on the window, its later half and its later quarter; if their drift exceeds the fits' CIs "
     "and its ratio is that of one decaying transient of the local rate, r(t) = lambda + c exp(-mu t), lambda is "
-    "extrapolated exactly on the samples and the model error is |lambda - quarter|; else the estimate is the "
-    "window's rate and the model error |half - whole| + |quarter - half|; CI half-width: the largest of the three";
+    "extrapolated exactly on the samples, with the later quarter's CI and the size of the extrapolation, "
+    "|lambda - quarter|, as model error; else the window's rate, with its CI and its change on the later half "
+    "as model error";
 
 RateEstimate estimate_rate_from_logs(const std::vector<double>& t, const std::vector<double>& log_y,
                                      const ExponentialFit& whole) {
@@ -267,10 +268,9 @@ RateEstimate estimate_rate_from_logs(const std::vector<double>& t, const std::ve
   const ExponentialFit quarter = fit_log_linear_window(t, log_y, q, whole.last, whole.fit.confidence);
   RateEstimate e;
   e.whole = whole.rate, e.half = half.rate, e.quarter = quarter.rate;
-  e.ci_half_width = std::max({ci_half_width_of(whole), ci_half_width_of(half), ci_half_width_of(quarter)});
-  e.value = whole.rate;
+  e.value = whole.rate, e.ci_half_width = ci_half_width_of(whole);
   const double d1 = half.rate - whole.rate, d2 = quarter.rate - half.rate;
-  e.model_error = std::abs(d1) + std::abs(d2);
+  e.model_error = std::abs(d1);
   const double target = d2 / d1;
   if (!(std::abs(d2) > ci_half_width_of(half) + ci_half_width_of(quarter)) || !(target > 0 && target < 0.5)) return e;
   // r_W = λ − A S_W(μ) on each window W: the drift ratio (S_¼ − S_½)/(S_½ − S_1) falls from ½
@@ -288,7 +288,7 @@ RateEstimate estimate_rate_from_logs(const std::vector<double>& t, const std::ve
   const double A = -d1 / (S(h, mu) - S(whole.first, mu));
   const double lambda = whole.rate + A * S(whole.first, mu);
   if (!std::isfinite(lambda)) return e;
-  e.value = lambda, e.model_error = std::abs(lambda - quarter.rate);
+  e.value = lambda, e.ci_half_width = ci_half_width_of(quarter), e.model_error = std::abs(lambda - quarter.rate);
   e.transient_rate = mu, e.extrapolated = true;
   return e;
 }
@@ -315,11 +315,10 @@ FitAgreement compare_fit(double fitted, double ci_low, double ci_high, double la
 FitAgreement compare_fit(double estimate, double half_width, double model_error, double claimed,
                          const std::string& relation) {
   FitAgreement a;
-  const double fitted = estimate;
-  a.fitted = fitted, a.claimed = claimed, a.relation = relation;
+  a.fitted = estimate, a.claimed = claimed, a.relation = relation;
   a.half_width = half_width;
   a.model_error = model_error;
-  const double allowed = a.half_width + a.model_error, dev = fitted - claimed;
+  const double allowed = a.half_width + a.model_error, dev = estimate - claimed;
   a.agrees = relation == "=" ? std::abs(dev) <= allowed : relation == ">=" ? dev >= -allowed : dev <= allowed;
   a.relative_deviation = claimed != 0 ? std::abs(dev) / std::abs(claimed) : std::abs(dev);
   const bool relative = claimed != 0;
@@ -328,9 +327,9 @@ FitAgreement compare_fit(double estimate, double half_width, double model_error,
                           : relative ? fmt::format("differs by {:.3g} %", 100 * a.relative_deviation)
                                      : fmt::format("differs by {:.3g} (absolute)", a.relative_deviation);
   else
-    a.in_words = fmt::format("{} {} {:.6g}: {}", fitted, relation, claimed,
-                             a.agrees ? "consistent" : fmt::format("not, by {:.3g} beyond the CI and model error",
-                                                                   std::abs(dev) - allowed));
+    a.in_words = fmt::format(
+        "{} {} {:.6g}: {}", estimate, relation, claimed,
+        a.agrees ? "consistent" : fmt::format("not, by {:.3g} beyond the CI and model error", std::abs(dev) - allowed));
   return a;
 }
 

@@ -160,9 +160,9 @@ template <class T> ConvergenceOrder convergence_order(const std::vector<double>&
 /// ignores that bias, e.g. an O(D) correction to the late-time decay). If the drift is resolved
 /// above the fits' CIs and its ratio is that of one decaying transient of the local rate,
 /// r(t) = λ + c e^{−μt} (for least-squares windows that ratio lies in (0, ½)), μ and λ are solved
-/// for exactly on the samples; the model error is the size of the extrapolation, |λ − quarter|.
-/// Otherwise the estimate is the whole window's rate and its model error the whole drift,
-/// |half − whole| + |quarter − half|. The CI half-width is the largest of the three fits'.
+/// for exactly on the samples, with the later quarter's CI and the size of the extrapolation,
+/// |λ − quarter|, as model error. Otherwise the estimate is the whole window's rate with its CI and
+/// its change on the later half as model error (compare_fit's rule for a slope).
 struct RateEstimate {
   double value = std::numeric_limits<double>::quiet_NaN();
   double ci_half_width = value, model_error = value;

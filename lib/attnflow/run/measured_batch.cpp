@@ -38,10 +38,14 @@ void run_measured_batch(long count, const std::function<SimConfig(long)>& config
     for (const SimConfig& c : runs) {
       systems.push_back({build_model<double>(c), initial_tokens<double>(c), build_settings<double>(c)});
       const std::size_t k = systems.size() - 1;
-      auto g = std::find_if(groups.begin() + 1, groups.end(),
-                            [&](const auto& members) { return share_lanes(systems[members[0]], systems[k]); });
-      if (!lanes_cover(systems[k])) groups[0].push_back(k);
-      else if (g == groups.end()) groups.push_back({k});
+      if (!lanes_cover(systems[k])) {
+        groups[0].push_back(k);
+        continue;
+      }
+      const auto g = std::find_if(groups.begin() + 1, groups.end(),
+                                  [&](const auto& members) { return share_lanes(systems[members[0]], systems[k]); });
+      if (g == groups.end())
+        groups.push_back({k});
       else g->push_back(k);
     }
     std::vector<Trajectory<double>> trs(runs.size());

@@ -85,11 +85,11 @@ json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool con
 /// Every instance's run and twin through the SIMD lanes (run_measured_batch).
 std::vector<json> measure_many(const HookParams& p, const std::vector<json>& inst,
                                const std::vector<std::uint64_t>& seeds) {
-  std::vector<json> out(inst.size());
-  auto cfg = [&](long i) { return config(p, inst[std::size_t(i)].at("beta"), seeds[std::size_t(i)]); };
+  std::vector<json> cfgs, out(inst.size());
+  for (std::size_t i = 0; i < inst.size(); ++i) cfgs.push_back(config(p, inst[i].at("beta"), seeds[i]));
   run_measured_batch(
-      long(inst.size()), [&](long i) { return parse_sim_config(cfg(i)); },
-      [&](long i, const MeasuredRun<double>& run) { out[std::size_t(i)] = from_run(p, cfg(i), run); });
+      long(inst.size()), [&](long i) { return parse_sim_config(cfgs[std::size_t(i)]); },
+      [&](long i, const MeasuredRun<double>& run) { out[std::size_t(i)] = from_run(p, cfgs[std::size_t(i)], run); });
   return out;
 }
 

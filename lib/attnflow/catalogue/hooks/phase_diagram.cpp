@@ -92,13 +92,11 @@ json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool con
 /// measure(…, false) up to the integrator's last bits.
 std::vector<json> measure_many(const HookParams& p, const std::vector<json>& inst,
                                const std::vector<std::uint64_t>& seeds) {
-  std::vector<json> out(inst.size());
+  std::vector<json> cfgs, out(inst.size());
+  for (std::size_t i = 0; i < inst.size(); ++i) cfgs.push_back(instance_config(p, inst[i], seeds[i]));
   run_measured_batch(
-      long(inst.size()),
-      [&](long i) { return parse_sim_config(instance_config(p, inst[std::size_t(i)], seeds[std::size_t(i)])); },
-      [&](long i, const MeasuredRun<double>& run) {
-        out[std::size_t(i)] = from_run(instance_config(p, inst[std::size_t(i)], seeds[std::size_t(i)]), run);
-      });
+      long(inst.size()), [&](long i) { return parse_sim_config(cfgs[std::size_t(i)]); },
+      [&](long i, const MeasuredRun<double>& run) { out[std::size_t(i)] = from_run(cfgs[std::size_t(i)], run); });
   return out;
 }
 
