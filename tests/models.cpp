@@ -455,6 +455,35 @@ BOOST_AUTO_TEST_CASE(discrete_per_layer_weights_are_honoured) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_cyclic_layer_list_repeats_the_whole_list) {
+  // {"layers": [m_0, m_1, m_2], "cycle": true} over 7 layers is the list m_0 m_1 m_2 m_0 m_1 m_2 m_0,
+  // bit for bit; without "cycle" the list must cover every layer of the run.
+  const json Qs = {"identity", {{"random", "gaussian"}, {"seed", 5}}, {{"diag", {2, 1, "0.5"}}}};
+  const json Vs = {{{"scaled-identity", "0.5"}}, "identity", {{"scaled-identity", "0.25"}}};
+  json cyclic = {{"model", "layer-normalized"},
+                 {"n", 5},
+                 {"d", 3},
+                 {"beta", "1.5"},
+                 {"init", {{"kind", "uniform-sphere"}, {"seed", 13}}},
+                 {"time", {{"layers", 7}}},
+                 {"Q", {{"layers", Qs}, {"cycle", true}}},
+                 {"K", "identity"},
+                 {"V", {{"layers", Vs}, {"cycle", true}}}};
+  json expanded = cyclic;
+  json Q7 = json::array(), V7 = json::array();
+  for (int k = 0; k < 7; ++k) Q7.push_back(Qs[k % 3]), V7.push_back(Vs[k % 3]);
+  expanded["Q"] = {{"layers", Q7}};
+  expanded["V"] = {{"layers", V7}};
+  const Trajectory<double> a = run(cyclic), b = run(expanded);
+  BOOST_REQUIRE(a.samples() == 8u);
+  for (std::size_t k = 0; k < a.samples(); ++k) BOOST_TEST(max_abs(a.x[k] - b.x[k]) == 0.0);
+  // The last entry held instead (no cycle) is a different run from layer 3 on.
+  json held = expanded;
+  for (int k = 3; k < 7; ++k) held["Q"]["layers"][k] = Qs[2], held["V"]["layers"][k] = Vs[2];
+  const Trajectory<double> c = run(held);
+  BOOST_TEST(max_abs(a.x[4] - c.x[4]) > 1e-6);
+}
+
 BOOST_AUTO_TEST_CASE(continuous_time_dependent_weights_are_honoured) {
   // A per-layer list on a continuous model splits [0, t_end] into equal pieces: V = I then 0
   // on [0, 2] moves the tokens until t = 1 and not after.

@@ -285,6 +285,13 @@ BOOST_AUTO_TEST_CASE(matrices_of_the_wrong_shape) {
   d = base_discrete();
   d["Q"] = {{"layers", {"identity", "identity", "identity"}}};
   expect_field(d, "Q.layers");
+  // A cyclic list may be shorter than the run; "cycle" is a boolean, for the discrete models only.
+  d = base_discrete();
+  d["V"] = {{"layers", {"identity", "identity"}}, {"cycle", true}};
+  BOOST_TEST(parse_sim_config(d).heads.front().V.cycle);
+  d["V"]["cycle"] = "yes";
+  expect_field(d, "V.cycle");
+  expect_field(with(b, "/V"_json_pointer, {{"layers", {"identity", "identity"}}, {"cycle", true}}), "V.cycle");
   // sa-rescaled needs one constant V.
   json r = with(b, "/model"_json_pointer, "sa-rescaled");
   r["init"] = "uniform-cube";

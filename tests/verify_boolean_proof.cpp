@@ -256,6 +256,11 @@ BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
     expect_not_proved(in, verify::ProveOptions{}, "positive definite");
   }
   {
+    verify::ProveInstance in = base;
+    in.beta = "-1";  // beta Q^T K negative definite
+    expect_not_proved(in, verify::ProveOptions{}, "positive definite");
+  }
+  {
     verify::ProveOptions o;
     o.max_time = 0.5;  // before the capture
     expect_not_proved(base, o, "vertex capture");
@@ -305,6 +310,11 @@ BOOST_AUTO_TEST_CASE(failed_hypotheses_and_short_times_are_not_proved) {
   {
     verify::ProveInstance in = base;
     in.Q = {"-1"};
+    expect_not_proved(in, verify::ProveOptions{}, "Q K > 0");
+  }
+  for (const char* beta : {"0", "-1"}) {  // beta is absorbed in Q: beta <= 0 fails beta Q K > 0
+    verify::ProveInstance in = base;
+    in.beta = beta;
     expect_not_proved(in, verify::ProveOptions{}, "Q K > 0");
   }
   {

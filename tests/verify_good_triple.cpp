@@ -42,6 +42,19 @@ BOOST_AUTO_TEST_CASE(diagonal_v_is_certified) {
   BOOST_TEST(g.rest_radius < 1.2);
 }
 
+// [A] absorbs beta in Q: beta < 0 turns a good triple's sign condition into a proved negative one,
+// and beta = 0 leaves no sign at all.
+BOOST_AUTO_TEST_CASE(the_sign_condition_carries_beta) {
+  const Matrix<double> V = mat({{1.2, 0, 0}, {0, 0.5, 0}, {0, 0, -0.3}});
+  BOOST_TEST(certify_good_triple(kI3, kI3, V, 2.5).good());
+  const auto negative = certify_good_triple(kI3, kI3, V, -1);
+  BOOST_TEST(!negative.good());
+  BOOST_TEST(negative.sign_negative);
+  const auto zero = certify_good_triple(kI3, kI3, V, 0);
+  BOOST_TEST(!zero.good());
+  BOOST_TEST(!zero.sign_negative);
+}
+
 BOOST_AUTO_TEST_CASE(non_normal_v_encloses_the_50_digit_eigenpair) {
   const Matrix<double> V = non_normal_v();
   const Matrix<double> Q = mat({{0.3, -0.8, 0.1}, {0.5, 0.2, -0.7}, {0.9, 0.4, 0.6}});

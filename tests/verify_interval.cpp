@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace attnflow;
 
@@ -111,6 +113,36 @@ BOOST_AUTO_TEST_CASE(products_enclose_the_exact_product) {
         if (!(mpfr(p[k].first) <= xy && xy <= mpfr(p[k].second))) ++bad;
       }
   BOOST_TEST(bad == 0u);
+}
+
+// Directed rounding must survive the compiler that built verify/ (GCC in release and debug, clang
+// 14 in the asan preset, whose -frounding-math is honoured differently): a thin product and a
+// square root whose exact values are not doubles must come back as intervals exactly one ulp wide,
+// with the exact value strictly inside. Rounding to nearest at both ends gives a point (width 0).
+BOOST_AUTO_TEST_CASE(outward_rounding_is_in_force_in_this_build) {
+#if defined(__clang__)
+  BOOST_TEST_MESSAGE("verify/ built by clang " << __clang_major__);
+#else
+  BOOST_TEST_MESSAGE("verify/ built by GCC " << __GNUC__);
+#endif
+  MpfrDigitsScope digits(60);
+  for (const auto& [a, b] : std::vector<std::pair<double, double>>{{0.1, 0.1}, {1.0 / 3, 3.0}, {-0.7, 0.3}}) {
+    const auto p = verify::mul_enclosures({a}, {a}, {b}, {b}).front();
+    const mpfr exact = mpfr(a) * mpfr(b);
+    BOOST_TEST_CONTEXT(a << " * " << b) {
+      BOOST_TEST_REQUIRE(mpfr(p.first) != exact);  // the exact product is not a double
+      BOOST_TEST(p.second == std::nextafter(p.first, INFINITY));
+      BOOST_TEST((mpfr(p.first) < exact && exact < mpfr(p.second)));
+    }
+  }
+  for (const char* x : {"2", "3", "0.5"}) {
+    const auto [lo, hi] = verify::sqrt_enclosure("double", x);
+    const mpfr exact = sqrt(mpfr(x));
+    BOOST_TEST_CONTEXT("sqrt " << x) {
+      BOOST_TEST(hi == std::nextafter(lo, INFINITY));
+      BOOST_TEST((mpfr(lo) < exact && exact < mpfr(hi)));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

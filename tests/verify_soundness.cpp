@@ -20,6 +20,7 @@
 #include <cfenv>
 #include <cstring>
 #include <cmath>
+#include <limits>
 #include <omp.h>
 #include <random>
 #include <string>
@@ -517,6 +518,23 @@ BOOST_AUTO_TEST_CASE(hemisphere_margin_on_a_straddling_box_is_not_positive) {
   const double m = hemisphere_margin(X, w, 2, 2);
   BOOST_TEST(m > 0);
   BOOST_TEST(m <= 0.01);
+}
+
+// A bound that is not a number certifies nothing and ends a proof: std::min and std::max drop
+// NaN when it is their second argument, so the margin and the width look at it explicitly.
+BOOST_AUTO_TEST_CASE(a_nan_bound_certifies_nothing) {
+  const std::vector<double> w = {1, 0};
+  RoundUpward up;
+  std::vector<DInterval> X = {DInterval(0.9, 1.1), DInterval(-0.1, 0.1), DInterval(0.5, 0.6), DInterval(0.99, 1.01)};
+  BOOST_TEST_REQUIRE(hemisphere_margin(X, w, 2, 2) > 0);
+  X[2] = DInterval(std::numeric_limits<double>::quiet_NaN(), 0.6);
+  BOOST_TEST(!(hemisphere_margin(X, w, 2, 2) > 0));
+  verify::Box b;
+  b.lo = {0, 0, std::numeric_limits<double>::quiet_NaN()};
+  b.hi = {1e-3, 1e-3, 1e-3};
+  BOOST_TEST(std::isnan(b.max_width()));
+  b.lo = {0, std::numeric_limits<double>::quiet_NaN(), 0};
+  BOOST_TEST(std::isnan(b.max_width()));
 }
 
 namespace {

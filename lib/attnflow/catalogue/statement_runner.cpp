@@ -393,11 +393,15 @@ bool needs_hemisphere(const StatementSpec& s) {
 }
 
 /// The first of the statement's weight hypotheses this instance does not meet, in words ("" when
-/// all hold). Both are decided exactly on the weights as read: Q^T K by exact rational Gaussian
-/// elimination of its symmetric part (paper_a.hpp), V = aI from the matrix's own form.
+/// all hold). Both are decided exactly on the weights as read: beta Q^T K by the sign of beta and
+/// exact rational Gaussian elimination of the symmetric part of Q^T K (paper_a.hpp), V = aI from
+/// the matrix's own form.
 std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) {
   for (const auto& h : s.hypotheses) {
     if (h == "qk-positive-definite") {
+      // [A] absorbs beta in Q: the hypothesis is beta Q^T K positive definite, so beta <= 0 fails it
+      // (beta = 0 makes the attention uniform; beta < 0 makes beta Q^T K negative definite).
+      if (!(decimal_as_double(c.beta) > 0)) return "beta Q^T K is not positive definite (beta = " + c.beta + " <= 0)";
       const Model<double> m = build_model<double>(c);
       for (std::size_t k = 0; k < m.heads.size(); ++k) {
         if (!m.heads[k].Q.constant() || !m.heads[k].K.constant())

@@ -108,10 +108,14 @@ namespace {
 WeightSpec parse_weight(const nlohmann::json& j, int d, const std::string& field) {
   WeightSpec w;
   if (j.is_object() && j.contains("layers")) {
-    reject_unknown_keys(j, {"layers"}, field);
+    reject_unknown_keys(j, {"layers", "cycle"}, field);
     const auto& list = j.at("layers");
     if (!list.is_array() || list.empty()) input_error(field + ".layers", "must be a non-empty list of matrices");
     w.kind = WeightSpec::Kind::PerLayer;
+    if (j.contains("cycle")) {
+      if (!j.at("cycle").is_boolean()) input_error(field + ".cycle", "must be true or false");
+      w.cycle = j.at("cycle").get<bool>();
+    }
     for (std::size_t k = 0; k < list.size(); ++k)
       w.values.push_back(parse_matrix(list[k], d, field + ".layers[" + std::to_string(k) + "]"));
     return w;
@@ -280,9 +284,13 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
       c.grid_samples = samples;
     }
   }
+  if (c.W.cycle) input_error("W.cycle", "a cyclic layer list is for the discrete layer models");
   for (const auto& head : c.heads)
     for (const auto& [name, w] : {std::pair{"Q", &head.Q}, std::pair{"K", &head.K}, std::pair{"V", &head.V}})
-      if (c.model->discrete && w->kind == WeightSpec::Kind::PerLayer && static_cast<long>(w->values.size()) < c.layers)
+      if (w->kind == WeightSpec::Kind::PerLayer && w->cycle && !c.model->discrete)
+        input_error(std::string(name) + ".cycle", "a cyclic layer list is for the discrete layer models");
+      else if (c.model->discrete && w->kind == WeightSpec::Kind::PerLayer && !w->cycle &&
+               static_cast<long>(w->values.size()) < c.layers)
         input_error(std::string(name) + ".layers", "lists " + std::to_string(w->values.size()) +
                                                        " matrices but the run has " + std::to_string(c.layers) +
                                                        " layers");

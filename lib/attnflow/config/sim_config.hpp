@@ -28,6 +28,10 @@ struct WeightSpec {
   Kind kind = Kind::Constant;
   std::vector<MatrixSpec> values;       // Constant: 1; PerLayer: one per layer; Knots: one per knot
   std::vector<std::string> knot_times;  // Knots: increasing times, piecewise-linear in between
+  /// PerLayer (discrete models): layer k >= L uses entry k mod L, the L layers applied again and
+  /// again (a trained network iterated); otherwise the list covers every layer of the run and
+  /// a layer past its end (prove's infinite horizon) holds the last entry.
+  bool cycle = false;
 };
 
 /// Reads one d×d matrix of a config (InputError naming `field`).

@@ -61,11 +61,19 @@ struct LpDeleter {
 };
 using Lp = std::unique_ptr<glp_prob, LpDeleter>;
 
-glp_smcp quiet_simplex_parameters() {
+/// GLPK's simplex can cycle on degenerate problems (three tokens 120° apart on a great circle,
+/// where 0 lies on the boundary of their hull, made it spin for ever): every solve is capped at
+/// a number of iterations proportional to the problem's size, far above what a non-cycling
+/// solve of these LPs takes (a small multiple of the row count), and counts of iterations, not
+/// seconds, so that the answer is the same on every machine. A capped solve is no answer:
+/// the caller then certifies nothing.
+glp_smcp quiet_simplex_parameters(const glp_prob* lp) {
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_OFF;  // keep the basis: its columns are the support we solve on
+  const int size = glp_get_num_rows(const_cast<glp_prob*>(lp)) + glp_get_num_cols(const_cast<glp_prob*>(lp));
+  parm.it_lim = 1000 + 50 * size;
   return parm;
 }
 
@@ -145,7 +153,7 @@ class GlpkQuiet {
 /// Solves in place; true when GLPK reports an optimal (for the feasibility LP: feasible) basis.
 bool solve(glp_prob* lp, Solver solver) {
   const GlpkQuiet quiet;
-  const glp_smcp parm = quiet_simplex_parameters();
+  const glp_smcp parm = quiet_simplex_parameters(lp);
   int rc;
   if (solver == Solver::Simplex) {
     glp_scale_prob(lp, GLP_SF_AUTO);

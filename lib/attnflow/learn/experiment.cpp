@@ -121,9 +121,10 @@ Tokens<double> embedded_start(const TrainedWeights& w, const std::vector<int>& s
 
 json export_config(const TrainedWeights& w, const std::vector<int>& sentence, int layers_to_run, int sample_every) {
   if (!w.info.layer_map()) input_error("variant", std::string(w.info.id) + " has no attnflow layer map");
+  // The L trained layers once, as a cyclic list: layer k of any run (and of prove's infinite
+  // horizon) is trained layer k mod L, the network applied again and again.
   json Q = json::array(), K = json::array(), V = json::array();
-  for (int s = 0; s < layers_to_run; ++s) {
-    const int k = s % w.layers;
+  for (int k = 0; k < w.layers; ++k) {
     Q.push_back(matrix_json(w.Q[std::size_t(k)]));
     K.push_back(matrix_json(w.K[std::size_t(k)]));
     V.push_back({{"scaled-identity", to_decimal(w.info.sign * w.alpha[std::size_t(k)])}});
@@ -139,9 +140,9 @@ json export_config(const TrainedWeights& w, const std::vector<int>& sentence, in
           {"n", x.rows()},
           {"d", w.d},
           {"beta", 1},
-          {"Q", {{"layers", Q}}},
-          {"K", {{"layers", K}}},
-          {"V", {{"layers", V}}},
+          {"Q", {{"layers", Q}, {"cycle", true}}},
+          {"K", {{"layers", K}, {"cycle", true}}},
+          {"V", {{"layers", V}, {"cycle", true}}},
           {"init", {{"kind", "explicit"}, {"points", points}}},
           {"time", {{"layers", layers_to_run}, {"every", sample_every}}},
           {"precision", "double"}};
@@ -516,9 +517,12 @@ json mechanism_entry(const Experiment& e, std::size_t c, std::size_t v,
       counts[at_H ? rd.shape_H : rd.shape_L] = counts[at_H ? rd.shape_H : rd.shape_L].get<long>() + 1;
     return counts;
   };
-  bool alpha_in_unit_interval = true;  // decided on the exported doubles themselves
+  // Prop 2.1 (corrected) on the cyclic schedule: every trained factor in (0, 1], so that the
+  // factors of the layers that recur for ever are bounded below by a positive constant; decided
+  // on the exported doubles themselves.
+  bool alpha_in_unit_interval = true;
   for (const auto* w : by_fold)
-    for (double a : w->alpha) alpha_in_unit_interval &= a >= 0 && a <= 1;
+    for (double a : w->alpha) alpha_in_unit_interval &= a > 0 && a <= 1;
   long right_L = 0, right_H = 0, hemi = 0, single = 0, proved = 0, proved_one = 0, proved_split = 0;
   double max_dev = 0;
   for (const auto& rd : reading) {
@@ -527,7 +531,7 @@ json mechanism_entry(const Experiment& e, std::size_t c, std::size_t v,
     hemi += rd.hemisphere;
     single += rd.single;
     max_dev = std::max(max_dev, rd.deviation);
-    // [Blog] Prop 2.1: V_k = α_k I with 0 ≤ α_k ≤ 1, bounded Q_k, K_k (the L layers repeated),
+    // [Blog] Prop 2.1 (corrected): V_k = α_k I with 0 < α_k ≤ 1, bounded Q_k, K_k (the L layers cycled),
     // start in an open hemisphere (an exact LP certificate) ⇒ every token tends to one x*.
     if (info.sign > 0 && alpha_in_unit_interval && rd.hemisphere) {
       ++proved;

@@ -42,7 +42,7 @@ nlohmann::json run_learn(const LearnOptions& options,
                          const std::function<void(double, const std::string&)>& progress = {});
 
 /// The attnflow config of a trained attention-only network on one sentence: layer-normalized,
-/// β = 1, per-layer Q_k, K_k, V_k = s·α_k I (the L layers repeated to `layers_to_run`), the
+/// β = 1, per-layer Q_k, K_k, V_k = s·α_k I (the L layers as a cyclic list, run for `layers_to_run`), the
 /// sentence's embedded tokens (on the sphere, as doubles) as the explicit start.
 nlohmann::json export_config(const TrainedWeights& w, const std::vector<int>& sentence, int layers_to_run,
                              int sample_every);

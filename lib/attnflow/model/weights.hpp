@@ -46,7 +46,7 @@ template <class T> class WeightSchedule {
   /// `layer_duration`: for continuous models a per-layer list is piecewise constant in time,
   /// layer k acting on [k·h, (k+1)·h).
   WeightSchedule(const WeightSpec& spec, int d, T layer_duration = T(1))
-      : kind_(spec.kind), layer_duration_(layer_duration) {
+      : kind_(spec.kind), cycle_(spec.cycle), layer_duration_(layer_duration) {
     for (const auto& m : spec.values) values_.push_back(build_matrix<T>(m, d));
     for (const auto& t : spec.knot_times) knots_.push_back(from_decimal<T>(t));
   }
@@ -58,11 +58,13 @@ template <class T> class WeightSchedule {
     w.values_.push_back(std::move(m));
     return w;
   }
-  /// A per-layer schedule: layer k holds ms[min(k, size − 1)], as a per-layer config list does.
-  static WeightSchedule per_layer_matrices(std::vector<Matrix<T>> ms) {
+  /// A per-layer schedule, as a per-layer config list reads: layer k holds ms[min(k, size − 1)],
+  /// or ms[k mod size] when `cycle`.
+  static WeightSchedule per_layer_matrices(std::vector<Matrix<T>> ms, bool cycle = false) {
     if (ms.empty()) throw std::logic_error("per_layer_matrices: no layers");
     WeightSchedule w;
     w.kind_ = WeightSpec::Kind::PerLayer;
+    w.cycle_ = cycle;
     w.values_ = std::move(ms);
     return w;
   }
@@ -72,6 +74,7 @@ template <class T> class WeightSchedule {
   template <class U, class F> WeightSchedule<U> converted(F convert) const {
     WeightSchedule<U> w;
     w.kind_ = kind_;
+    w.cycle_ = cycle_;
     w.layer_duration_ = convert(layer_duration_);
     for (const auto& m : values_) {
       Matrix<U> c(m.rows(), m.cols());
@@ -86,8 +89,10 @@ template <class T> class WeightSchedule {
   const Matrix<T>& constant_value() const { return values_.front(); }
 
   const Matrix<T>& at_layer(long k) const {
-    if (kind_ == WeightSpec::Kind::PerLayer)
-      return values_[static_cast<std::size_t>(std::min<long>(k, static_cast<long>(values_.size()) - 1))];
+    if (kind_ == WeightSpec::Kind::PerLayer) {
+      const long size = static_cast<long>(values_.size());
+      return values_[static_cast<std::size_t>(cycle_ ? (k < 0 ? 0 : k % size) : std::min<long>(k, size - 1))];
+    }
     return values_.front();
   }
 
@@ -124,6 +129,7 @@ template <class T> class WeightSchedule {
 
   template <class> friend class WeightSchedule;
   WeightSpec::Kind kind_ = WeightSpec::Kind::Constant;
+  bool cycle_ = false;
   T layer_duration_ = T(1);
   std::vector<Matrix<T>> values_;
   std::vector<T> knots_;

@@ -152,7 +152,7 @@ std::string proof_appendix_tex(const json& certificate) {
           "interval", "order", "T",     "recheck", "epsilon", "leaders",    "hypotheses",  "min_capture",
           "Q",        "K",     "V",     "left",    "right",   "exceptional"})
       v.set(k, "");
-    for (const char* k : {"start_outside_hemisphere", "has_exceptional", "per_layer"}) v.flag(k, false);
+    for (const char* k : {"start_outside_hemisphere", "has_exceptional", "per_layer", "cycle"}) v.flag(k, false);
     for (const char* k : {"layers", "step_min", "step_max"}) v.set(k, "");
     return render_template(name, v);
   }
@@ -161,11 +161,16 @@ std::string proof_appendix_tex(const json& certificate) {
   std::string recheck = render_template("proof_recheck.tex", {});
   if (!recheck.empty() && recheck.back() == '\n') recheck.pop_back();  // the template's line ends it
   v.set("recheck", recheck);
+  // Every hypothesis of the cited theorem, as the prover proved it on the instance's decimals.
+  std::vector<std::string> hypotheses;
+  for (const auto& h : f.list("hypotheses")) hypotheses.push_back(h.get<std::string>());  // validated: strings
+  v.set("hypotheses", join(hypotheses, "; "));
   if (model != "sa-euclid") {  // the hemisphere proofs: cone collapse and the layer models
     // Per-layer weights (a trained network): the range of the layer factors, the rest in the certificate.
     const json& instance = f.at("instance");
     const bool per_layer = instance.contains("layers");
     v.flag("per_layer", per_layer).set("layers", per_layer ? static_cast<long>(instance.at("layers").size()) : 0L);
+    v.flag("cycle", per_layer && instance.contains("cycle") && instance.at("cycle").get<bool>());
     double step_min = 0, step_max = 0;
     if (per_layer)
       for (std::size_t k = 0; k < instance.at("layers").size(); ++k) {
@@ -182,12 +187,7 @@ std::string proof_appendix_tex(const json& certificate) {
     v.set("interval", verify::is_layer_model(model) ? "" : interval_kind(f)).set("order", f.integer("method.order"));
     return render_template(name, v);
   }
-  std::vector<std::string> hypotheses;
-  for (const auto& h : f.list("start.hypotheses_certified")) {
-    if (!h.is_string()) input_error("certificate.start.hypotheses_certified", "entries must be strings");
-    hypotheses.push_back(h.get<std::string>());
-  }
-  v.set("hypotheses", join(hypotheses, "; ")).set("interval", interval_kind(f)).set("order", f.integer("method.order"));
+  v.set("interval", interval_kind(f)).set("order", f.integer("method.order"));
   v.set("epsilon", math_number(f.decimal("predicate.epsilon"), 3)).set("min_capture", f.text("predicate.margin"));
   if (f.integer("instance.d") == 1) {
     const long exceptional = f.integer("predicate.exceptional");

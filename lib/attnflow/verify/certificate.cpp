@@ -117,7 +117,8 @@ nlohmann::json text_list(const std::vector<double>& v) {
 
 LayerWeights ProveInstance::layer(long k) const {
   if (layers.empty()) return {step, Q, K};
-  return layers[static_cast<std::size_t>(std::min<long>(std::max<long>(k, 0), static_cast<long>(layers.size()) - 1))];
+  const long L = static_cast<long>(layers.size()), at = std::max<long>(k, 0);
+  return layers[static_cast<std::size_t>(cycle ? at % L : std::min<long>(at, L - 1))];
 }
 
 nlohmann::json ProveInstance::to_json() const {
@@ -126,6 +127,7 @@ nlohmann::json ProveInstance::to_json() const {
     nlohmann::json list = nlohmann::json::array();
     for (const LayerWeights& l : layers) list.push_back({{"step", l.step}, {"Q", l.Q}, {"K", l.K}});
     j["layers"] = list;
+    if (cycle) j["cycle"] = true;  // only when set: certificates without it keep their form
     return j;
   }
   j["Q"] = Q;
@@ -162,7 +164,12 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
                            string_list(list[k].value("Q", nlohmann::json()), at + ".Q", dd),
                            string_list(list[k].value("K", nlohmann::json()), at + ".K", dd)});
     }
+    if (j.contains("cycle")) {
+      if (!j.at("cycle").is_boolean()) input_error("instance.cycle", "must be true or false");
+      in.cycle = j.at("cycle").get<bool>();
+    }
   } else {
+    if (j.contains("cycle")) input_error("instance.cycle", "only with per-layer weights (instance.layers)");
     in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", dd);
     in.K = string_list(j.value("K", nlohmann::json()), "instance.K", dd);
   }
@@ -188,7 +195,14 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
                                     h.V.kind == WeightSpec::Kind::PerLayer);
   if (per_layer) {
     // One entry per layer up to the longest list; a shorter list holds its last entry, as in simulate.
+    // A cyclic schedule repeats the whole list, so every per-layer list must be cyclic and of one length.
     const std::size_t L = std::max({h.Q.values.size(), h.K.values.size(), h.V.values.size()});
+    in.cycle = h.Q.cycle || h.K.cycle || h.V.cycle;
+    if (in.cycle)
+      for (const auto& [name, w] : {std::pair{"Q", &h.Q}, std::pair{"K", &h.K}, std::pair{"V", &h.V}})
+        if (w->kind == WeightSpec::Kind::PerLayer && (!w->cycle || w->values.size() != L))
+          input_error(std::string(name) + ".cycle",
+                      "prove needs every per-layer list of a cyclic schedule to be cyclic and of one length");
     if (L > kMaxProofLayers)
       input_error("layers", "prove takes at most " + std::to_string(kMaxProofLayers) + " layers");
     for (std::size_t k = 0; k < L; ++k) {
@@ -252,17 +266,30 @@ ProveOptions ProveOptions::from_json(const nlohmann::json& j) {
 }
 
 static const char* kTheorem =
-    "[B] Lemma 6.4 (cone collapse): for V = I and any Q, K, if all tokens of the SA or USA sphere flow lie in "
-    "one open hemisphere at some time, they converge to a single point as t -> infinity";
+    "[B] Lemma 6.4 (cone collapse): for V = I and any constant Q, K and beta (the sign of beta absorbed in Q), if "
+    "all tokens of the SA or USA sphere flow lie in one open hemisphere at some time, they converge to a single "
+    "point as t -> infinity";
+// [Blog] Prop 2.1 as printed (0 <= alpha_k <= 1 only) is false at its boundary: alpha_k = 0 for
+// all large k leaves the layers the identity, and distinct tokens never move. The corrected form
+// below adds alpha_k >= alpha_min > 0 from some layer on (docs/verified.md, proofs/Blog-P2.1.tex).
 static const char* kLayerTheorem =
-    "[Blog] Proposition 2.1: for layers x_i' = y_i/|y_i|, y_i = x_i + sum_j P_ij alpha x_j with 0 <= alpha <= 1 and "
-    "bounded Q, K, if all tokens lie in one open hemisphere at some layer, they converge (exponentially) to a "
-    "single point as the layer index -> infinity";
+    "[Blog] Proposition 2.1, corrected: for layers x_i' = y_i/|y_i|, y_i = x_i + alpha sum_j P_ij x_j with "
+    "0 < alpha <= 1 and bounded beta Q, K (beta of either sign), if all tokens lie in one open hemisphere at some "
+    "layer, they converge exponentially in the layer index to a single point (as printed, with 0 <= alpha <= 1, "
+    "the proposition is false for alpha = 0, where the layer is the identity)";
 static const char* kPerLayerTheorem =
-    "[Blog] Proposition 2.1: for layers x_i' = y_i/|y_i|, y_i = x_i + sum_j P_ij(Q_k, K_k) alpha_k x_j with "
-    "0 <= alpha_k <= 1 and bounded Q_k, K_k, if all tokens lie in one open hemisphere at some layer, they converge "
-    "(exponentially) to a single point as the layer index -> infinity (here layer k >= L repeats the last of the "
-    "L layers given)";
+    "[Blog] Proposition 2.1, corrected: for layers x_i' = y_i/|y_i|, y_i = x_i + alpha_k sum_j P_ij(Q_k, K_k) x_j "
+    "with 0 <= alpha_k <= 1 for every k, alpha_k >= alpha_min > 0 for every k from some layer on, and bounded "
+    "beta Q_k, K_k (beta of either sign), if all tokens lie in one open hemisphere at some layer, they converge "
+    "exponentially in the layer index to a single point (as printed, with 0 <= alpha_k <= 1 only, the proposition "
+    "is false: alpha_k = 0 is the identity); here layer k >= L repeats the last of the L layers given";
+static const char* kCyclicTheorem =
+    "[Blog] Proposition 2.1, corrected: for layers x_i' = y_i/|y_i|, y_i = x_i + alpha_k sum_j P_ij(Q_k, K_k) x_j "
+    "with 0 <= alpha_k <= 1 for every k, alpha_k >= alpha_min > 0 for every k from some layer on, and bounded "
+    "beta Q_k, K_k (beta of either sign), if all tokens lie in one open hemisphere at some layer, they converge "
+    "exponentially in the layer index to a single point (as printed, with 0 <= alpha_k <= 1 only, the proposition "
+    "is false: alpha_k = 0 is the identity); here layer k is layer k mod L of the L layers given, applied again "
+    "and again";
 static const char* kBooleanTheorem =
     "[A] Theorem 2.1 (d = 1; V > 0, QK > 0, distinct tokens): P(t) converges to a Boolean matrix in which every row "
     "but at most one is e_left or e_right, the attention captured by the extreme tokens. Certified here: that "
@@ -275,7 +302,7 @@ static const char* kCaptureTheorem =
     "vertex of the convex hull of the tokens (the limit is the theorem's)";
 static const char* theorem_of(const ProveInstance& in) {
   if (in.model == "sa-euclid") return in.d == 1 ? kBooleanTheorem : kCaptureTheorem;
-  if (in.per_layer()) return kPerLayerTheorem;
+  if (in.per_layer()) return in.cycle ? kCyclicTheorem : kPerLayerTheorem;
   return is_layer_model(in.model) ? kLayerTheorem : kTheorem;
 }
 
@@ -341,8 +368,7 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
                               : "single cluster via cone collapse: the solution from this start enters an open "
                                 "hemisphere at time T, hence all tokens converge to one point";
   const nlohmann::json start =
-      boolean ? nlohmann::json{{"definition", "x_i(0) = p_i with p_i = instance.points (sa-euclid)"},
-                               {"hypotheses_certified", r.hypotheses}}
+      boolean ? nlohmann::json{{"definition", "x_i(0) = p_i with p_i = instance.points (sa-euclid)"}}
               : nlohmann::json{{"definition", "x_i(0) = p_i / |p_i| with p_i = instance.points"},
                                {"in_open_hemisphere", r.start_in_hemisphere},
                                {"hemisphere_test", "exact LP certificate on the start rounded to double"},
@@ -352,6 +378,7 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
       {"statement", r.proved ? statement : "not proved"},
       {"outcome", r.outcome},
       {"theorem", theorem_of(in)},
+      {"hypotheses", r.hypotheses},
       {"instance", in.to_json()},
       {"start", start},
       {"method", o.to_json()},
@@ -497,6 +524,16 @@ void decimals(const json& j, const std::string& field, std::size_t min_size, std
   for (const json& e : list(j, field, min_size, max_size)) decimal(e, at(field, k++));
 }
 
+/// Step sizes: each a decimal in (0, 10] (the prover's longest step is 10; a layer is 1).
+void step_list(const json& j, const std::string& field, std::size_t min_size, std::size_t max_size) {
+  std::size_t k = 0;
+  for (const json& e : list(j, field, min_size, max_size)) {
+    const std::string f = at(field, k++);
+    const double h = decimal(e, f);
+    if (!(h > 0 && h <= 10)) input_error(f, "a step size must be in (0, 10]");
+  }
+}
+
 void integers(const json& j, const std::string& field, std::size_t min_size, std::size_t max_size, long lo, long hi) {
   std::size_t k = 0;
   for (const json& e : list(j, field, min_size, max_size)) integer(e, at(field, k++), lo, hi);
@@ -541,6 +578,7 @@ Shape validate_instance(const json& j) {
       decimals(l.need("K"), l.field("K"), dd, dd);
       l.no_other_keys("a layer's weights");
     }
+    if (const json* c = o.maybe("cycle")) boolean(*c, o.field("cycle"));
   } else {
     decimals(o.need("Q"), o.field("Q"), dd, dd);
     decimals(o.need("K"), o.field("K"), dd, dd);
@@ -586,11 +624,7 @@ MethodLimits validate_method(const json& j, const Shape& s) {
 void validate_start(const json& j, const Shape& s) {
   Obj o(j, "certificate.start");
   text(o.need("definition"), o.field("definition"));
-  if (s.euclid()) {
-    const std::string f = o.field("hypotheses_certified");
-    std::size_t k = 0;
-    for (const json& h : list(o.need("hypotheses_certified"), f, 0, kMaxHypotheses)) text(h, at(f, k++));
-  } else {
+  if (!s.euclid()) {
     boolean(o.need("in_open_hemisphere"), o.field("in_open_hemisphere"));
     text(o.need("hemisphere_test"), o.field("hemisphere_test"));
     boolean(o.need("hemisphere_test_certified"), o.field("hemisphere_test_certified"));
@@ -660,7 +694,12 @@ void validate_certificate(const json& cert) {
   // A layer proof takes one step per layer, up to max_time layers; a flow at most max_steps.
   const long steps_cap = s.layers() ? static_cast<long>(m.max_time) + 1 : m.max_steps;
   integer(top.need("steps"), "certificate.steps", 0, steps_cap);
-  decimals(top.need("step_sizes"), "certificate.step_sizes", 0, static_cast<std::size_t>(steps_cap));
+  step_list(top.need("step_sizes"), "certificate.step_sizes", 0, static_cast<std::size_t>(steps_cap));
+  {
+    const std::string f = "certificate.hypotheses";
+    std::size_t k = 0;
+    for (const json& h : list(top.need("hypotheses"), f, 0, kMaxHypotheses)) text(h, at(f, k++));
+  }
   validate_trace(top.need("width_trace"), "certificate.width_trace");
   const json& seconds = top.need("seconds");
   if (!seconds.is_number() || !(seconds.get<double>() >= 0) || !std::isfinite(seconds.get<double>()))
@@ -669,25 +708,25 @@ void validate_certificate(const json& cert) {
     if (!c->is_object()) input_error("certificate.source_config", "must be an object");
   const std::size_t nd = static_cast<std::size_t>(s.n * s.d);
   if (proved) {
-    decimal(top.need("T"), "certificate.T");
+    decimal_in(top.need("T"), "certificate.T", 0, 1e6, "[0, 1e6]");
     validate_predicate(top.need("predicate"), s);
     Obj enc(top.need("enclosure_at_T"), "certificate.enclosure_at_T");
-    decimal(enc.need("t"), enc.field("t"));
+    decimal_in(enc.need("t"), enc.field("t"), 0, 1e6, "[0, 1e6]");
     decimals(enc.need("lo"), enc.field("lo"), nd, nd);
     decimals(enc.need("hi"), enc.field("hi"), nd, nd);
     decimal(enc.need("max_width"), enc.field("max_width"));
     enc.no_other_keys("enclosure_at_T");
     if (m.report)
       if (const json* r = top.maybe("report_step_sizes"))
-        decimals(*r, "certificate.report_step_sizes", 1, static_cast<std::size_t>(m.max_steps));
+        step_list(*r, "certificate.report_step_sizes", 1, static_cast<std::size_t>(m.max_steps));
   } else {
     text(top.need("reason"), "certificate.reason");
-    decimal(top.need("t_reached"), "certificate.t_reached");
+    decimal_in(top.need("t_reached"), "certificate.t_reached", 0, 1e6, "[0, 1e6]");
   }
   if (m.report)
     if (const json* e = top.maybe("enclosure_at_end")) {
       Obj end(*e, "certificate.enclosure_at_end");
-      decimal(end.need("t"), end.field("t"));
+      decimal_in(end.need("t"), end.field("t"), 0, 1e6, "[0, 1e6]");
       decimal(end.need("max_width"), end.field("max_width"));
       end.no_other_keys("enclosure_at_end");
     }

@@ -244,11 +244,16 @@ template <class I, class OnStep> bool integrate(const Problem<I>& pb, LohnerSet<
 template <class I, class Holds>
 void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Holds&& holds) {
   const double end = std::max(o.max_time, o.report_until);
+  bool lost = false;  // a bound that is not a number: the enclosure says nothing from here on
   auto on_step = [&](double t, const std::vector<I>& X, long steps) {
     const Box b = box_of(t, X);
     r.width_trace.emplace_back(t, b.max_width());
     r.last = b;
     if (o.progress) o.progress(t, steps, b.max_width());
+    if (std::isnan(b.max_width())) {
+      lost = true;
+      return false;
+    }
     if (!r.proved) {
       if (holds(X, b, r)) {
         r.proved = true;
@@ -287,7 +292,9 @@ void prove_until(const Problem<I>& pb, const ProveOptions& o, ProofResult& r, Ho
     r.step_sizes.resize(static_cast<std::size_t>(r.steps_to_T));
   }
   r.outcome = r.proved ? "proved" : "not proved";
-  if (r.interrupted)
+  if (lost && !r.proved)
+    r.reason = "enclosure lost: a bound is not a number (time reached " + g17(r.t_reached) + ")";
+  else if (r.interrupted)
     r.reason = "interrupted at t = " + g17(r.t_reached) + " after " + std::to_string(r.steps) + " steps";
   else if (!r.proved)
     r.reason = ok ? "no " + r.predicate + " certified up to the time limit t = " + g17(r.t_reached)

@@ -136,7 +136,8 @@ bool krawczyk_eigenpair(const Matrix<double>& V, const Eigen::VectorXd& xt, doub
 
 }  // namespace
 
-GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<double>& K, const Matrix<double>& V) {
+GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<double>& K, const Matrix<double>& V,
+                                          double beta) {
   GoodTripleCertificate g;
   g.rest_radius = std::numeric_limits<double>::infinity();
   const Eigen::Index d = V.rows();
@@ -208,6 +209,10 @@ GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<
     for (Eigen::Index j = 0; j < d; ++j) qi += I(Q(i, j)) * e.x[j], ki += I(K(i, j)) * e.x[j];
     dot += qi * ki;
   }
+  // [A] absorbs beta in Q: the condition is on beta <Q phi_1, K phi_1>, whose sign is beta's times
+  // the dot product's (beta = 0, or NaN, leaves the logits no sign: never a good triple).
+  if (beta < 0) dot = -dot;
+  if (!(beta != 0)) dot = I(0);
   g.sign_lo = dot.lower(), g.sign_hi = dot.upper();
   g.sign_positive = g.sign_lo > 0;
   g.sign_negative = g.sign_hi < 0;
@@ -218,9 +223,9 @@ GoodTripleCertificate certify_good_triple(const Matrix<double>& Q, const Matrix<
     g.failure = fmt::format("max |lambda_k|, k >= 2, bounded only by {:.6g}, not below lambda_1 >= {:.6g}",
                             g.rest_radius, g.lambda_lo);
   else if (!g.sign_positive && !g.sign_negative)
-    g.failure = "the sign of <Q phi_1, K phi_1> is not decided on the eigenvector box";
+    g.failure = "the sign of beta <Q phi_1, K phi_1> is not decided on the eigenvector box";
   else if (g.sign_negative)
-    g.failure = "<Q phi_1, K phi_1> < 0 (proved)";
+    g.failure = "beta <Q phi_1, K phi_1> < 0 (proved)";
   return g;
 }
 
@@ -228,7 +233,7 @@ std::string GoodTripleCertificate::summary() const {
   if (!eigenpair_verified) return "not certified: " + failure;
   return fmt::format(
       "{}: lambda_1 in [{:.17g}, {:.17g}], max_(k>=2) |lambda_k| <= {:.6g} (norm of M^{}), "
-      "<Q phi_1, K phi_1> in [{:.6g}, {:.6g}]{}",
+      "beta <Q phi_1, K phi_1> in [{:.6g}, {:.6g}]{}",
       good() ? "certified good triple" : "not a certified good triple", lambda_lo, lambda_hi, rest_radius, power,
       sign_lo, sign_hi, failure.empty() ? "" : "; " + failure);
 }

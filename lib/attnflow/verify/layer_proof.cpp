@@ -1,8 +1,10 @@
 // Computer-assisted proofs for the discrete layer models (layer-normalized, euler-renormalize with
 // V = αI): the layer map y_i = x_i + a Σ_j P_ij x_j, x_i' = y_i/‖y_i‖ (a = α or η) is enclosed
 // rigorously layer by layer until, at some layer K, every point of the enclosure lies in one open
-// hemisphere; by [Blog] Proposition 2.1 (V_k = α_k I with 0 ≤ α_k ≤ 1, bounded Q_k, K_k, applied
-// to the layers from K on) the tokens then converge to one point. A layer map has no truncation
+// hemisphere; by [Blog] Proposition 2.1 in its corrected form (V_k = α_k I with 0 ≤ α_k ≤ 1,
+// α_k ≥ α_min > 0 for every k from some layer on, bounded βQ_k, K_k; applied to the layers from K
+// on) the tokens then converge to one point. As printed the proposition asks 0 ≤ α_k ≤ 1 only and
+// is false there: α_k = 0 is the identity map. A layer map has no truncation
 // error, so each layer is one mean-value step: Φ(X) ⊆ Φ(c) + DΦ(X)(X − c), intersected with the
 // natural extension Φ(X). Φ is Model<T>::layer itself, evaluated on dual numbers over double
 // intervals with directed rounding (exp through MPFR): no second copy of the map.
@@ -58,15 +60,21 @@ Model<D> layer_model(const ProveInstance& in, const I& beta, const std::vector<L
       }
     qs.push_back(q), ks.push_back(k), vs.push_back(v);
   }
-  m.heads.push_back(Head<D>{WeightSchedule<D>::per_layer_matrices(qs), WeightSchedule<D>::per_layer_matrices(ks),
-                            WeightSchedule<D>::per_layer_matrices(vs)});
+  m.heads.push_back(Head<D>{WeightSchedule<D>::per_layer_matrices(qs, in.cycle),
+                            WeightSchedule<D>::per_layer_matrices(ks, in.cycle),
+                            WeightSchedule<D>::per_layer_matrices(vs, in.cycle)});
   return m;
 }
 
+/// Thrown by enclose_layer when the interrupt flag is raised between two Jacobian columns.
+struct LayerInterrupted {};
+
 /// One layer over the box X: the mean-value form Φ(c) + DΦ(X)(X − c) around the centre c,
 /// intersected with the natural extension Φ(X). Φ(c) is one evaluation at the point c; seeding
-/// direction l gives Φ(X) and column l of DΦ over X, so the Jacobian costs N evaluations.
-std::vector<I> enclose_layer(const Model<D>& map, const std::vector<I>& X, long layer) {
+/// direction l gives Φ(X) and column l of DΦ over X, so the Jacobian costs N evaluations (the
+/// interrupt flag is polled between them: one layer of a large instance takes seconds).
+/// A bound that is not a number is returned as is: the caller's width test ends the proof there.
+std::vector<I> enclose_layer(const Model<D>& map, const std::vector<I>& X, long layer, const ProveOptions& o) {
   const std::size_t N = X.size();
   State<D> centre(N);
   for (std::size_t k = 0; k < N; ++k) centre[k] = D(I(iv::mid(X[k])));
@@ -74,6 +82,7 @@ std::vector<I> enclose_layer(const Model<D>& map, const std::vector<I>& X, long 
   map.layer(at_centre, layer);
   std::vector<I> natural(N), jacobian(N * N);  // jacobian[k·N + l] = ∂Φ_k/∂x_l over X
   for (std::size_t l = 0; l < N; ++l) {
+    if (o.interrupt_requested()) throw LayerInterrupted{};
     State<D> x(N);
     for (std::size_t k = 0; k < N; ++k) x[k] = D(X[k], I(k == l ? 1 : 0));
     map.layer(x, layer);
@@ -104,6 +113,42 @@ bool hemisphere_on_box(const std::vector<I>& X, int n, int d, std::vector<double
   return margin > 0;
 }
 
+/// The hypotheses of the corrected [Blog] Prop 2.1 besides the hemisphere (the proof's predicate),
+/// each proved on the decimals' enclosures; `failed` names the first that is not (empty when all
+/// hold). The layers that repeat for ever are the tail: the last one, or all of them for a cyclic
+/// schedule (or the one constant layer); each tail factor must be proved > 0, since a factor 0
+/// makes the layer the identity and tokens that are apart stay apart for ever.
+std::vector<std::string> layer_hypotheses(const ProveInstance& in, const std::vector<LayerEnclosure>& layers,
+                                          std::string& failed) {
+  const bool euler = in.model == "euler-renormalize";
+  const std::string factor = euler ? "eta" : "alpha";
+  std::vector<std::string> out;
+  out.push_back(euler ? "V = I, one step eta for every layer, 0 <= eta <= 1 (decimal enclosure)"
+                      : "V_k = alpha_k I with 0 <= alpha_k <= 1 for every layer (decimal enclosures)");
+  const std::size_t L = layers.size();
+  const std::size_t first_tail = in.cycle ? 0 : L - 1;
+  double alpha_min = 1;
+  for (std::size_t k = first_tail; k < L; ++k) {
+    if (!(layers[k].step.lower() > 0)) {
+      const std::string which = !in.per_layer() ? factor + " = " + in.step
+                                                : "layers[" + std::to_string(k) + "].step = " + in.layers[k].step;
+      failed = "hypothesis of [Blog] Prop 2.1 (corrected): " + which + " is not proved > 0; " +
+               (in.per_layer() ? (in.cycle ? "that layer recurs in the cycle" : "that layer repeats for ever")
+                               : "every layer has this factor") +
+               ", and with " + factor + " = 0 the layer map is the identity: tokens that are apart never converge";
+      return out;
+    }
+    alpha_min = std::min(alpha_min, layers[k].step.lower());
+  }
+  const std::string tail = !in.per_layer() ? "every layer"
+                           : in.cycle      ? "every layer of the cycle (all " + std::to_string(L) + ")"
+                                           : "the last layer, which repeats for ever (k >= " + std::to_string(L - 1) + ")";
+  out.push_back(factor + " >= " + g17(alpha_min) + " > 0 for " + tail + " (decimal enclosures, rounded down)");
+  out.push_back("bounded beta Q_k, K_k: " + std::to_string(L) + " constant matrices of decimals (beta = " + in.beta +
+                "; its sign is absorbed in Q_k)");
+  return out;
+}
+
 }  // namespace
 
 bool is_layer_model(const std::string& model) { return model == "layer-normalized" || model == "euler-renormalize"; }
@@ -128,7 +173,8 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
       for (std::size_t c = 0; c < dd; ++c) e.Q.push_back(iv::decimal<I>(w.Q[c])), e.K.push_back(iv::decimal<I>(w.K[c]));
       e.step = iv::decimal<I>(w.step);
       // [Blog] Proposition 2.1 needs 0 <= alpha_k <= 1 for every layer from K on; every layer is
-      // held to it (the last one repeats forever): proved on the decimal's enclosure.
+      // held to it (the schedule repeats them forever): proved on the decimal's enclosure. A
+      // factor outside [0, 1] is not the proposition's model at all: bad input.
       if (!(e.step.lower() >= 0 && e.step.upper() <= 1))
         input_error(at + "step",
                     "the layer factor (alpha for V = alpha I, or eta) must lie in [0, 1] for [Blog] Prop 2.1");
@@ -137,7 +183,7 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
       layers.push_back(std::move(e));
     }
   } catch (const std::invalid_argument& e) { input_error("instance", e.what()); }
-  const Model<D> map = layer_model(in, beta, layers);
+  ProofResult r;
   // Start: x_i = p_i / ‖p_i‖ enclosed.
   std::vector<I> X(N);
   for (int i = 0; i < in.n; ++i) {
@@ -153,7 +199,6 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
     const I norm = iv::sqrt(norm2);
     for (int a = 0; a < in.d; ++a) X[static_cast<std::size_t>(i * in.d + a)] = p[a] / norm;
   }
-  ProofResult r;
   {
     Tokens<double> c(in.n, in.d);
     for (int i = 0; i < in.n; ++i)
@@ -162,6 +207,13 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
     r.start_hemisphere_certified = h0.certified;
     r.start_in_hemisphere = h0.exists;
   }
+  r.hypotheses = layer_hypotheses(in, layers, r.reason);
+  if (!r.reason.empty()) {  // a hypothesis not proved: nothing is enclosed, nothing claimed
+    r.outcome = "not proved";
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+  const Model<D> map = layer_model(in, beta, layers);
   const long max_layers = static_cast<long>(o.max_time);
   for (long layer = 0;; ++layer) {
     const Box b = box_of(double(layer), X);
@@ -170,7 +222,7 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
     r.t_reached = double(layer);
     r.steps = layer;
     if (o.progress) o.progress(double(layer), layer, b.max_width());
-    if (!std::isfinite(b.max_width()) || b.max_width() > 1) {
+    if (!std::isfinite(b.max_width()) || b.max_width() > 1) {  // a NaN bound too (Box::max_width)
       r.reason = "enclosure lost at layer " + std::to_string(layer) + " (width " + g17(b.max_width()) + ")";
       break;
     }
@@ -195,7 +247,11 @@ ProofResult prove_layer_collapse(const ProveInstance& in, const ProveOptions& o)
       break;
     }
     try {
-      X = enclose_layer(map, X, layer);
+      X = enclose_layer(map, X, layer, o);
+    } catch (const LayerInterrupted&) {
+      r.interrupted = true;
+      r.reason = "interrupted at layer " + std::to_string(layer);
+      break;
     } catch (const DegenerateStateError&) {
       r.reason =
           "enclosure lost at layer " + std::to_string(layer) + ": a token's update may vanish (|y_i| encloses 0)";

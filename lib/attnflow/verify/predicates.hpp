@@ -8,19 +8,23 @@
 #include "attnflow/verify/sphere_series.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
 namespace attnflow::verify {
 
-/// min_i ⟨w, x_i⟩ over every point of the box, rounded down; > 0 certifies the hemisphere.
+/// min_i ⟨w, x_i⟩ over every point of the box, rounded down; > 0 certifies the hemisphere (NaN
+/// when a bound is not a number).
 template <class I> double hemisphere_margin(const std::vector<I>& X, const std::vector<double>& w, int n, int d) {
   RoundUpward up;
   double margin = std::numeric_limits<double>::infinity();
   for (int i = 0; i < n; ++i) {
     I s(0);
     for (int c = 0; c < d; ++c) s += X[static_cast<std::size_t>(i * d + c)] * I(w[static_cast<std::size_t>(c)]);
-    margin = std::min(margin, iv::lower_double(s));
+    const double l = iv::lower_double(s);
+    if (std::isnan(l)) return l;  // std::min would drop it: NaN certifies nothing
+    margin = std::min(margin, l);
   }
   return margin;
 }

@@ -56,6 +56,9 @@ std::vector<double> candidate_normal(const Box& b, int n, int d, bool lp) {
 template <class I> ProofResult prove_impl(const ProveInstance& in, const ProveOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   ProofResult r;
+  // [B] Lemma 6.4's hypotheses besides the hemisphere (the predicate): what the instance fixes.
+  r.hypotheses = {"V = I (a sphere-flow instance has no other V)",
+                  "constant Q, K of decimals, any matrices (beta = " + in.beta + "; its sign is absorbed in Q)"};
   std::unique_ptr<Problem<I>> pb;
   {
     RoundUpward up;
@@ -184,7 +187,11 @@ double nearest_quantum_time(double t) { return std::round(t / kTimeQuantum) * kT
 
 double Box::max_width() const {
   double w = 0;
-  for (std::size_t q = 0; q < lo.size(); ++q) w = std::max(w, hi[q] - lo[q]);
+  for (std::size_t q = 0; q < lo.size(); ++q) {
+    const double e = hi[q] - lo[q];
+    if (std::isnan(e)) return e;  // std::max would drop it: a NaN bound is a lost enclosure
+    w = std::max(w, e);
+  }
   return w;
 }
 

@@ -37,9 +37,11 @@ struct ProveInstance {
   std::vector<std::string> V;       // sa-euclid only: d×d row-major decimals (the sphere flows have V = I)
   std::vector<std::string> points;  // n×d row-major decimals (p_i; sa-euclid: x_i(0) = p_i)
   /// Layer models only, when the weights change from layer to layer (a trained network): layer k
-  /// uses layers[min(k, L − 1)], as simulate reads a per-layer list; step, Q and K are then unused
-  /// (and not written).
+  /// uses layers[min(k, L − 1)] (the last layer repeats forever), or layers[k mod L] when `cycle`
+  /// (the L layers applied again and again), as simulate reads a per-layer list; step, Q and K
+  /// are then unused (and not written).
   std::vector<LayerWeights> layers;
+  bool cycle = false;
   bool per_layer() const { return !layers.empty(); }
   /// The weights of layer k (the constant ones when not per_layer()).
   LayerWeights layer(long k) const;

@@ -157,8 +157,10 @@ json measure(const HookParams& p, const json&, std::uint64_t seed, bool confirm)
     out = levels_run<mpfr>(tight, p.json().at("require_good_triple").get<bool>());
   } else {
     out = levels_run<double>(c, p.json().at("require_good_triple").get<bool>());
+    // The sign condition is on beta <Q phi_1, K phi_1> (beta's double has the decimal's sign, or is
+    // 0 where the decimal underflows: never a good triple then).
     const Weights w = weights(c);
-    const verify::GoodTripleCertificate cert = verify::certify_good_triple(w.Q, w.K, w.V);
+    const verify::GoodTripleCertificate cert = verify::certify_good_triple(w.Q, w.K, w.V, decimal_as_double(c.beta));
     out["good_triple_certificate"] = cert.summary();
     out["certified_good"] = cert.good();
     if (p.json().at("require_good_triple").get<bool>() && !cert.good())  // the hypothesis counts only when proved
