@@ -9,6 +9,7 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "attnflow/trajectory.hpp"
 #include "attnflow/version.hpp"
 
 #include <algorithm>
@@ -271,6 +272,35 @@ BOOST_AUTO_TEST_CASE(cli_writes_trajectory_and_is_deterministic) {
   BOOST_TEST(t.at("error_estimate").is_number());
   // The library writes the same document.
   BOOST_TEST(t == run_simulation(parse_sim_config(config)).trajectory);
+}
+
+// A run whose error estimate is of the size of the data (Euler with steps of 1 on a flow that moves
+// by O(1) per unit time) says so and exits 1; diagnose then refuses to draw conclusions from it.
+BOOST_AUTO_TEST_CASE(an_error_of_the_size_of_the_data_is_said_and_refused) {
+  TempDir tmp;
+  json config = every_model()[2];  // sa-sphere
+  config["method"] = "euler";
+  config["dt"] = 1;
+  config["time"] = {{"t_end", 8}, {"samples", 9}};
+  config["verify"] = true;
+  const std::string file = tmp.write("config.json", config.dump(2));
+  const CliResult r = run_cli("simulate --config " + quoted(file) + " --out " + quoted((tmp.path / "a").string()), tmp);
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(r.err.find("of the size of the data") != std::string::npos, r.err);
+  const json t = json::parse(read_file(tmp.path / "a" / "trajectory.json"));
+  BOOST_TEST(t.at("error_estimate").get<double>() >= kErrorOfDataSize);
+  const CliResult d = run_cli("diagnose --trajectory " + quoted((tmp.path / "a" / "trajectory.json").string()) +
+                                  " --out " + quoted((tmp.path / "d").string()),
+                              tmp);
+  BOOST_TEST(d.code == 1, d.err);
+  const json dj = json::parse(read_file(tmp.path / "d" / "diagnostics.json"));
+  BOOST_TEST(dj.contains("refused"));
+  BOOST_TEST(!dj.contains("clusters"));
+  // The same config with a fine rk4 step is trusted: exit 0.
+  config["method"] = "rk4";
+  config["dt"] = 0.01;
+  tmp.write("config.json", config.dump(2));
+  BOOST_TEST(run_cli("simulate --config " + quoted(file) + " --out " + quoted((tmp.path / "b").string()), tmp).code == 0);
 }
 
 BOOST_AUTO_TEST_CASE(cli_bad_input) {

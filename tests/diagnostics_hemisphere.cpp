@@ -77,6 +77,22 @@ BOOST_AUTO_TEST_CASE(configurations_with_zero_in_the_hull) {
   expect_no_hemisphere(rows(2, 3, {1, 2, 3, 0, 0, 0}));
 }
 
+// Tokens far from unit size (1e160, 1e-300): GLPK aborted the process on such coefficients. The
+// LP now sees them scaled by a power of two, exactly, and the certificates are of the tokens given.
+BOOST_AUTO_TEST_CASE(tokens_far_from_unit_size_are_decided_not_aborted) {
+  for (const double scale : {1e160, 1e-300, 0x1p-1000}) {
+    BOOST_TEST_CONTEXT("scale " << scale) {
+      const Tokens<double> in = rows(3, 2, {1, 0.1, 0.5, 1, -0.2, 1}) * scale;
+      expect_hemisphere(in);
+      const HemisphereResult h = find_hemisphere(in);
+      BOOST_TEST(h.min_dot > 0);
+      BOOST_TEST(verify_hemisphere_certificate(in, h));  // the exact gap is of the unscaled tokens
+      const std::vector<Rational> w = expect_no_hemisphere(rows(3, 2, {1, 0, -2, 1, -2, -1}) * scale);
+      BOOST_TEST((w[0] == Rational(2, 3) && w[1] == Rational(1, 6) && w[2] == Rational(1, 6)));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(tampered_certificates_are_rejected) {
   // Each tamper breaks exactly one condition the verifier checks, the rest kept consistent, so
   // every check is shown to be doing work.

@@ -10,6 +10,11 @@
 #include "attnflow/version.hpp"
 
 #include <fstream>
+#include <regex>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -95,6 +100,16 @@ BOOST_AUTO_TEST_CASE(a_simulate_config_is_refused_with_one_line_naming_the_field
       {"not JSON", "invalid JSON", [](json&) { return std::string("{\"model\": "); }},
       {"empty file", "invalid JSON", [](json&) { return std::string(" "); }},
       {"an unknown top-level key", "modle", [](json& j) { j["modle"] = "x"; return ""; }},
+      // One rule for numbers outside double, whatever their JSON type (the number 1e-400 was read
+      // as beta = 0 without a word; a subnormal atol ended in exit 3).
+      {"the number 1e-400", "beta: the number 1e-400 is outside the range of double",
+       [](json& j) { return std::regex_replace(j.dump(), std::regex("\"beta\":[^,}]*"), "\"beta\":1e-400"); }},
+      {"a subnormal atol", "atol: 5e-324 is outside the range of double",
+       [](json& j) { j["atol"] = 4.9406564584124654e-324; return ""; }},
+      {"a fixed step that would wrap the step count", "dt: dt = 1e-20 over a span of 1 needs 1e+20 steps",
+       [](json& j) { j["method"] = "rk4", j["dt"] = "1e-20"; return ""; }},
+      {"a fixed step beyond max_steps", "more than max_steps = 1000",
+       [](json& j) { j["method"] = "euler", j["dt"] = "1e-4", j["max_steps"] = 1000; return ""; }},
   };
   expect_refused("simulate --config", cases, demo());
 }
@@ -225,8 +240,127 @@ BOOST_AUTO_TEST_CASE(a_trajectory_that_disagrees_with_itself_is_refused_by_diagn
       {"provenance with another n", "trajectory.provenance.config.n", [](json& j) { j["provenance"]["config"]["n"] = 5; return ""; }},
       {"a short row", "trajectory.x[1][0]: must have d = 3 coordinates", [](json& j) { j["x"][1][0].erase(2); return ""; }},
       {"a sample missing", "trajectory.x: must have one configuration per time", [](json& j) { j["x"].erase(1); return ""; }},
+      {"decreasing times", "trajectory.t[2]: times must increase strictly", [](json& j) {
+         j["t"][2] = j["t"][1].get<double>() - 0.1; return ""; }},
+      {"a duplicate time", "trajectory.t[1]: times must increase strictly", [](json& j) { j["t"][1] = j["t"][0]; return ""; }},
+      {"all times zero", "times must increase strictly", [](json& j) {
+         for (auto& t : j["t"]) t = 0;
+         return ""; }},
   };
   expect_refused("diagnose --trajectory", cases, good);
+}
+
+// Where a file is meant, only a regular file is read: a directory is named as one, a device
+// (/dev/zero, which read without bound) and a FIFO with no writer (which blocked in open) are
+// refused before anything is read.
+BOOST_AUTO_TEST_CASE(only_a_regular_file_is_read_as_json) {
+  const TempDir tmp;
+  fs::create_directories(tmp.path / "a-directory");
+  const std::string fifo = (tmp.path / "a-fifo").string();
+  BOOST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const auto& [path, expect] : std::vector<std::pair<std::string, std::string>>{
+           {(tmp.path / "a-directory").string(), "is a directory"},
+           {"/dev/zero", "is not a regular file"},
+           {fifo, "is not a regular file"}}) {
+    for (const std::string& command : {"simulate --config ", "diagnose --trajectory ", "check --statement ",
+                                       "prove --check ", "report --results "}) {
+      const CliResult r = run_cli("" + command + quoted(path) + " --out " + quoted((tmp.path / "out").string()), tmp);
+      BOOST_TEST_CONTEXT(command << path) {
+        BOOST_TEST(r.code == 2, r.err);
+        BOOST_TEST(count_lines(r.err) == 1u, r.err);
+        BOOST_TEST(r.err.find(expect) != std::string::npos, r.err);
+      }
+    }
+  }
+}
+
+// Seeds are whole numbers in [0, 2^64 - 1] (CLI11 alone wrapped -1 and saturated 2^64 to
+// 2^64 - 1); --jobs is bounded (100000 crashed inside the OpenMP runtime).
+BOOST_AUTO_TEST_CASE(seeds_and_jobs_are_not_coerced) {
+  const TempDir tmp;
+  for (const std::string& args : {"check --seed 18446744073709551616", "check --seed -1", "check --seed 1e3",
+                                  "regress --seed 18446744073709551616", "check --jobs 100000", "check --jobs 0",
+                                  "regress --jobs 100000"}) {
+    const CliResult r = run_cli(args + " --out " + quoted((tmp.path / "out").string()), tmp);
+    BOOST_TEST_CONTEXT(args) {
+      BOOST_TEST(r.code == 2, r.err);
+      BOOST_TEST(r.err.find("internal error") == std::string::npos, r.err);
+    }
+  }
+}
+
+// check --resume keeps a stored result only when it was computed from the same specification; the
+// output directory is claimed before any computation (writable, and one run at a time); a
+// certificate listed twice is re-verified once.
+BOOST_AUTO_TEST_CASE(resume_recomputes_what_changed_and_the_output_directory_is_claimed) {
+  const TempDir tmp;
+  json st = {{"id", "resume-probe"},
+             {"kind", "theorem"},
+             {"statement", "tokens stay on the sphere"},
+             {"model", {{"model", "sa-sphere"}, {"beta", 2}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"}}},
+             {"ensemble", {{"instances", 2}, {"n", 3}, {"d", 2}}},
+             {"horizon", {{"t_end", 1}, {"samples", 11}}},
+             {"certificates", "layer4,layer4,layer4"},
+             {"conclusion", {{{"observable", "max_norm"}, {"at", "every-sample"}, {"<=", 1.5}}}}};
+  const std::string file = tmp.write("s.json", st.dump());
+  const std::string out = (tmp.path / "out").string();
+  const std::string run = "check --quiet --no-pdf --statement " + quoted(file) + " --out " + quoted(out);
+  BOOST_REQUIRE(run_cli(run, tmp).code == 0);
+  auto instances = [&] {
+    const json r = json::parse(read_file(tmp.path / "out" / "results.json"));
+    return r["checks"][0]["evidence"]["instances"].size();
+  };
+  BOOST_TEST(instances() == 2u);
+  const json first = json::parse(read_file(tmp.path / "out" / "results.json"));
+  BOOST_TEST(first["checks"][0]["evidence"]["certificates"].size() == 1u);  // listed three times
+  // Unchanged: resumed as it is.
+  CliResult r = run_cli(run + " --resume", tmp);
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.err.find("recomputed") == std::string::npos, r.err);
+  // The statement edited (beta 2 -> 0.5, instances 2 -> 1): recomputed, and said.
+  st["model"]["beta"] = 0.5, st["ensemble"]["instances"] = 1;
+  tmp.write("s.json", st.dump());
+  r = run_cli(run + " --resume", tmp);
+  BOOST_TEST(r.code == 0, r.err);
+  BOOST_TEST(r.err.find("--resume recomputed resume-probe") != std::string::npos, r.err);
+  BOOST_TEST(instances() == 1u);
+  // Another run holds the directory: refused at once, nothing written over.
+  const std::string before = read_file(tmp.path / "out" / "results.json");
+  const int fd = ::open((out + "/.attnflow-lock").c_str(), O_RDWR | O_CREAT, 0644);
+  BOOST_REQUIRE(fd >= 0);
+  BOOST_REQUIRE(::flock(fd, LOCK_EX) == 0);
+  r = run_cli(run, tmp);
+  ::close(fd);
+  BOOST_TEST(r.code == 2, r.err);
+  BOOST_TEST(r.err.find("another attnflow run is writing") != std::string::npos, r.err);
+  BOOST_TEST(read_file(tmp.path / "out" / "results.json") == before);
+  // An output directory that cannot be made is said before any computation.
+  tmp.write("a-file", "x");
+  r = run_cli("check --quiet --no-pdf --statement " + quoted(file) + " --out " +
+                  quoted((tmp.path / "a-file" / "sub").string()),
+              tmp);
+  BOOST_TEST(r.code == 2, r.err);
+  BOOST_TEST(r.err.find("--out") != std::string::npos, r.err);
+}
+
+// report --certificate typesets a proof only after recomputing it, as prove --check does.
+BOOST_AUTO_TEST_CASE(a_forged_certificate_is_not_typeset_as_a_proof) {
+  const TempDir tmp;
+  json cert = json::parse(read_file(fs::path(attnflow::source_dir()) / "proofs/certificates/layer4/certificate.json"));
+  cert["predicate"]["margin"] = "0.5";  // schema-valid, false
+  const std::string file = tmp.write("forged.json", cert.dump());
+  const CliResult r = run_cli("report --certificate " + quoted(file) + " --out " + quoted((tmp.path / "out").string()), tmp);
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(r.err.find("certificate rejected") != std::string::npos, r.err);
+  BOOST_TEST(!fs::exists(tmp.path / "out" / "proof.tex"));
+}
+
+// A trajectory that would not fit is refused before anything is allocated, with the estimate.
+BOOST_AUTO_TEST_CASE(a_run_that_cannot_fit_is_refused_with_its_estimate) {
+  json c = demo();
+  c["n"] = 1000, c["d"] = 100, c["time"]["samples"] = 10000000;
+  expect_refused("simulate --config",
+                 {{"petabytes of samples", "needs about", [](json&) { return std::string(); }}}, c);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -12,6 +12,7 @@
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_escape.hpp"
 #include "attnflow/report/report.hpp"
+#include "attnflow/report/user_latex.hpp"
 #include "attnflow/version.hpp"
 
 #include <array>
@@ -140,6 +141,33 @@ BOOST_AUTO_TEST_CASE(escape_covers_every_special_character) {
   BOOST_TEST(e.find("\\textbackslash{}") != std::string::npos);
   BOOST_TEST(e.find("\\textasciicircum{}") != std::string::npos);
   BOOST_TEST(e.find("\\textasciitilde{}") != std::string::npos);
+}
+
+// A user's statement text reaches the report: prose escaped, plain $...$ mathematics kept, and any
+// math segment with a command outside the mathematics list shown escaped, never run.
+BOOST_AUTO_TEST_CASE(a_user_statement_is_typeset_safely) {
+  BOOST_TEST(user_statement_tex("With $V = -I$ the tokens & co.") == "With $V = -I$ the tokens \\& co.");
+  BOOST_TEST(user_statement_tex("$\\langle x_i, x_j\\rangle \\to 1$") == "$\\langle x_i, x_j\\rangle \\to 1$");
+  for (const std::string& evil : {std::string("$\\input{/etc/passwd}$"), std::string("$\\write18{rm}$"),
+                                  std::string("$\\def\\x{1}$"), std::string("$x}{$"), std::string("a $ b"),
+                                  std::string("\\input{/etc/passwd}")}) {
+    const std::string t = user_statement_tex(evil);
+    BOOST_TEST(t.find("\\input{") == std::string::npos, t);
+    BOOST_TEST(t.find("\\write18") == std::string::npos, t);
+    BOOST_TEST(t.find("\\def\\") == std::string::npos, t);
+  }
+  // In a report: the section shows the statement, not "No statement file".
+  json r = {{"suite", "statements"},
+            {"checks",
+             {{{"id", "my-own-claim"},
+               {"kind", "conjecture"},
+               {"source", "me"},
+               {"expected", "holds"},
+               {"verdict", "holds"},
+               {"evidence", {{"statement", "With $V = -I$ nothing clusters."}}}}}}};
+  const std::string tex = report_tex(r, "d/");
+  BOOST_TEST(tex.find("With $V = -I$ nothing clusters.") != std::string::npos);
+  BOOST_TEST(tex.find("No statement file") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(convergence_table_orders) {

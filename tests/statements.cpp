@@ -279,6 +279,46 @@ BOOST_AUTO_TEST_CASE(weight_hypotheses_are_decided_exactly_per_instance) {
     BOOST_TEST(inst.value("note", "").find("not a multiple of I") != std::string::npos);
 }
 
+// beta <= 0 fails beta Q^T K positive definite whatever Q and K ([A] absorbs beta in Q).
+BOOST_AUTO_TEST_CASE(a_non_positive_beta_fails_qk_positive_definite) {
+  json j = {{"id", "qk-beta"},
+            {"kind", "theorem"},
+            {"statement", "tokens stay on the sphere"},
+            {"model", {{"model", "sa-sphere"}, {"beta", -1}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"}}},
+            {"ensemble", {{"instances", 2}, {"n", 3}, {"d", 2}}},
+            {"horizon", {{"t_end", 1}, {"samples", 11}}},
+            {"hypotheses", {"qk-positive-definite"}},
+            {"conclusion", {{{"observable", "max_norm"}, {"at", "every-sample"}, {"<=", 1.5}}}}};
+  for (const double beta : {-1.0, 0.0}) {
+    j["model"]["beta"] = beta;
+    const CheckResult r = run_entry(statement_entry(parse_statement(j, "test")), json::object(), 7);
+    BOOST_TEST(to_string(r.verdict) == "inconclusive");
+    for (const auto& inst : r.evidence["instances"])
+      BOOST_TEST(inst.value("note", "").find("beta Q^T K is not positive definite") != std::string::npos, inst.dump());
+  }
+}
+
+// A run whose error estimate is of the size of the data decides nothing: Euler with steps of 1
+// "holds" a bound it cannot see, so the instance is inconclusive instead.
+BOOST_AUTO_TEST_CASE(an_error_of_the_size_of_the_data_decides_nothing) {
+  json j = {{"id", "coarse"},
+            {"kind", "theorem"},
+            {"statement", "tokens stay within 3 of the origin"},
+            {"model",
+             {{"model", "sa-sphere"}, {"beta", 1}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
+              {"method", "euler"}, {"dt", 1}}},
+            {"ensemble", {{"instances", 2}, {"n", 4}, {"d", 3}}},
+            {"horizon", {{"t_end", 8}, {"samples", 9}}},
+            {"conclusion", {{{"observable", "max_norm"}, {"at", "every-sample"}, {"<=", 3}}}}};
+  const CheckResult r = run_entry(statement_entry(parse_statement(j, "test")), json::object(), 7);
+  BOOST_TEST(to_string(r.verdict) == "inconclusive");
+  for (const auto& inst : r.evidence["instances"])
+    BOOST_TEST(inst.value("note", "").find("of the size of the data") != std::string::npos, inst.dump());
+  j["model"]["method"] = "rk4";
+  j["model"]["dt"] = 0.01;
+  BOOST_TEST(to_string(run_entry(statement_entry(parse_statement(j, "test")), json::object(), 7).verdict) == "holds");
+}
+
 BOOST_AUTO_TEST_CASE(a_cluster_count_at_delta_is_judged_with_its_ambiguity) {
   // One cluster at δ = 1e-3 for V = I in d = 3 ([B] Thm 6.1); V = -I leaves n clusters (confirmed).
   const json j = json::parse(R"({"id": "clusters", "kind": "theorem", "statement": "one cluster",

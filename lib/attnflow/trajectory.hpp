@@ -3,6 +3,7 @@
 #include "attnflow/precision.hpp"
 #include "attnflow/tokens.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -40,5 +41,19 @@ template <class T> struct Trajectory {
 
   std::size_t samples() const { return t.size(); }
 };
+
+/// An error estimate of at least this fraction of the data's scale, max(1, max |x|) over every
+/// sample, is of the size of the data: what the run shows cannot be told from its error, so no
+/// conclusion is drawn from it (simulate says so and exits 1, diagnose refuses, a check's
+/// instance is inconclusive). A 1 % error already moves a cluster count at the usual δ.
+inline constexpr double kErrorOfDataSize = 1e-2;
+
+template <class T> bool error_of_data_size(const Trajectory<T>& tr) {
+  if (!(tr.error_estimate == tr.error_estimate)) return false;  // NaN: no estimate was made
+  double scale = 1;
+  for (const Tokens<T>& x : tr.x)
+    if (x.size() > 0) scale = std::max(scale, to_double(T(x.cwiseAbs().maxCoeff())));
+  return !(tr.error_estimate < kErrorOfDataSize * scale);
+}
 
 }  // namespace attnflow

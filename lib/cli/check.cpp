@@ -101,8 +101,8 @@ void register_check(CLI::App& app) {
                   "check these statement files (JSON; docs/statements.md) instead of a suite");
   sub->add_option("--only", o->only, "only these statement ids")->delimiter(',');
   sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
-  sub->add_option("--jobs", o->jobs, "threads (default: all cores)");
-  auto* seed_opt = sub->add_option("--seed", *seed, "suite seed (default: the suite's own)");
+  sub->add_option("--jobs", o->jobs, "threads (default: all cores)")->check(CLI::Range(1, kMaxJobs));
+  auto* seed_opt = sub->add_option("--seed", *seed, "suite seed (default: the suite's own)")->check(seed_value());
   sub->add_flag("--resume", o->resume, "skip checks already in DIR/results.json");
   sub->add_flag("--quiet", *quiet, "no progress or table");
   auto no_pdf = std::make_shared<bool>(false);
@@ -125,6 +125,12 @@ void register_check(CLI::App& app) {
       return 130;
     }
     if (!*quiet) print_table(r.results);
+    if (!r.stale.empty()) {
+      std::string ids;
+      for (const auto& id : r.stale) ids += (ids.empty() ? "" : ", ") + id;
+      std::cerr << "attnflow: --resume recomputed " << ids
+                << " (statement, parameters, seed or code changed since results.json was written)\n";
+    }
     std::cout << "attnflow: results in " << r.results_path << "\n";
     // The report never changes the exit code: a check run does not fail for LaTeX.
     if (!*no_pdf) {

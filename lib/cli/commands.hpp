@@ -3,6 +3,7 @@
 #include "attnflow/version.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -17,6 +18,25 @@ inline CLI::Validator non_empty_path() {
   return CLI::Validator([](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
                         "PATH");
 }
+
+/// A seed: a whole number in [0, 2^64 - 1], written in decimal digits (no sign, no wrap-around:
+/// CLI11 alone would read "-1" and "18446744073709551616" both as 2^64 - 1).
+inline CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& s) {
+        const std::string max = "18446744073709551615";
+        const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+        std::string t = s;
+        t.erase(0, std::min(t.find_first_not_of('0'), t.size() - 1));  // leading zeros
+        if (!digits || t.size() > max.size() || (t.size() == max.size() && t > max))
+          return std::string("must be a whole number from 0 to 18446744073709551615");
+        return std::string();
+      },
+      "SEED");
+}
+
+/// Threads: at most this many (OpenMP's runtime fails far above any machine's core count).
+inline constexpr int kMaxJobs = 1024;
 
 /// Registered by each command's file.
 struct Command {

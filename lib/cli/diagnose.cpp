@@ -28,6 +28,10 @@ void register_diagnose(CLI::App& app) {
     const nlohmann::json result = diagnose_trajectory(read_json_file(o->trajectory), o->what, o->delta, compare);
     write_file_atomically(o->out + "/diagnostics.json", result.dump(1) + "\n");
     std::cout << "attnflow: wrote " << o->out << "/diagnostics.json\n";
+    if (result.contains("refused")) {
+      std::cerr << "attnflow: " << result["refused"].get<std::string>() << "\n";
+      return 1;
+    }
     return 0;
   });
 }

@@ -119,6 +119,7 @@ void add_learn_options(CLI::App& app, LearnCliOptions& o) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   app.add_option("--seed", o.run.seed, "seed of the splits, the initial weights and the batch order")
+      ->check(attnflow::cli::seed_value())
       ->capture_default_str();
   app.add_option("--threads", o.run.threads, "trainings at once (default: all cores; the results do not depend on it)")
       ->check(CLI::Range(0, 256));

@@ -14,6 +14,7 @@ namespace attnflow::cli {
 std::string eta_text(double fraction, double elapsed) {
   if (!(fraction > 0) || !std::isfinite(elapsed)) return "ETA --";
   const double left = std::max(0.0, elapsed / std::min(fraction, 1.0) * (1 - std::min(fraction, 1.0)));
+  if (!(left < 3.6e6)) return "ETA > 1000h";  // also keeps lround's argument inside a long
   const long s = std::lround(left);
   if (s >= 3600) return fmt::format("ETA {}h{:02d}m", s / 3600, (s / 60) % 60);
   if (s >= 60) return fmt::format("ETA {}m{:02d}s", s / 60, s % 60);

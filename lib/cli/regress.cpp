@@ -61,8 +61,9 @@ void register_regress(CLI::App& app) {
   sub->add_option("--baseline", o->baseline_dir, "baseline directory (default: checks/baselines)");
   sub->add_option("--only", o->only, "only these statement ids")->delimiter(',');
   sub->add_flag("--update", o->update, "rewrite the baselines from a fresh run and print what changed");
-  auto* seed_opt = sub->add_option("--seed", *seed, "run with another seed (calibration of Monte-Carlo tolerances)");
-  sub->add_option("--jobs", o->jobs, "threads (default: all cores)");
+  auto* seed_opt = sub->add_option("--seed", *seed, "run with another seed (calibration of Monte-Carlo tolerances)")
+                       ->check(seed_value());
+  sub->add_option("--jobs", o->jobs, "threads (default: all cores)")->check(CLI::Range(1, kMaxJobs));
   sub->add_option("--out", o->out, "where regress.json goes")->check(non_empty_path())->capture_default_str();
   sub->add_flag("--quiet", *quiet, "no progress or table");
   add_command(sub, [o, seed, seed_opt, quiet] {

@@ -8,6 +8,8 @@
 #include "attnflow/report/learn_report.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/report/report.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/commands.hpp"
 
 #include <filesystem>
@@ -51,7 +53,22 @@ void register_report(CLI::App& app) {
     if (!o->certificate.empty()) {
       const std::string dir = o->out.empty() ? std::filesystem::path(o->certificate).parent_path().string() : o->out;
       const std::string path = (dir.empty() ? std::string(".") : dir) + "/proof.tex";
-      write_file_atomically(path, proof_appendix_tex(read_json_file(o->certificate)));
+      const nlohmann::json cert = read_json_file(o->certificate);
+      verify::validate_certificate(cert);
+      // A proof is typeset only once recomputed, as prove --check does: a schema-valid forgery
+      // must not reach a page as a proof. A "not proved" certificate claims nothing to check.
+      if (cert.at("outcome") == "proved") {
+        const InterruptFlag interrupt;
+        verify::CheckLimits limits;
+        limits.interrupt = &interrupt.flag();
+        const verify::CheckResult checked = verify::check_certificate(cert, limits);
+        if (checked.interrupted) return 130;
+        if (!checked.accepted) {
+          std::cerr << "attnflow: " << checked.message << "; no proof typeset\n";
+          return 1;
+        }
+      }
+      write_file_atomically(path, proof_appendix_tex(cert));
       std::cout << "attnflow: wrote " << path << "\n";
       return 0;
     }

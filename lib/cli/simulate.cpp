@@ -5,6 +5,7 @@
 #include "attnflow/run/stop_reason.hpp"
 #include "cli/commands.hpp"
 
+#include <fmt/format.h>
 #include <iostream>
 
 namespace attnflow::cli {
@@ -14,11 +15,18 @@ struct SimulateOptions {
   std::string config;
   std::string out = "out/simulate";
   bool quiet = false;
+  double max_memory_gb = kDefaultSimulationMemoryGb;
 };
 }  // namespace
 
-int simulate_to(const std::string& config_path, const std::string& out, bool quiet) {
+int simulate_to(const std::string& config_path, const std::string& out, bool quiet, double max_memory_gb) {
   const SimConfig c = load_sim_config(config_path);
+  // Refused before anything is allocated, with the estimate.
+  const double gb = simulation_memory_bytes(c) / double(1L << 30);
+  if (!(gb <= max_memory_gb))
+    input_error("simulate", fmt::format("n = {}, d = {} with these samples needs about {:.3g} GB (limit {:.1f} GB; "
+                                        "--max-memory-gb to raise it, or fewer samples)",
+                                        c.n, c.d, gb, max_memory_gb));
   SimulationOutput result;
   try {
     result = run_simulation(c, quiet ? std::function<void(double)>{} : progress_printer("simulate"));
@@ -46,6 +54,12 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
               << "\n";
     return 1;
   }
+  if (result.error_of_data_size) {
+    std::cerr << "attnflow: the error estimate " << result.trajectory["error_estimate"].get<double>()
+              << " is of the size of the data: nothing this run shows can be told from its error (tighten rtol and "
+                 "atol, or shorten dt)\n";
+    return 1;
+  }
   if (c.verify && !result.trajectory["error_estimate"].is_number()) {
     std::string why = result.trajectory["error_estimate_method"].get<std::string>();
     if (why.rfind("none: ", 0) == 0) why.erase(0, 6);
@@ -61,7 +75,11 @@ void register_simulate(CLI::App& app) {
   sub->add_option("--config", opts->config, "config file (JSON)")->required();
   sub->add_option("--out", opts->out, "output directory")->check(non_empty_path())->capture_default_str();
   sub->add_flag("--quiet", opts->quiet, "print nothing on success");
-  add_command(sub, [opts] { return simulate_to(opts->config, opts->out, opts->quiet); });
+  sub->add_option("--max-memory-gb", opts->max_memory_gb,
+                  "refuse (exit 2) a run whose samples would take more than this many GiB")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
+  add_command(sub, [opts] { return simulate_to(opts->config, opts->out, opts->quiet, opts->max_memory_gb); });
 }
 
 }  // namespace attnflow::cli

@@ -36,6 +36,9 @@ struct CatalogueEntry {
   /// Throws InputError (naming `where` and the field) for suite parameters run would refuse, so a
   /// suite is refused before its first check runs.
   std::function<void(const nlohmann::json& params, const std::string& where)> check_parameters;
+  /// What the check computes from (a statement's JSON as parsed): `check --resume` keeps a stored
+  /// result only when this, the suite parameters, the seed and the code are unchanged.
+  nlohmann::json specification;
 };
 
 const std::vector<CatalogueEntry>& catalogue();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace attnflow {
@@ -22,8 +23,9 @@ CitedProofs cite_proofs(const std::string& names, bool recheck) {
   CitedProofs c;
   std::stringstream list(names);
   std::string name;
+  std::set<std::string> seen;  // a name listed twice is one proof, re-verified once
   while (std::getline(list, name, ',')) {
-    if (name.empty()) continue;
+    if (name.empty() || !seen.insert(name).second) continue;
     ++c.cited;
     const std::string rel = "proofs/certificates/" + name;
     nlohmann::json e = {{"name", name}, {"path", rel + "/certificate.json"}, {"tex", rel + "/proof.tex"}};

@@ -32,7 +32,8 @@ constexpr std::uint64_t kControlSeedOffset = 1000000, kConfirmSeedOffset = 10000
 
 const char* kToleranceRule =
     "tol(t) = 10 * sensitivity(observable, x(t)) * (measured error + 16 n d eps max(1, |x|)); the measured error "
-    "is the largest deviation from a 100x tighter re-run at the same precision";
+    "is the largest deviation from a re-run at the same precision with 100x tighter tolerances and at least 4x the "
+    "steps";
 const char* kConfirmationRule =
     "a violation counts only when a re-run at >= 20 more digits and 100x tighter tolerances (layer maps: more "
     "digits) violates the same clause, judged by the same code; a violated claimed probability only when an "
@@ -445,6 +446,12 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
     if (const std::string why = run.trajectory.stats.stop_reason; stopped_short(why)) {
       o.verdict = Verdict::Inconclusive;  // a run that stopped short decides nothing
       o.judgement.note = "the run stopped short (" + why + ") at t = " + fmt::format("{:g}", to_double(run.trajectory.t.back()));
+      return o;
+    }
+    if (error_of_data_size(run.trajectory)) {  // nothing the run shows can be told from its error
+      o.verdict = Verdict::Inconclusive;
+      o.judgement.note = fmt::format("the run's error estimate {:.3g} is of the size of the data: no conclusion drawn",
+                                     run.error_estimate);
       return o;
     }
     if (needs_hemisphere(s)) {
@@ -898,6 +905,7 @@ CatalogueEntry statement_entry(const StatementSpec& spec) {
     const json params = own_parameters(spec, suite_params);
     if (!params.empty()) (void)with_suite_parameters(spec, params, where);
   };
+  e.specification = spec.source_json;
   return e;
 }
 

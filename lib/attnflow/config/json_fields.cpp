@@ -39,6 +39,8 @@ double decimal_as_double(const std::string& s) { return std::strtod(s.c_str(), n
 std::string read_decimal(const nlohmann::json& j, const std::string& field) {
   if (j.is_number()) {
     if (j.is_number_float() && !std::isfinite(j.get<double>())) input_error(field, "must be finite");
+    if (j.is_number_float() && std::fpclassify(j.get<double>()) == FP_SUBNORMAL)
+      input_error(field, j.dump() + " is outside the range of double (0 or 2.3e-308 <= |x| <= 1.7e308)");
     // dump() of a float is its shortest round-trip text: "0.1" stays "0.1".
     return j.dump();
   }

@@ -2,8 +2,11 @@
 
 #include "attnflow/config/precision_json.hpp"
 #include "attnflow/config/json_fields.hpp"
+#include "attnflow/config/json_number_range.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -190,7 +193,7 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   reject_unknown_keys(
       j, {"model",      "n",          "d",         "beta", "Q",         "K",      "V",      "W",    "heads",
           "activation", "causal",     "eta",       "init", "time",      "layers", "method", "rtol", "atol",
-          "dt",         "fixed_step", "max_steps", "stop", "precision", "verify", "comment"},
+          "dt",         "fixed_step", "max_steps", "max_step", "stop", "precision", "verify", "comment"},
       "");
   SimConfig c;
   c.source = j;
@@ -306,6 +309,8 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   if (decimal_as_double(c.rtol) == 0 && decimal_as_double(c.atol) == 0)
     input_error("rtol", "rtol and atol cannot both be zero");
   if (decimal_as_double(c.dt) <= 0) input_error("dt", "must be positive (got " + c.dt + ")");
+  c.max_step = read_decimal(j, "max_step", "", "0");
+  if (decimal_as_double(c.max_step) < 0) input_error("max_step", "must not be negative (got " + c.max_step + ")");
   c.fixed_step = read_bool(j, "fixed_step", "", false);
   if (c.fixed_step && c.method != "dopri5" && c.method != "rkf78" && c.method != "euler" && c.method != "rk4" &&
       c.method != "taylor")
@@ -315,6 +320,15 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
     if (!why.empty()) input_error("method", "taylor expands the field in a power series, but " + why);
   }
   c.max_steps = read_integer(j, "max_steps", "", 1, 1000000000000L, 10000000);
+  if (!c.discrete() && (c.method == "euler" || c.method == "rk4" || c.fixed_step)) {
+    // Fixed steps: the count is known now, and a count beyond max_steps (or beyond a long, where
+    // the integrator's cast would wrap) is refused rather than run with some other step.
+    const double span = decimal_as_double(c.t_end()) - decimal_as_double(c.times.front());
+    const double steps = std::ceil(span / decimal_as_double(c.dt));
+    if (!(steps <= static_cast<double>(c.max_steps)))
+      input_error("dt", fmt::format("dt = {} over a span of {} needs {:.3g} steps, more than max_steps = {}", c.dt,
+                                    span, steps, c.max_steps));
+  }
   if (j.contains("stop")) {
     const auto& s = j.at("stop");
     if (!s.is_object()) input_error("stop", "must be {\"diameter_below\": delta}");
@@ -341,14 +355,25 @@ constexpr std::uintmax_t kMaxJsonBytes = std::uintmax_t(1) << 30;
 }  // namespace
 
 nlohmann::json read_json_file(const std::string& path) {
+  // Only a regular file is a JSON file: a directory would read as empty, a device (/dev/zero)
+  // without end, and a pipe with no writer would block in open(). stat() opens nothing.
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxJsonBytes)
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st)) input_error(path, "is a directory, not a JSON file");
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    input_error(path, "is not a regular file (a device, pipe or socket); give a JSON file");
+  if (std::filesystem::is_regular_file(st) && std::filesystem::file_size(path, ec) > kMaxJsonBytes)
     input_error(path, "larger than 1 GiB");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) input_error(path, "cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path);
+  // Read in pieces, at most one piece past the cap, whatever the size the file claimed.
+  std::string text;
+  char piece[1 << 16];
+  while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+    text.append(piece, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxJsonBytes) input_error(path, "larger than 1 GiB");
+  }
+  return parse_json_text(text, path);
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
@@ -366,6 +391,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
       throw JsonRefused{"the key \"" + parsed.get<std::string>().substr(0, 60) + "\" appears twice in one object"};
     return true;
   };
+  refuse_numbers_outside_double(text, origin);
   try {
     return nlohmann::json::parse(text, guard);
   } catch (const JsonRefused& r) {
@@ -378,5 +404,18 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& origi
 }
 
 SimConfig load_sim_config(const std::string& path) { return parse_sim_config(read_json_file(path)); }
+
+double simulation_memory_bytes(const SimConfig& c) {
+  const double samples =
+      c.discrete() ? std::floor(double(c.layers) / double(c.sample_every)) + 2
+                   : (c.grid_samples > 0 ? double(c.grid_samples) : double(c.times.size()));
+  const double bits = c.precision.digits * 3.3219280948873623;
+  const double value = c.precision.kind == Precision::Kind::Double       ? 8
+                       : c.precision.kind == Precision::Kind::LongDouble ? 16
+                       : c.precision.kind == Precision::Kind::Float128   ? 16
+                                                                         : 32 + 8 * std::ceil(bits / 64);
+  const double values = samples * double(c.n) * double(c.d);
+  return values * (value * (c.verify ? 2 : 1) + 2 * 26);
+}
 
 }  // namespace attnflow

@@ -68,6 +68,7 @@ struct SimConfig {
   std::string method = "dopri5";
   std::string rtol = "1e-10", atol = "1e-12", dt = "0.01";
   bool fixed_step = false;  // dopri5/rkf78 without step control (steps ≤ dt)
+  std::string max_step = "0";  // adaptive methods: the longest step allowed ("0": no limit)
   long max_steps = 10000000;
   std::string stop_diameter_below;  // empty: no predicate
   Precision precision = Precision::double_();
@@ -87,5 +88,12 @@ nlohmann::json read_json_file(const std::string& path);
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 
 extern const std::vector<std::string> kMethods;
+
+/// Bytes the samples of one run of c hold (samples × n × d values of its precision; MPFR values
+/// with their limbs and header), twice with "verify" (the reference is held beside the run), and
+/// the text trajectory.json and .csv take (about 26 characters a value). A guard against runs that
+/// cannot fit, not a promise: the integrator's own work arrays are a few states.
+double simulation_memory_bytes(const SimConfig& c);
+inline constexpr double kDefaultSimulationMemoryGb = 8;  // GiB
 
 }  // namespace attnflow

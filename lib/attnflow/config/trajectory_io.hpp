@@ -127,6 +127,11 @@ template <class T> Trajectory<T> trajectory_from_json(const nlohmann::json& j) {
     input_error("trajectory.x", "must have one configuration per time (" + std::to_string(t.size()) + ")");
   for (std::size_t s = 0; s < t.size(); ++s) {
     tr.t.push_back(detail::scalar_from_json<T>(t[s], "trajectory.t[" + std::to_string(s) + "]"));
+    // Times increase strictly, as simulate writes them (rates, derivatives and Lyapunov
+    // exponents divide by their differences).
+    if (s > 0 && !(tr.t[s] > tr.t[s - 1]))
+      input_error("trajectory.t[" + std::to_string(s) + "]", "times must increase strictly (t[" + std::to_string(s) +
+                                                                 "] is not after t[" + std::to_string(s - 1) + "])");
     const std::string fs = "trajectory.x[" + std::to_string(s) + "]";
     if (!x[s].is_array() || static_cast<int>(x[s].size()) != tr.n)
       input_error(fs, "must have n = " + std::to_string(tr.n) + " tokens");

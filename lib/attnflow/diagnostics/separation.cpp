@@ -4,6 +4,8 @@
 
 #include <glpk.h>
 
+#include <cmath>
+#include <fmt/format.h>
 #include <memory>
 #include <optional>
 
@@ -215,11 +217,49 @@ bool try_combination(glp_prob* lp, const RationalMatrix& xq, const std::vector<R
 
 }  // namespace
 
+namespace {
+
+/// The alternative for points and c scaled together by one power of two (exact), in place of
+/// the unscaled ones: GLPK aborts the process on coefficients far from 1 (tokens scaled by 1e160
+/// or 1e-300). Both sides of the alternative are invariant under a common positive scaling: w
+/// and λ are the same, and the exact gap scales with the points.
+int common_binary_exponent(const Tokens<double>& points, const Vector<double>& c) {
+  double m = c.size() > 0 ? c.cwiseAbs().maxCoeff() : 0.0;
+  m = std::max(m, points.cwiseAbs().maxCoeff());
+  if (!(m > 0)) return 0;
+  int e = 0;
+  std::frexp(m, &e);
+  if (e > -64 && e < 64) return 0;  // near 1 already: no scaling
+  auto exact = [e](double v) { return std::ldexp(std::ldexp(v, -e), e) == v; };
+  for (Eigen::Index k = 0; k < points.size(); ++k)
+    if (!exact(points.data()[k])) return 0;  // an entry that would underflow: leave them as they are
+  for (Eigen::Index k = 0; k < c.size(); ++k)
+    if (!exact(c(k))) return 0;
+  return e;
+}
+
+}  // namespace
+
 SeparationCertificate certify_separation(const Tokens<double>& points, const Vector<double>& c) {
   if (points.rows() < 1) input_error("points", "need at least one point");
   if (points.cols() < 1) input_error("points", "dimension must be at least 1");
   if (c.size() != points.cols()) input_error("point", "dimension differs from the points'");
   if (!points.allFinite() || !c.allFinite()) input_error("points", "entries must be finite");
+  if (const int e = common_binary_exponent(points, c); e != 0) {
+    Tokens<double> scaled = points;
+    Vector<double> cs = c;
+    for (Eigen::Index k = 0; k < scaled.size(); ++k) scaled.data()[k] = std::ldexp(scaled.data()[k], -e);
+    for (Eigen::Index k = 0; k < cs.size(); ++k) cs(k) = std::ldexp(cs(k), -e);
+    SeparationCertificate cert = certify_separation(scaled, cs);
+    if (cert.kind == SeparationCertificate::Kind::Separated) {  // the gap of the unscaled points: 2^e times
+      if (e > 0)
+        mpq_mul_2exp(cert.min_gap.get_mpq_t(), cert.min_gap.get_mpq_t(), static_cast<mp_bitcnt_t>(e));
+      else
+        mpq_div_2exp(cert.min_gap.get_mpq_t(), cert.min_gap.get_mpq_t(), static_cast<mp_bitcnt_t>(-e));
+    }
+    cert.method += fmt::format(" (points and c scaled by 2^{} for the LP, exactly)", -e);
+    return cert;
+  }
 
   const int d = static_cast<int>(points.cols());
   const RationalMatrix xq = exact_rows(points);

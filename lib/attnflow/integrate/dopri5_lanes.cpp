@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <exception>
 #include <optional>
 
@@ -104,6 +105,8 @@ class Runner {
     for (int i = 0; i < weights_.n; ++i)
       for (int c = 0; c < weights_.d; ++c) b_.x[(i * weights_.d + c) * kLanes + l] = x0(i, c);
     beta_[l] = lane.system->model.beta, h_[l] = set.dt, rtol_[l] = set.rtol, atol_[l] = set.atol;
+    max_h_[l] = set.max_step > 0 ? set.max_step : std::numeric_limits<double>::infinity();
+    h_[l] = std::min(h_[l], max_h_[l]);
     if (!record(l, b_.x, lane.t)) return finish(l);
     lane.fresh = true;
   }
@@ -209,7 +212,7 @@ class Runner {
     }
     for (int p = l; p < size_; p += kLanes) b_.x[p] = b_.x_new[p], b_.k[0][p] = b_.k[6][p];
     lane.t = t1;
-    if (err < 0.5) h_[l] = h * 0.9 * std::pow(std::max(std::pow(5.0, -5.0), err), -1.0 / 5);
+    if (err < 0.5) h_[l] = std::min(max_h_[l], h * 0.9 * std::pow(std::max(std::pow(5.0, -5.0), err), -1.0 / 5));
     if (lane.next == s.sample_times.size()) return finish(l);
     for (int p = l; p < size_; p += kLanes)
       if (!std::isfinite(b_.x[p])) {
@@ -231,7 +234,7 @@ class Runner {
   const std::function<void(long, const Trajectory<double>&)>& finished_;
   std::vector<double> storage_, scratch_;
   lanes::Block b_{};
-  double beta_[kLanes], h_[kLanes], rtol_[kLanes], atol_[kLanes], error_[kLanes] = {};
+  double beta_[kLanes], h_[kLanes], max_h_[kLanes], rtol_[kLanes], atol_[kLanes], error_[kLanes] = {};
   bool spread_ok_[kLanes] = {};
   Lane lane_[kLanes];
   StepFn step_;

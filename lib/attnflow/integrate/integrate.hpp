@@ -254,16 +254,20 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
   } else if (s.fixed_step) {
     throw std::invalid_argument("integrate: fixed steps are available for euler, rk4, dopri5 and rkf78");
   } else if (s.method == "dopri5" && !s.dense_output) {
-    detail::controlled_loop(odeint::make_controlled(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>()), model, x,
-                            s, traj);
+    detail::controlled_loop(
+        odeint::make_controlled(s.atol, s.rtol, s.max_step, odeint::runge_kutta_dopri5<S, T, S, T>()), model, x, s,
+        traj);
   } else if (s.method == "dopri5") {
-    detail::dense_output_loop(odeint::make_dense_output(s.atol, s.rtol, odeint::runge_kutta_dopri5<S, T, S, T>()),
-                              model, x, s, traj, 6);
+    detail::dense_output_loop(
+        odeint::make_dense_output(s.atol, s.rtol, s.max_step, odeint::runge_kutta_dopri5<S, T, S, T>()), model, x, s,
+        traj, 6);
   } else if (s.method == "rkf78") {
-    detail::controlled_loop(odeint::make_controlled(s.atol, s.rtol, odeint::runge_kutta_fehlberg78<S, T, S, T>()),
-                            model, x, s, traj);
+    detail::controlled_loop(
+        odeint::make_controlled(s.atol, s.rtol, s.max_step, odeint::runge_kutta_fehlberg78<S, T, S, T>()), model, x, s,
+        traj);
   } else if (s.method == "bulirsch-stoer") {
-    detail::dense_output_loop(odeint::bulirsch_stoer_dense_out<S, T, S, T>(s.atol, s.rtol), model, x, s, traj, 0);
+    detail::dense_output_loop(odeint::bulirsch_stoer_dense_out<S, T, S, T>(s.atol, s.rtol, T(1), T(1), s.max_step), model,
+                              x, s, traj, 0);
   } else {
     throw std::invalid_argument("integrate: unknown method " + s.method);
   }

@@ -130,6 +130,7 @@ void taylor_integrate(const Model<T>& model, const State<T>& x0, const Integrati
     expansion.expand(x, t, p, c);
     ++traj.stats.rhs_evaluations;
     T h = t_end - t;
+    if (s.max_step > T(0)) h = std::min<T>(h, s.max_step);
     if (s.fixed_step) {
       h = std::min<T>(h, fixed_h);
     } else {

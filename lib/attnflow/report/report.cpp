@@ -8,6 +8,7 @@
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_compile.hpp"
 #include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/user_latex.hpp"
 #include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/tex_number.hpp"
 #include "attnflow/report/proof_appendix.hpp"
@@ -470,8 +471,11 @@ struct Section {
 /// other figures) and its appendix (the full evidence).
 Section check_section(const json& c, std::size_t index, Rendering& g) {
   const std::string id = c["id"].get<std::string>();
-  const std::string statement = read_statement(id);
   const json evidence = c.value("evidence", json::object());
+  // A catalogue statement's LaTeX is proofs/<id>.tex; a user's statement is its own text, made safe.
+  std::string statement = read_statement(id);
+  if (statement.empty() && evidence.is_object() && evidence.contains("statement") && evidence["statement"].is_string())
+    statement = "\\paragraph{Statement.} " + user_statement_tex(evidence["statement"].get<std::string>()) + "\n";
   const std::string label = std::to_string(index);
   TemplateValues v;
   v.set("id", id).set("kind", c["kind"].get<std::string>()).set("source", c["source"].get<std::string>());

@@ -17,6 +17,7 @@
 #include "attnflow/config/trajectory_io.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace attnflow {
 
@@ -125,6 +126,11 @@ template <class T> nlohmann::json diagnose_at(const nlohmann::json& tj, const st
       if (tr.model == m.id) return m.on_sphere;
     return false;
   }();
+  if (error_of_data_size(tr)) {  // no diagnostic of such a run means anything
+    out["refused"] = fmt::format("the trajectory's error estimate {:.3g} is of the size of the data: no diagnostics drawn",
+                                 tr.error_estimate);
+    return out;
+  }
   const DistanceMetric metric = on_sphere ? DistanceMetric::Angle : DistanceMetric::Euclidean;
   ClusterOptions copt;
   copt.metric = metric;

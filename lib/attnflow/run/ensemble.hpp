@@ -63,12 +63,13 @@ template <class T> void measure_error(MeasuredRun<T>& r, const Trajectory<T>& re
   }
   r.error_estimate = to_double(worst);
   r.trajectory.error_estimate = r.error_estimate;
-  r.trajectory.error_estimate_method = "100x tighter re-run at the same precision";
+  r.trajectory.error_estimate_method = "re-run at the same precision, 100x tighter tolerances, at least 4x the steps";
 }
 
-/// Runs c and a copy at 100× tighter tolerances (fixed steps: 10× smaller) at the same precision;
-/// the largest deviation over all samples estimates the truncation error (0 for a layer map). Round-off is covered
-/// separately by the precision floor (eps·scale) that checks add to their tolerance.
+/// Runs c and its error twin (error_twin_config: 100× tighter tolerances and at least four times
+/// the steps; fixed steps 10× smaller) at the same precision; the largest deviation over all
+/// samples estimates the truncation error (0 for a layer map). Round-off is covered separately by
+/// the precision floor (eps·scale) that checks add to their tolerance.
 template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   MeasuredRun<T> r{simulate<T>(c), 0};
   if (c.discrete()) {
@@ -78,7 +79,7 @@ template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
     r.trajectory.error_estimate_method = "layer map: no truncation error (rounding is judged at more digits)";
     return r;
   }
-  SimConfig tight = tightened_config(c);
+  SimConfig tight = error_twin_config(c, r.trajectory.stats.steps);
   tight.precision = c.precision;
   measure_error(r, simulate<T>(tight));
   return r;

@@ -37,10 +37,32 @@ SimConfig tightened_config(const SimConfig& c) {
   return r;
 }
 
+SimConfig error_twin_config(const SimConfig& c, long steps) {
+  SimConfig r = tightened_config(c);
+  if (c.discrete()) return r;
+  const double span = decimal_as_double(c.t_end()) - decimal_as_double(c.times.front());
+  if (c.method == "euler" || c.method == "rk4" || c.fixed_step) {
+    // A fixed step never crosses a sample: the step taken is min(dt, the shortest sample interval),
+    // and the twin's is a tenth of that (a tenth of dt alone may be the run's own step again).
+    double interval = c.grid_samples > 1 ? span / double(c.grid_samples - 1) : span;
+    for (std::size_t k = 1; k < c.times.size(); ++k)
+      interval = std::min(interval, decimal_as_double(c.times[k]) - decimal_as_double(c.times[k - 1]));
+    r.dt = fmt::format("{}", std::min(decimal_as_double(c.dt), interval) / 10);
+    return r;
+  }
+  const double cap = span / (4.0 * static_cast<double>(std::max<long>(steps, 16)));
+  const double own = decimal_as_double(c.max_step);
+  if (cap > 0 && (own == 0 || cap < own)) r.max_step = fmt::format("{}", cap);
+  return r;
+}
+
 std::string describe_reference(const SimConfig& r) {
   if (r.discrete()) return fmt::format("re-run of the layer map at {} (no truncation error)", r.precision.name());
   if (r.method == "euler" || r.method == "rk4" || r.fixed_step)
     return fmt::format("re-run with {} at dt = {} and {}", r.method, r.dt, r.precision.name());
+  if (decimal_as_double(r.max_step) > 0)
+    return fmt::format("re-run with {} at rtol = {}, atol = {}, steps <= {} and {}", r.method, r.rtol, r.atol, r.max_step,
+                       r.precision.name());
   return fmt::format("re-run with {} at rtol = {}, atol = {} and {}", r.method, r.rtol, r.atol, r.precision.name());
 }
 
@@ -60,7 +82,7 @@ SimulationOutput run_simulation(const SimConfig& c, const std::function<void(dou
       // at far greater cost (in MPFR's exponent range a run that left double's can crawl for hours).
       tr.error_estimate_method = "none: the run stopped short (" + tr.stats.stop_reason + "), nothing was verified";
     } else if (c.verify) {
-      const SimConfig ref = tightened_config(c);
+      const SimConfig ref = error_twin_config(c, tr.stats.steps);
       MpfrDigitsScope scope(ref.precision.digits);
       const Trajectory<mpfr> reference = simulate<mpfr>(ref, scaled(share, 1 - share));
       if (!stopped_short(reference.stats.stop_reason)) {
@@ -71,7 +93,7 @@ SimulationOutput run_simulation(const SimConfig& c, const std::function<void(dou
                                    reference.stats.stop_reason + ")";
       }
     }
-    return SimulationOutput{trajectory_to_json(tr), trajectory_to_csv(tr)};
+    return SimulationOutput{trajectory_to_json(tr), trajectory_to_csv(tr), error_of_data_size(tr)};
   });
 }
 

@@ -20,9 +20,20 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c);
 SimConfig tightened_config(const SimConfig& c);
 std::string describe_reference(const SimConfig& reference);
 
+/// The twin whose deviation from a run is that run's error estimate: tightened_config(c) and, for
+/// an adaptive method, no step longer than span / (4·max(steps, 16)), with `steps` the run's own
+/// step count. So the twin takes at least four times as many steps as the run everywhere, and its
+/// truncation error lies below the run's even where the run's steps were not set by its
+/// tolerance: on a short span both would otherwise take the same few steps and share one
+/// truncation error, which their difference cannot see (a Richardson comparison with a forced
+/// refinement). Fixed-step methods take steps of a tenth of the run's own step, min(dt, the
+/// shortest sample interval).
+SimConfig error_twin_config(const SimConfig& c, long steps);
+
 struct SimulationOutput {
   nlohmann::json trajectory;
   std::string csv;
+  bool error_of_data_size = false;  // the error estimate is of the size of the data (trajectory.hpp)
 };
 
 /// Runs the config at its own precision, verifies if asked, and serialises the result.

@@ -13,6 +13,7 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c) {
   s.rtol = from_decimal<T>(c.rtol);
   s.atol = from_decimal<T>(c.atol);
   s.dt = from_decimal<T>(c.dt);
+  s.max_step = from_decimal<T>(c.max_step);
   s.max_steps = c.max_steps;
   s.fixed_step = c.fixed_step;
   s.layers = c.layers;
@@ -26,8 +27,10 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c) {
       for (const auto& t : c.times) s.sample_times.push_back(from_decimal<T>(t));
     }
     // Controlled steppers start from a step well inside the first sample interval.
-    if (c.method != "euler" && c.method != "rk4" && !c.fixed_step)
+    if (c.method != "euler" && c.method != "rk4" && !c.fixed_step) {
       s.dt = std::min<T>(s.dt, (s.sample_times[1] - s.sample_times[0]) / 10);
+      if (s.max_step > T(0)) s.dt = std::min<T>(s.dt, s.max_step);
+    }
   }
   if (!c.stop_diameter_below.empty()) {
     const T delta = from_decimal<T>(c.stop_diameter_below);

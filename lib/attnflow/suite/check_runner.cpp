@@ -4,6 +4,7 @@
 #include "attnflow/catalogue/statement_runner.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/io/output_directory.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/instance_monitor.hpp"
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <fmt/format.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -65,7 +67,7 @@ SuiteFile parse_suite(const nlohmann::json& j, const std::string& path) {
     input_error(path, "a suite must be {\"name\": ..., \"seed\": s, \"checks\": {id: parameters}}");
   reject_unknown_keys(j, {"name", "seed", "comment", "checks", "statements"}, path);
   SuiteFile s;
-  s.name = j.value("name", fs::path(path).stem().string());
+  s.name = read_string(j, "name", path, fs::path(path).stem().string());
   if (j.contains("seed")) {
     if (!j.at("seed").is_number_unsigned()) input_error(path + ": seed", "must be a non-negative integer");
     s.seed = j.at("seed").get<std::uint64_t>();
@@ -128,6 +130,21 @@ nlohmann::json deterministic_part(const nlohmann::json& results) {
   return j;
 }
 
+namespace {
+
+/// FNV-1a (64 bits) of what a check is computed from: its specification, its suite parameters,
+/// the seed and the code. A fingerprint for --resume, not a security measure.
+std::string specification_digest(const nlohmann::json& specification, const nlohmann::json& params,
+                                 std::uint64_t seed) {
+  const std::string text = specification.dump() + "\n" + params.dump() + "\n" + std::to_string(seed) + "\n" +
+                           kVersion + "\n" + attnflow::git_commit();
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace
+
 CheckRunOutcome run_checks(const CheckRunOptions& o) {
   SuiteFile suite;
   if (o.statements.empty()) {
@@ -156,21 +173,46 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   omp_set_num_threads(o.jobs > 0 ? o.jobs : omp_get_num_procs());
 
   const std::string results_path = o.out + "/results.json";
+  const OutputDirectory claimed(o.out, "--out");  // writable, and ours alone, before any computation
   nlohmann::json results = {
       {"suite", suite.name}, {"seed", suite.seed}, {"attnflow_version", kVersion}, {"checks", nlohmann::json::array()}};
-  nlohmann::json durations = nlohmann::json::object();
+  nlohmann::json durations = nlohmann::json::object(), digests = nlohmann::json::object();
   if (o.resume && std::filesystem::exists(results_path)) {
     const nlohmann::json old = read_json_file(results_path);
-    if (old.value("suite", "") != suite.name || old.value("seed", 0ULL) != suite.seed)
+    // Read through checked accessors: a stored file of other types is bad input, not a type_error.
+    if (!old.is_object() || !old.contains("seed") || !old.at("seed").is_number_unsigned() ||
+        !old.contains("checks") || !old.at("checks").is_array())
+      input_error("--resume", results_path + " is not a results.json (seed and checks missing or mistyped)");
+    for (const auto& c : old.at("checks"))
+      if (!c.is_object() || !c.contains("id") || !c.at("id").is_string())
+        input_error("--resume", results_path + ": every check needs a string \"id\"");
+    if (read_string(old, "suite", results_path, "") != suite.name || old.at("seed").get<std::uint64_t>() != suite.seed)
       input_error("--resume", results_path + " is from another suite or seed; remove it or drop --resume");
-    results["checks"] = old.value("checks", nlohmann::json::array());
-    if (old.contains("provenance")) durations = old["provenance"].value("durations_seconds", nlohmann::json::object());
+    results["checks"] = old.at("checks");
+    if (old.contains("provenance") && old.at("provenance").is_object()) {
+      const nlohmann::json& p = old.at("provenance");
+      if (p.contains("durations_seconds") && p.at("durations_seconds").is_object()) durations = p.at("durations_seconds");
+      if (p.contains("resume_digests") && p.at("resume_digests").is_object()) digests = p.at("resume_digests");
+    }
   }
-  auto already_done = [&](const std::string& id) {
+  // A stored result is resumed only when it was computed from the same specification: the
+  // statement, its suite parameters, the seed and the code (version and commit).
+  auto digest_of = [&](const std::string& id, const nlohmann::json& params) {
+    return specification_digest(entry_of(id)->specification, params, suite.seed);
+  };
+  auto already_done = [&](const std::string& id, const nlohmann::json& params) {
     for (const auto& c : results["checks"])
-      if (c.value("id", "") == id) return true;
+      if (c.value("id", "") == id) {
+        const auto stored = digests.find(id);
+        return stored != digests.end() && stored->is_string() && *stored == digest_of(id, params);
+      }
     return false;
   };
+  std::vector<std::string> stale;  // stored, but computed from another specification: recomputed
+  for (const auto& [id, params] : selected)
+    if (o.resume && !already_done(id, params))
+      for (const auto& c : results["checks"])
+        if (c.value("id", "") == id) stale.push_back(id);
 
   const nlohmann::json provenance_base = {
       {"git", attnflow::git_commit()}, {"host", hostname()}, {"jobs", o.jobs > 0 ? o.jobs : omp_get_num_procs()}};
@@ -190,6 +232,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     ordered["provenance"] = provenance_base;
     ordered["provenance"]["written"] = now_iso8601();
     ordered["provenance"]["durations_seconds"] = durations;
+    ordered["provenance"]["resume_digests"] = digests;
     ordered["provenance"]["complete"] = finished == "complete";
     write_file_atomically(results_path, ordered.dump(1) + "\n");
     results = ordered;
@@ -198,16 +241,17 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   std::vector<std::string> ids;
   for (const auto& c : selected) ids.push_back(c.first);
   std::size_t done = 0;
-  for (const auto& id : ids) done += o.resume && already_done(id);
+  for (const auto& [id, params] : selected) done += o.resume && already_done(id, params);
   if (o.events) o.events->run_started(ids, done);
   RunnerMonitor monitor(o.events, o.cancel);
   const ScopedInstanceMonitor installed(&monitor);
   CheckRunOutcome outcome;
+  outcome.stale = stale;
   outcome.results_path = results_path;
   outcome.total = selected.size();
   for (std::size_t k = 0; k < selected.size(); ++k) {
     const auto& [id, params] = selected[k];
-    if (o.resume && already_done(id)) continue;
+    if (o.resume && already_done(id, params)) continue;
     if (monitor.cancelled()) {
       outcome.cancelled = true;
       break;
@@ -223,7 +267,11 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     durations[id] = seconds;
-    results["checks"].push_back(r.to_json());
+    nlohmann::json& checks = results["checks"];
+    for (std::size_t c = checks.size(); c-- > 0;)  // a stale stored result gives way to this one
+      if (checks[c].value("id", "") == id) checks.erase(c);
+    checks.push_back(r.to_json());
+    digests[id] = digest_of(id, params);
     write_results("partial");
     ++done;
     if (o.events) o.events->check_done(results["checks"].back(), seconds);

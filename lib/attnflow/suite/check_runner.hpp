@@ -63,6 +63,9 @@ struct CheckRunOutcome {
   bool all_as_expected = true;
   std::string results_path;
   nlohmann::json results;
+  /// --resume: the checks stored in results.json from another specification (statement, suite
+  /// parameters, seed or code), recomputed rather than kept.
+  std::vector<std::string> stale;
 };
 
 CheckRunOutcome run_checks(const CheckRunOptions& options);

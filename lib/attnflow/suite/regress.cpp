@@ -56,9 +56,16 @@ void validate_baseline(const json& b, const std::string& path) {
     const json& q = b["quantities"][i];
     const std::string where = path + ": quantities[" + std::to_string(i) + "]";
     require(q.is_object() && q.contains("quantity") && q["quantity"].is_string(), where, "needs a string \"quantity\"");
-    const std::string kind = q.value("kind", "");
+    require(q.contains("kind") && q["kind"].is_string(), where + ".kind", "must be a string, one of " + kinds);
+    const std::string kind = q["kind"].get<std::string>();
     require(kind == "fraction" || kind == "mean" || kind == "deterministic" || kind == "category", where + ".kind",
             "must be one of " + kinds);
+    // The optional fields the comparison reads, each of its type (a wrong type was a type_error, exit 3).
+    for (const char* k : {"seed_dependent", "seed_independent"})
+      require(!q.contains(k) || q[k].is_boolean(), where + "." + k, "must be true or false");
+    for (const char* k : {"sd", "se", "rel_tol", "abs_tol"})
+      require(!q.contains(k) || q[k].is_number(), where + "." + k, "must be a number");
+    require(!q.contains("count") || q["count"].is_number_integer(), where + ".count", "must be an integer");
     require(q.contains("value"), where, "needs a \"value\"");
     if (kind == "category")
       require(q["value"].is_string(), where + ".value", "must be a string");

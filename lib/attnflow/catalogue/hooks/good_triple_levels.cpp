@@ -104,13 +104,13 @@ json instance_config(const HookParams& p, std::uint64_t seed) {
   }
 }
 
-/// The run and its twin (100× tighter), c_i = ψᵀz_i from both, and the verdict.
+/// The run and its error twin (error_twin_config), c_i = ψᵀz_i from both, and the verdict.
 template <class T> json levels_run(const SimConfig& c, bool require_good) {
   using std::abs;
   const Model<T> m = build_model<T>(c);
   const GoodTripleCheck<T> g = check_good_triple(m.heads[0].Q.at_time(T(0)), m.heads[0].K.at_time(T(0)), m.heads[0].V.at_time(T(0)));
   const Trajectory<T> tr = simulate<T>(c);
-  SimConfig tight = tightened_config(c);
+  SimConfig tight = error_twin_config(c, tr.stats.steps);
   tight.precision = c.precision;
   const Trajectory<T> ref = simulate<T>(tight);
   const std::size_t last = tr.samples() - 1, late = (last * 9) / 10, earlier = (last * 8) / 10;
@@ -193,7 +193,7 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
   }
   for (json& m : j.evidence["instances"]) m.erase("t"), m.erase("c");
   j.evidence["tolerance_rule"] =
-      "tol_c = 3 max_{t,i} |psi^T (z_i - z_i^ref)| (ref: 100x tighter re-run) + 16 d eps ||psi||_1 max|z|; levels "
+      "tol_c = 3 max_{t,i} |psi^T (z_i - z_i^ref)| (ref: the error twin, 100x tighter and at least 4x the steps) + 16 d eps ||psi||_1 max|z|; levels "
       "merged within 2 (tol_c + last increment)";
   j.evidence["verdict_rule"] =
       "holds: every increment over [0.9T, T] <= tol_c and <= 3 levels (3 only with a zero level); violated: more "

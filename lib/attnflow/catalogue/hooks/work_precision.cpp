@@ -109,6 +109,12 @@ json measure_setting(const HookParams& p, const json& series, double setting, co
     cfg["dt"] = fmt::format("{:g}", setting);
   else
     cfg["rtol"] = fmt::format("{:g}", setting), cfg["atol"] = fmt::format("{:g}", setting / 100);
+  // A fixed step that needs more steps than max_steps is refused by the config before it runs
+  // (parse_sim_config); here that is a run that stops short, listed with no error.
+  const double needed = std::ceil(p.real("t_end", 0.01, 100) / setting);
+  if (fixed_step(method) && needed > double(p.integer("max_steps", 1, 1000000000000L)))
+    return {{"setting", fmt::format("h = {:g}", setting)}, {"value", setting}, {"rhs_evaluations", 0}, {"steps", 0},
+            {"rejected_steps", 0}, {"error", nullptr}, {"stopped", "max-steps"}};
   const SimConfig c = parse_sim_config(cfg);
   return with_precision(c.precision, [&](auto tag) {
     using T = typename decltype(tag)::type;
