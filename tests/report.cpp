@@ -156,6 +156,9 @@ BOOST_AUTO_TEST_CASE(a_user_statement_is_typeset_safely) {
     BOOST_TEST(t.find("\\write18") == std::string::npos, t);
     BOOST_TEST(t.find("\\def\\") == std::string::npos, t);
   }
+  // A command outside the list, defined or not (\\tr is not), is shown escaped, never left to break
+  // the LaTeX run.
+  BOOST_TEST(user_statement_tex("$\\tr A$").find("$\\tr") == std::string::npos);
   // In a report: the section shows the statement, not "No statement file".
   json r = {{"suite", "statements"},
             {"checks",

@@ -11,7 +11,9 @@ namespace attnflow {
 namespace {
 
 /// Commands of mathematics only: symbols, operators, fonts and spacing; none takes a file name,
-/// defines anything or touches category codes.
+/// defines anything or touches category codes, and each is defined by LaTeX with amsmath and
+/// amssymb (the report's preamble): an accepted segment can still be ill-formed mathematics
+/// ($\frac$ without arguments), which the report's LaTeX run reports, but never an unknown command.
 const std::set<std::string>& math_commands() {
   static const std::set<std::string> s = {
       "alpha",  "beta",   "gamma",  "delta",   "epsilon", "varepsilon", "zeta",    "eta",     "theta",  "vartheta",
@@ -23,7 +25,7 @@ const std::set<std::string>& math_commands() {
       "cap",    "times",  "cdot",   "pm",      "mp",      "circ",       "ast",     "oplus",   "otimes", "to",
       "mapsto", "Rightarrow", "Leftrightarrow", "infty", "partial", "nabla", "sum",  "prod",    "int",    "lim",
       "limsup", "liminf", "sup",    "inf",     "max",     "min",        "exp",     "log",     "ln",     "sin",
-      "cos",    "tan",    "tanh",   "det",     "tr",      "frac",       "tfrac",   "dfrac",   "sqrt",   "mathbb",
+      "cos",    "tan",    "tanh",   "det",     "frac",       "tfrac",   "dfrac",   "sqrt",   "mathbb",
       "mathcal", "mathbf", "mathrm", "boldsymbol", "top", "perp",     "lVert",   "rVert",   "lvert",  "rvert",
       "|",      "{",      "}",      ",",       ";",       "!",          "quad",    "qquad",   "ldots",  "cdots",
       "dots",   "left",   "right",  "big",     "Big",     "bigl",       "bigr",    "hat",     "bar",    "tilde",
