@@ -40,6 +40,14 @@ template <class T> Matrix<T> build_matrix(const MatrixSpec& spec, int d) {
   throw std::logic_error("build_matrix: unknown kind");
 }
 
+/// The entry of a per-layer list of `count` entries that layer k uses: k mod count for a cyclic
+/// list, else min(k, count − 1) (the last entry held). The one rule simulate's schedules and
+/// prove's instances read.
+inline std::size_t scheduled_entry(long k, std::size_t count, bool cycle) {
+  const long n = static_cast<long>(count), at = std::max<long>(k, 0);
+  return static_cast<std::size_t>(cycle ? at % n : std::min<long>(at, n - 1));
+}
+
 template <class T> class WeightSchedule {
  public:
   WeightSchedule() = default;
@@ -89,10 +97,7 @@ template <class T> class WeightSchedule {
   const Matrix<T>& constant_value() const { return values_.front(); }
 
   const Matrix<T>& at_layer(long k) const {
-    if (kind_ == WeightSpec::Kind::PerLayer) {
-      const long size = static_cast<long>(values_.size());
-      return values_[static_cast<std::size_t>(cycle_ ? (k < 0 ? 0 : k % size) : std::min<long>(k, size - 1))];
-    }
+    if (kind_ == WeightSpec::Kind::PerLayer) return values_[scheduled_entry(k, values_.size(), cycle_)];
     return values_.front();
   }
 

@@ -117,8 +117,7 @@ nlohmann::json text_list(const std::vector<double>& v) {
 
 LayerWeights ProveInstance::layer(long k) const {
   if (layers.empty()) return {step, Q, K};
-  const long L = static_cast<long>(layers.size()), at = std::max<long>(k, 0);
-  return layers[static_cast<std::size_t>(cycle ? at % L : std::min<long>(at, L - 1))];
+  return layers[scheduled_entry(k, layers.size(), cycle)];
 }
 
 nlohmann::json ProveInstance::to_json() const {
