@@ -11,6 +11,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -430,6 +431,62 @@ BOOST_AUTO_TEST_CASE(a_long_run_off_a_terminal_prints_progress_lines) {
       BOOST_TEST(refused.err.find("ATTNFLOW_PROGRESS_SECONDS") != std::string::npos, refused.err);
     }
   }
+}
+
+/// The progress lines of stderr written by `run` with ATTNFLOW_PROGRESS_SECONDS = 0.2.
+std::vector<std::string> progress_lines(const std::string& err, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(a_long_taylor_step_reports_how_far_it_is) {
+  // At 1000 digits and order ~116 one Taylor step of n = d = 4 takes about two seconds: the lines
+  // written during it say how much of the step's series is done.
+  const TempDir tmp;
+  const json j = json::parse(R"({"model": "sa-sphere", "n": 4, "d": 4, "beta": 1.0, "Q": "identity",
+    "K": "identity", "V": "identity", "init": {"kind": "uniform-sphere", "seed": 7},
+    "time": {"t_end": 0.5, "samples": 2}, "method": "taylor", "rtol": 1e-100, "atol": 1e-100,
+    "precision": {"digits": 1000}, "verify": false})");
+  const std::string file = tmp.write("taylor.json", j.dump());
+  ::setenv("ATTNFLOW_PROGRESS_SECONDS", "0.2", 1);
+  const CliResult r = run_cli("simulate --config " + quoted(file) + " --out " + quoted((tmp.path / "o").string()), tmp);
+  ::unsetenv("ATTNFLOW_PROGRESS_SECONDS");
+  BOOST_TEST_REQUIRE(r.code == 0, r.err);
+  const auto lines = progress_lines(r.err, "attnflow: simulate ");
+  std::size_t within = 0;
+  for (const auto& l : lines) within += l.find("% of its work") != std::string::npos;
+  BOOST_TEST(within >= 2u, r.err);  // reported inside a step, more than once
+}
+
+BOOST_AUTO_TEST_CASE(a_long_instance_reports_progress_before_it_finishes) {
+  // One instance of n = d = 160 runs for seconds: the check's progress moves while it runs (its
+  // integration's progress), and a line comes every interval even when nothing else happens.
+  const TempDir tmp;
+  json s = json::parse(read_file(fs::path(attnflow::source_dir()) / "checks/statements/hemisphere-collapse.json"));
+  s["ensemble"] = {{"instances", 1}, {"n", 160}, {"d", 160}, {"start", "hemisphere"}};
+  s["horizon"] = {{"t_end", 2}, {"samples", 3}};
+  s["controls"] = json::array();
+  s["conclusion"] = json::array({{{"observable", "D"}, {"tends_to", 0}}});
+  const std::string file = tmp.write("big.json", s.dump());
+  ::setenv("ATTNFLOW_PROGRESS_SECONDS", "0.2", 1);
+  const CliResult r = run_cli("check --statement " + quoted(file) + " --out " + quoted((tmp.path / "o").string()), tmp);
+  ::unsetenv("ATTNFLOW_PROGRESS_SECONDS");
+  BOOST_TEST_REQUIRE(r.code <= 1, r.err);
+  const auto lines = progress_lines(r.err, "attnflow: check 1/1 ");
+  std::set<std::string> percents;
+  std::size_t moving = 0;
+  for (const auto& l : lines)
+    if (l.find("0/1 instances") != std::string::npos) {
+      const std::string pct = l.substr(20, l.find('%') - 20);
+      percents.insert(pct);
+      moving += pct != "0";
+    }
+  BOOST_TEST(lines.size() >= 4u, r.err);
+  BOOST_TEST(moving >= 1u, r.err);          // the fraction moved before the instance was done
+  BOOST_TEST(percents.size() >= 2u, r.err);  // more than one value while it ran
 }
 
 BOOST_AUTO_TEST_CASE(rejected_steps_are_counted_for_every_controlled_method) {

@@ -9,6 +9,7 @@
 #include "cli/progress.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <fmt/format.h>
 #include <iostream>
@@ -33,6 +34,7 @@ class CheckProgress : public CheckEvents {
   void check_started(const std::string& id, std::size_t index) override {
     current_ = id;
     planned_ = 0, finished_ = 0, inner_ = 0;
+    for (auto& f : running_) f = 0;
     if (!quiet_ && !line_.on_terminal()) std::fprintf(stderr, "attnflow: [%zu/%zu] %s\n", index + 1, total_, id.c_str());
     draw();
   }
@@ -42,6 +44,11 @@ class CheckProgress : public CheckEvents {
   }
   void instance_done() override {
     ++finished_;
+    draw();
+  }
+  void instance_progress(int slot, double fraction) override {
+    if (slot < 0 || slot >= static_cast<int>(running_.size())) return;  // beyond 64 threads: counted when done
+    running_[static_cast<std::size_t>(slot)] = std::clamp(fraction, 0.0, 1.0);
     draw();
   }
   void check_done(const nlohmann::json&, double) override {
@@ -55,9 +62,12 @@ class CheckProgress : public CheckEvents {
   void draw() {
     if (!line_.drawing() || total_ == already_) return;
     const long planned = planned_.load(), finished = finished_.load();
-    // Within a check the fraction of its instances done; never backwards when a check plans a
-    // second loop (controls, confirmations).
-    double inner = planned > 0 ? static_cast<double>(finished) / static_cast<double>(planned) : 0;
+    // Within a check the fraction of its instances done, counting the running ones by how far
+    // their integrations are; never backwards when a check plans a second loop (controls,
+    // confirmations) or an instance starts its error twin.
+    double running = 0;
+    for (const auto& f : running_) running += f.load();
+    double inner = planned > 0 ? (static_cast<double>(finished) + running) / static_cast<double>(planned) : 0;
     double seen = inner_.load();
     while (inner > seen && !inner_.compare_exchange_weak(seen, inner)) {}
     inner = std::max(inner, seen);
@@ -73,6 +83,7 @@ class CheckProgress : public CheckEvents {
   std::string current_;
   std::atomic<long> planned_{0}, finished_{0};
   std::atomic<double> inner_{0};
+  std::array<std::atomic<double>, 64> running_{};  // per OpenMP thread: its instance's progress
 };
 
 void print_table(const nlohmann::json& results) {

@@ -2,6 +2,7 @@
 
 #include "cli/progress.hpp"
 
+#include <fmt/format.h>
 #include <vector>
 
 namespace attnflow::cli {
@@ -33,14 +34,15 @@ int run_selected(CLI::App& app) {
   return 2;
 }
 
-std::function<void(double)> progress_printer(const std::string& label) {
+ProgressFn progress_printer(const std::string& label) {
   auto line = std::make_shared<ProgressLine>(true);
   if (!line->drawing()) return {};
-  return [label, line](double f) {
-    if (f >= 1)
+  return [label, line](const RunProgress& p) {
+    if (p.done >= 1)
       line->clear();
     else
-      line->draw(label, f);
+      line->draw(label, p.done,
+                 p.within_step > 0 ? fmt::format("step {}: {:.0f}% of its work", p.step, 100 * p.within_step) : "");
   };
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Each subcommand registers its options and a runner; main() parses and dispatches.
+#include "attnflow/integrate/run_progress.hpp"
 #include "attnflow/version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -56,6 +57,6 @@ void register_learn(CLI::App& app);
 
 /// Progress of one run on stderr (fraction in [0, 1]): a bar with an ETA when stderr is a
 /// terminal, otherwise nothing (an empty function).
-std::function<void(double)> progress_printer(const std::string& label);
+ProgressFn progress_printer(const std::string& label);
 
 }  // namespace attnflow::cli

@@ -29,7 +29,7 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
                                         c.n, c.d, gb, max_memory_gb));
   SimulationOutput result;
   try {
-    result = run_simulation(c, quiet ? std::function<void(double)>{} : progress_printer("simulate"));
+    result = run_simulation(c, quiet ? ProgressFn{} : progress_printer("simulate"));
   } catch (const DegenerateStateError& e) { input_error("simulate", e.what()); }
   write_files_atomically({{out + "/trajectory.json", result.trajectory.dump(1) + "\n"}, {out + "/trajectory.csv", result.csv}});
   if (!quiet) {

@@ -2,5 +2,5 @@
 #include "fuzz_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return attnflow::fuzz::read_fuzzed_json(data, size, [](const nlohmann::json& j) { (void)attnflow::parse_sim_config(j); });
+  return attnflow::fuzz::read_fuzzed_json(data, size, attnflow::fuzz::read_sim_config);
 }

@@ -2,12 +2,14 @@
 // trajectory.json and trajectory.csv (schema in DESIGN.md). Numbers of a precision above double
 // are written as decimal strings carrying every digit; reading accepts numbers or strings.
 #include "attnflow/errors.hpp"
+#include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/precision_json.hpp"
 #include "attnflow/trajectory.hpp"
 #include "attnflow/version.hpp"
 
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 namespace attnflow {
 
@@ -114,12 +116,15 @@ template <class T> Trajectory<T> trajectory_from_json(const nlohmann::json& j) {
   tr.d = j.at("d").get<int>();
   tr.precision =
       j.contains("precision") ? parse_precision(j.at("precision"), "trajectory.precision") : Precision::double_();
-  tr.method = j.value("method", std::string("unknown"));
-  tr.discrete = j.value("time_is_layer", false);
-  if (j.contains("rtol") && j.at("rtol").is_number()) tr.rtol = j.at("rtol").get<double>();
-  if (j.contains("atol") && j.at("atol").is_number()) tr.atol = j.at("atol").get<double>();
-  if (j.contains("error_estimate") && j.at("error_estimate").is_number())
-    tr.error_estimate = j.at("error_estimate").get<double>();
+  tr.method = read_string(j, "method", "trajectory", "unknown");
+  tr.discrete = read_bool(j, "time_is_layer", "trajectory", false);
+  // Written as a number, or null where there is none (a NaN): any other type is refused.
+  const std::pair<const char*, double*> numbers[] = {{"rtol", &tr.rtol}, {"atol", &tr.atol}, {"error_estimate", &tr.error_estimate}};
+  for (const auto& [key, target] : numbers) {
+    if (!j.contains(key) || j.at(key).is_null()) continue;
+    if (!j.at(key).is_number()) input_error(std::string("trajectory.") + key, "must be a number (or null)");
+    *target = j.at(key).template get<double>();
+  }
   const auto& t = j.at("t");
   const auto& x = j.at("x");
   if (!t.is_array() || t.empty()) input_error("trajectory.t", "must be a non-empty list of times");

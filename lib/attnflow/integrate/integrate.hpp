@@ -70,7 +70,7 @@ template <class T, class System> struct LoopControl {
   /// True when the loop must end early; records the state it ends on.
   bool must_stop(const State<T>& x, const T& t) {
     if (s.progress)
-      s.progress(to_double((t - s.sample_times.front()) / (s.sample_times.back() - s.sample_times.front())));
+      s.progress({to_double((t - s.sample_times.front()) / (s.sample_times.back() - s.sample_times.front())), 0, 0});
     if (!finite(x)) return true;
     if (traj.stats.steps >= s.max_steps) {
       traj.stats.stop_reason = "max-steps";
@@ -199,7 +199,7 @@ void layer_loop(const System& model, State<T> x, const IntegrationSettings<T>& s
     const long done = k + 1;
     if (!ctl.finite(x)) return;
     if (done % s.sample_every == 0 || done == s.layers) ctl.record(x, T(done));
-    if (s.progress) s.progress(static_cast<double>(done) / static_cast<double>(s.layers));
+    if (s.progress) s.progress({static_cast<double>(done) / static_cast<double>(s.layers), 0, 0});
     if (done < s.layers) {
       if (traj.stats.steps >= s.max_steps) {
         traj.stats.stop_reason = "max-steps";

@@ -1,5 +1,6 @@
 #pragma once
 // How to integrate: stepper, tolerances, sample times, stop conditions, progress.
+#include "attnflow/integrate/run_progress.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <functional>
@@ -24,8 +25,8 @@ template <class T> struct IntegrationSettings {
   long max_steps = 10000000;
   /// Stop early when this returns true for the current state (checked after every step).
   std::function<bool(const Tokens<T>&, const T&)> stop_when;
-  /// Called after every step with the fraction of the time span done, in [0, 1].
-  std::function<void(double)> progress;
+  /// Called after every step with the fraction of the time span done, and inside long steps.
+  ProgressFn progress;
 };
 
 }  // namespace attnflow

@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -26,8 +28,11 @@ template <class T> class TaylorExpansion {
   explicit TaylorExpansion(const Model<T>& m)
       : model_(convert_model<V>(m, [](const T& v) { return V(v); })), N_(static_cast<std::size_t>(m.n) * m.d) {}
 
-  /// c[k][q], k = 0..p: the coefficients of x(t0 + s) = Σ_k c_k s^k.
-  void expand(const State<T>& x0, const T& t0, int p, std::vector<State<T>>& c) {
+  /// c[k][q], k = 0..p: the coefficients of x(t0 + s) = Σ_k c_k s^k. `work_done`, when set, hears
+  /// after each order the fraction of the expansion's work done: order k costs about k sweeps of
+  /// the tape, so k orders of p are (k/p)² of it.
+  void expand(const State<T>& x0, const T& t0, int p, std::vector<State<T>>& c,
+              const std::function<void(double)>& work_done = {}) {
     refuse_if_too_large(p);
     tape_.reset(p);
     taylor::RecordingScope<T> scope(tape_);
@@ -57,6 +62,7 @@ template <class T> class TaylorExpansion {
         inplace::div_ui(next[q], next[q], static_cast<unsigned long>(k + 1));
         tape_.at(x[q].node, k + 1) = next[q];
       }
+      if (work_done) work_done(static_cast<double>(k + 1) * (k + 1) / (static_cast<double>(p) * p));
     }
   }
 
@@ -127,7 +133,17 @@ void taylor_integrate(const Model<T>& model, const State<T>& x0, const Integrati
       const T eps = size > T(0) ? target / size : target;
       p = std::clamp(static_cast<int>(std::ceil(1 - 0.5 * to_double(log(eps)))), 4, 400);
     }
-    expansion.expand(x, t, p, c);
+    // Inside a step that takes long (high order at many digits) its progress is reported too,
+    // after the first second, so a slow step is not taken for a hang.
+    std::function<void(double)> work_done;
+    if (s.progress) {
+      const auto step_start = std::chrono::steady_clock::now();
+      const double done = to_double((t - s.sample_times.front()) / (t_end - s.sample_times.front()));
+      work_done = [&s, step_start, done, step = traj.stats.steps + 1](double f) {
+        if (std::chrono::steady_clock::now() - step_start > std::chrono::seconds(1)) s.progress({done, f, step});
+      };
+    }
+    expansion.expand(x, t, p, c, work_done);
     ++traj.stats.rhs_evaluations;
     T h = t_end - t;
     if (s.max_step > T(0)) h = std::min<T>(h, s.max_step);

@@ -71,7 +71,9 @@ template <class T> void measure_error(MeasuredRun<T>& r, const Trajectory<T>& re
 /// samples estimates the truncation error (0 for a layer map). Round-off is covered separately by
 /// the precision floor (eps·scale) that checks add to their tolerance.
 template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
-  MeasuredRun<T> r{simulate<T>(c), 0};
+  // The twin takes at least four times the steps: the run is the first fifth of the progress.
+  const ProgressFn progress = progress_to_instance_monitor();
+  MeasuredRun<T> r{simulate<T>(c, progress_part(progress, 0, 0.2)), 0};
   if (c.discrete()) {
     r.column_error.assign(static_cast<std::size_t>(c.d), 0.0);
     // A layer map has no truncation error: a "tighter" twin would repeat the same arithmetic.
@@ -81,7 +83,7 @@ template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   }
   SimConfig tight = error_twin_config(c, r.trajectory.stats.steps);
   tight.precision = c.precision;
-  measure_error(r, simulate<T>(tight));
+  measure_error(r, simulate<T>(tight, progress_part(progress, 0.2, 0.8)));
   return r;
 }
 

@@ -2,6 +2,8 @@
 // What an instance loop reports while it runs, and how it is asked to stop. run_instances tells
 // the monitor installed for the current thread of control; the check runner installs one per
 // check and the command line draws it. Without a monitor nothing is reported or cancelled.
+#include "attnflow/integrate/run_progress.hpp"
+
 #include <stdexcept>
 
 namespace attnflow {
@@ -17,11 +19,18 @@ class InstanceMonitor {
   virtual ~InstanceMonitor() = default;
   virtual void instances_planned(long count) = 0;  // a loop over `count` instances starts
   virtual void instance_done() = 0;
+  /// The integration under way on the calling thread is this far through its span (a long
+  /// instance is seen to move between instance_done calls).
+  virtual void instance_progress(double fraction) { (void)fraction; }
   virtual bool cancelled() const = 0;  // true: start no new instance
 };
 
 /// The monitor in effect (nullptr when none is installed).
 InstanceMonitor* current_instance_monitor();
+
+/// Progress of an integration that nobody else listens to, sent to the monitor in effect as
+/// instance progress (empty when no monitor is installed).
+ProgressFn progress_to_instance_monitor();
 
 /// Installs a monitor for its lifetime (not thread-local: instance loops run on OpenMP threads).
 class ScopedInstanceMonitor {

@@ -66,17 +66,13 @@ std::string describe_reference(const SimConfig& r) {
   return fmt::format("re-run with {} at rtol = {}, atol = {} and {}", r.method, r.rtol, r.atol, r.precision.name());
 }
 
-SimulationOutput run_simulation(const SimConfig& c, const std::function<void(double)>& progress) {
+SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) {
   return with_precision(c.precision, [&](auto tag) {
     using T = typename decltype(tag)::type;
     // With verify the reference re-run is most of the work (20 more digits, 100x tighter
     // tolerances): the run itself is shown as the first tenth of the progress.
     const double share = c.verify ? 0.1 : 1.0;
-    auto scaled = [&progress](double from, double width) -> std::function<void(double)> {
-      if (!progress) return {};
-      return [&progress, from, width](double f) { progress(from + width * f); };
-    };
-    Trajectory<T> tr = simulate<T>(c, scaled(0, share));
+    Trajectory<T> tr = simulate<T>(c, progress_part(progress, 0, share));
     if (c.verify && stopped_short(tr.stats.stop_reason)) {
       // Nothing to verify: a reference of a run that stopped short would only repeat its failure
       // at far greater cost (in MPFR's exponent range a run that left double's can crawl for hours).
@@ -84,7 +80,7 @@ SimulationOutput run_simulation(const SimConfig& c, const std::function<void(dou
     } else if (c.verify) {
       const SimConfig ref = error_twin_config(c, tr.stats.steps);
       MpfrDigitsScope scope(ref.precision.digits);
-      const Trajectory<mpfr> reference = simulate<mpfr>(ref, scaled(share, 1 - share));
+      const Trajectory<mpfr> reference = simulate<mpfr>(ref, progress_part(progress, share, 1 - share));
       if (!stopped_short(reference.stats.stop_reason)) {
         tr.error_estimate = max_deviation(tr, reference);
         tr.error_estimate_method = describe_reference(ref);

@@ -11,7 +11,7 @@ namespace attnflow {
 
 /// Integrates at T (for MPFR at the current default precision). Explicitly instantiated for
 /// double, long double, float128 and mpfr in separate translation units.
-template <class T> Trajectory<T> simulate(const SimConfig& c, const std::function<void(double)>& progress = {});
+template <class T> Trajectory<T> simulate(const SimConfig& c, const ProgressFn& progress = {});
 
 template <class T> IntegrationSettings<T> build_settings(const SimConfig& c);
 
@@ -37,11 +37,11 @@ struct SimulationOutput {
 };
 
 /// Runs the config at its own precision, verifies if asked, and serialises the result.
-SimulationOutput run_simulation(const SimConfig& c, const std::function<void(double)>& progress = {});
+SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress = {});
 
-extern template Trajectory<double> simulate<double>(const SimConfig&, const std::function<void(double)>&);
-extern template Trajectory<long double> simulate<long double>(const SimConfig&, const std::function<void(double)>&);
-extern template Trajectory<float128> simulate<float128>(const SimConfig&, const std::function<void(double)>&);
-extern template Trajectory<mpfr> simulate<mpfr>(const SimConfig&, const std::function<void(double)>&);
+extern template Trajectory<double> simulate<double>(const SimConfig&, const ProgressFn&);
+extern template Trajectory<long double> simulate<long double>(const SimConfig&, const ProgressFn&);
+extern template Trajectory<float128> simulate<float128>(const SimConfig&, const ProgressFn&);
+extern template Trajectory<mpfr> simulate<mpfr>(const SimConfig&, const ProgressFn&);
 
 }  // namespace attnflow

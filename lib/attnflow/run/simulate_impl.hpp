@@ -3,6 +3,7 @@
 #include "attnflow/diagnostics/extent.hpp"
 #include "attnflow/integrate/integrate.hpp"
 #include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
 
 namespace attnflow {
@@ -39,11 +40,11 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c) {
   return s;
 }
 
-template <class T> Trajectory<T> simulate(const SimConfig& c, const std::function<void(double)>& progress) {
+template <class T> Trajectory<T> simulate(const SimConfig& c, const ProgressFn& progress) {
   const Model<T> model = build_model<T>(c);
   const Tokens<T> x0 = initial_tokens<T>(c);
   IntegrationSettings<T> s = build_settings<T>(c);
-  s.progress = progress;
+  s.progress = progress ? progress : progress_to_instance_monitor();
   Trajectory<T> tr = integrate(model, x0, s);
   tr.precision = c.precision;
   tr.config = c.source;
@@ -51,7 +52,7 @@ template <class T> Trajectory<T> simulate(const SimConfig& c, const std::functio
 }
 
 #define ATTNFLOW_INSTANTIATE_SIMULATE(T)                                                    \
-  template Trajectory<T> simulate<T>(const SimConfig&, const std::function<void(double)>&); \
+  template Trajectory<T> simulate<T>(const SimConfig&, const ProgressFn&); \
   template IntegrationSettings<T> build_settings<T>(const SimConfig&);
 
 }  // namespace attnflow

@@ -42,7 +42,12 @@ class RunnerMonitor : public InstanceMonitor {
     if (events_) events_->instances_planned(count);
   }
   void instance_done() override {
-    if (events_) events_->instance_done();
+    if (!events_) return;
+    events_->instance_progress(omp_get_thread_num(), 0);
+    events_->instance_done();
+  }
+  void instance_progress(double fraction) override {
+    if (events_) events_->instance_progress(omp_get_thread_num(), fraction);
   }
   bool cancelled() const override { return cancel_ && cancel_->load(); }
 
@@ -184,8 +189,9 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
         !old.contains("checks") || !old.at("checks").is_array())
       input_error("--resume", results_path + " is not a results.json (seed and checks missing or mistyped)");
     for (const auto& c : old.at("checks"))
-      if (!c.is_object() || !c.contains("id") || !c.at("id").is_string())
-        input_error("--resume", results_path + ": every check needs a string \"id\"");
+      if (!c.is_object() || !c.contains("id") || !c.at("id").is_string() ||
+          (c.contains("as_expected") && !c.at("as_expected").is_boolean()))
+        input_error("--resume", results_path + ": every check needs a string \"id\" (and as_expected true or false)");
     if (read_string(old, "suite", results_path, "") != suite.name || old.at("seed").get<std::uint64_t>() != suite.seed)
       input_error("--resume", results_path + " is from another suite or seed; remove it or drop --resume");
     results["checks"] = old.at("checks");

@@ -42,6 +42,9 @@ class CheckEvents {
   virtual void check_started(const std::string& id, std::size_t index) { (void)id, (void)index; }
   virtual void instances_planned(long count) { (void)count; }
   virtual void instance_done() {}
+  /// The instance running on thread `slot` (an OpenMP thread number) is this far through its
+  /// integration; 0 again once it is done.
+  virtual void instance_progress(int slot, double fraction) { (void)slot, (void)fraction; }
   virtual void check_done(const nlohmann::json& result, double seconds) { (void)result, (void)seconds; }
 };
 

@@ -66,6 +66,11 @@ void validate_baseline(const json& b, const std::string& path) {
     for (const char* k : {"sd", "se", "rel_tol", "abs_tol"})
       require(!q.contains(k) || q[k].is_number(), where + "." + k, "must be a number");
     require(!q.contains("count") || q["count"].is_number_integer(), where + ".count", "must be an integer");
+    if (q.contains("values")) {
+      require(q["values"].is_array(), where + ".values", "must be an array of numbers (null for NaN)");
+      for (const auto& v : q["values"])
+        require(v.is_number() || v.is_null(), where + ".values", "must be an array of numbers (null for NaN)");
+    }
     require(q.contains("value"), where, "needs a \"value\"");
     if (kind == "category")
       require(q["value"].is_string(), where + ".value", "must be a string");
