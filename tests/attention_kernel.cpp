@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(mpfr_workspace_follows_the_precision) {
 
 // The Euclidean flows' logits grow like e^{2t}. Formed directly, a logit difference carries an
 // absolute rounding error of that size; relative to the row's reference token (RelativeLogits in
-// attention.hpp) it keeps the working precision. The precision trap's start (issue 21) at
+// attention.hpp) it keeps the working precision. The precision trap's start at
 // t = 16.29 in double: 2e^{2t}b² ≈ 1, so both tokens still carry weight, and e^{2t} ≈ 1.4e14.
 BOOST_AUTO_TEST_CASE(euclidean_logits_relative_to_a_reference_token_keep_their_precision) {
   const double b = std::ldexp(1.0, -24), t = 16.29, eps = std::numeric_limits<double>::epsilon();

@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_CASE(a_4_1_good_triple_levels) {
 
 BOOST_AUTO_TEST_CASE(a_5_1_paranormal) {
   // T = 20: at T = 40 this seed's instance spends minutes in the double run, whose logits grow like
-  // e^{2 lambda t} in sa-rescaled (the long-time precision loss of issue 21), not in the check.
+  // e^{2 lambda t} in sa-rescaled (the long-time precision loss), not in the check.
   const CheckResult r = run_entry("A-5.1", {{"instances", 1}, {"n", 6}, {"t_end", 20}});
   expect_as_declared(r, *find_entry("A-5.1"));
   // THEORY.md's suspicious case is its own reported entry, watched by regress.

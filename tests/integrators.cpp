@@ -258,7 +258,7 @@ BOOST_AUTO_TEST_CASE(any_system_with_the_model_interface) {
   s.atol = 1e-14;
   s.sample_times = {0, 0.5, 1, 2};
   for (const std::string method : {"dopri5", "rkf78", "bulirsch-stoer"}) {
-    s.method = method;
+    s.method = *attnflow::method_named(method);
     const Trajectory<double> tr = integrate(field, x0, s);
     BOOST_TEST_CONTEXT(method) {
       BOOST_TEST(tr.model == "linear");
@@ -273,7 +273,7 @@ BOOST_AUTO_TEST_CASE(any_system_with_the_model_interface) {
   // Steps that land on every sample (dopri5 without dense output, rkf78): a run split at t = 1 and
   // continued from the controller's proposal reproduces the single run bit for bit.
   for (const std::string method : {"dopri5", "rkf78"}) {
-    s.method = method;
+    s.method = *attnflow::method_named(method);
     s.dense_output = false;
     s.sample_times = {0, 1, 2};
     const Trajectory<double> whole = integrate(field, x0, s);

@@ -1,4 +1,4 @@
-// attnflow learn (issue 23): the text pipeline, the statistics, the data checks, and that the
+// attnflow learn: the text pipeline, the statistics, the data checks, and that the
 // LibTorch network is attnflow's layer-normalized map on the same weights.
 #include <boost/test/unit_test.hpp>
 

@@ -2,6 +2,8 @@
 // InputError whose message starts with the offending field ("field: problem").
 #include <boost/test/unit_test.hpp>
 
+#include <set>
+
 #include "attnflow/errors.hpp"
 #include "attnflow/model/weights.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -89,7 +91,7 @@ BOOST_AUTO_TEST_CASE(valid_config_is_read_exactly) {
   BOOST_TEST((c.heads[0].V.values.at(0).kind == MatrixSpec::Kind::Diagonal));
   BOOST_TEST(c.grid_samples == 5);
   BOOST_TEST(c.t_end() == "1");
-  BOOST_TEST(c.method == "dopri5");
+  BOOST_TEST((c.method == attnflow::Method::dopri5));
   BOOST_TEST((c.precision == Precision::double_()));
   BOOST_TEST(!c.verify);
   BOOST_TEST(c.source == j);
@@ -102,11 +104,39 @@ BOOST_AUTO_TEST_CASE(valid_config_is_read_exactly) {
   BOOST_TEST(s.sample_times[2] == 0.5);
 }
 
+BOOST_AUTO_TEST_CASE(every_method_is_in_the_table_once_and_read_by_its_name) {
+  using attnflow::Method;
+  const Method all[] = {Method::euler, Method::rk4, Method::dopri5, Method::rkf78, Method::bulirsch_stoer, Method::taylor};
+  std::set<std::string> names;
+  for (const Method m : all) {
+    const auto& t = attnflow::traits(m);
+    BOOST_TEST((t.method == m));
+    names.insert(std::string(t.name));
+    BOOST_TEST((attnflow::method_named(t.name) == m));
+    BOOST_TEST(attnflow::takes_fixed_steps(m, false) == t.always_fixed);
+  }
+  BOOST_TEST(names.size() == 6u);
+  BOOST_TEST(!attnflow::method_named("dopri").has_value());
+  // The rule "fixed steps or not" for a config: euler and rk4 always, the others when asked.
+  for (const char* m : {"euler", "rk4", "dopri5", "rkf78", "taylor"})
+    for (const bool asked : {false, true}) {
+      json j = {{"model", "sa-sphere"}, {"n", 2}, {"d", 2}, {"time", {{"t_end", 1}}}, {"method", m}, {"fixed_step", asked}};
+      const SimConfig c = parse_sim_config(j);
+      BOOST_TEST(c.fixed_steps() == (asked || std::string(m) == "euler" || std::string(m) == "rk4"), m << " " << asked);
+    }
+  // Unknown names are refused for every model, continuous or layered.
+  for (const char* model : {"sa-sphere", "layer-normalized"}) {
+    json j = {{"model", model}, {"n", 2}, {"d", 2}, {"method", "dopri"}};
+    if (std::string(model) == "layer-normalized") j["layers"] = 3; else j["time"] = {{"t_end", 1}};
+    BOOST_CHECK_THROW(parse_sim_config(j), attnflow::InputError);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(defaults_and_alternatives) {
   json j = {{"model", "sa-euclid"}, {"n", 2}, {"d", 1}, {"time", {{"t_end", "2.5"}}}};
   const SimConfig c = parse_sim_config(j);
   BOOST_TEST(c.beta == "1");
-  BOOST_TEST(c.method == "dopri5");
+  BOOST_TEST((c.method == attnflow::Method::dopri5));
   BOOST_TEST(c.rtol == "1e-10");
   BOOST_TEST(c.atol == "1e-12");
   BOOST_TEST(c.init.kind == "uniform-sphere");

@@ -1,4 +1,4 @@
-// method "taylor" (issue 21, part 2): the series recurrences against known expansions, the
+// method "taylor": the series recurrences against known expansions, the
 // method's order against a 60-digit reference, its tolerance, its dense output, every continuous
 // model against Bulirsch–Stoer, and the refusal of fields that branch.
 #include <boost/test/unit_test.hpp>
@@ -274,7 +274,7 @@ BOOST_AUTO_TEST_CASE(every_continuous_model_expands) {
 }
 
 BOOST_AUTO_TEST_CASE(the_precision_trap_to_t60_keeps_its_digits) {
-  // Issue 21's trap: sa-rescaled, n = d = 2, Q = K = V = I, z(0) = (1, ±0.1), to t = 60. The
+  // The precision trap: sa-rescaled, n = d = 2, Q = K = V = I, z(0) = (1, ±0.1), to t = 60. The
   // half-gap b(60) at 60 digits (rtol 1e-40) against 80 digits (rtol 1e-60), and against the
   // issue's b(∞) = 2.565865e-22 (seven digits; the gap is frozen long before t = 60).
   auto b60 = [](int digits, const char* rtol, const char* atol) {

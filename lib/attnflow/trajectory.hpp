@@ -27,6 +27,7 @@ template <class T> struct Trajectory {
   std::string method;  // stepper, or "layer-map" for discrete models
   double rtol = 0, atol = 0, dt = 0;
   bool discrete = false;  // t holds layer indices
+  bool fixed_steps = false;  // steps of dt without error control (dt is then part of the record)
   std::vector<T> t;
   std::vector<Tokens<T>> x;  // one n×d configuration per sample
   IntegrationStats stats;

@@ -1,4 +1,4 @@
-// attnflow bench [--json] [--quick] [--only KEY,…]: the performance ratios of issue 7, measured
+// attnflow bench [--json] [--quick] [--only KEY,…]: the performance ratios, measured
 // side by side in one run, each printed beside its goal.
 #include "attnflow/bench/registry.hpp"
 #include "attnflow/errors.hpp"

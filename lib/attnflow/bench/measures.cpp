@@ -288,7 +288,7 @@ BenchResult a128_seconds(const BenchOptions& o) {
   return r;
 }
 
-// ---- The precision trap at t = 60 (issue 21, part 1) -------------------------------------------------
+// ---- The precision trap at t = 60 -------------------------------------------------
 namespace {
 
 /// The precision trap's start (THEORY.md; catalogue hook precision-trap): sa-rescaled, n = d = 2,
@@ -322,7 +322,7 @@ TrapTiming time_trap(const nlohmann::json& cfg) {
 }  // namespace
 
 BenchResult trap60_seconds(const BenchOptions&) {
-  // b(∞) of this start, from issue 21; a 60-digit rkf78 run (rtol 1e-40) agrees to 25 digits.
+  // b(∞) of this start; a 60-digit rkf78 run (rtol 1e-40) agrees to 25 digits.
   const double b_inf = 2.565865e-22;
   const TrapTiming run = time_trap(trap_config(60, 60, "1e-40", "taylor"));
   // Side by side: the same run by Bulirsch–Stoer (the fastest method before the Taylor one), and
@@ -349,7 +349,7 @@ BenchResult trap60_seconds(const BenchOptions&) {
   return r;
 }
 
-// ---- Many digits: attnflow's Taylor method against mpmath's (issue 21, part 2) ---------------------
+// ---- Many digits: attnflow's Taylor method against mpmath's ---------------------
 namespace {
 
 /// [B] Thm 6.8's setting at 30 digits: sa-sphere, Q = K = V = I, n = 5, d = 7, β = 2.5, a random
@@ -401,7 +401,7 @@ BenchResult mp30_vs_mpmath(const BenchOptions& o) {
   mpfr gamma;
   {
     MpfrDigitsScope fifty(50);
-    gamma = gamma_curve_at<mpfr>(false, 5, mpfr("2.5"), {mpfr(0), mpfr(8)}, "bulirsch-stoer", mpfr("1e-45"),
+    gamma = gamma_curve_at<mpfr>(false, 5, mpfr("2.5"), {mpfr(0), mpfr(8)}, Method::bulirsch_stoer, mpfr("1e-45"),
                                  mpfr("1e-3"))
                 .back();
   }
@@ -485,7 +485,7 @@ BenchResult phase_seconds(const BenchOptions& o) {
     for (std::size_t k = 0; k < lanes.fraction[b].size(); ++k)
       fraction_difference = std::max(fraction_difference, std::abs(lanes.fraction[b][k] - scalar.fraction[b][k]));
   const double value = o.quick ? full : seconds;
-  BenchResult r = with_goal(value, "s", "<= 40 (issue 21)", value <= 40);
+  BenchResult r = with_goal(value, "s", "<= 40", value <= 40);
   r.definition = std::string(o.quick ? "ESTIMATE from 128 runs per beta, times 16: " : "") +
                  "[B] Fig. 3: 2048 runs x 90 beta (0.1..9), n = 32, d = 2, sa-sphere Q = K = V = I, uniform starts, "
                  "T = 30, dopri5 rtol 1e-6 atol 1e-8, " +

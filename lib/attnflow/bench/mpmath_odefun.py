@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The other side of the bench key mp30_vs_mpmath (issue 21): mpmath's Taylor ODE solver,
+"""The other side of the bench key mp30_vs_mpmath: mpmath's Taylor ODE solver,
 odefun, on the same problem attnflow integrates, measured in the same run.
 
 Usage: mpmath_odefun.py IN.json OUT.json

@@ -42,14 +42,14 @@ BenchResult prove_seconds(const std::string& instance, double limit, const std::
   return r;
 }
 
-/// Goal: half of CAPD 6.1's time for the same kind of proof on this kind of machine (the anchor of
-/// issue 8: 4 tokens 3.5-4.5 s, 8 tokens 19-25 s), taken at the anchor's lower end.
+/// Goal: half of CAPD 6.1's time for the same kind of proof on this kind of machine (CAPD's
+/// times: 4 tokens 3.5-4.5 s, 8 tokens 19-25 s), taken at the anchor's lower end.
 BenchResult prove_seconds_capd(const std::string& instance, double capd_low, double capd_high) {
   return prove_seconds(instance, capd_low / 2,
                        fmt::format("< {:g} (half of CAPD's {:g}-{:g} s)", capd_low / 2, capd_low, capd_high));
 }
 
-/// The reach of the rigorous sa-euclid integrator: issue 8 asks for n ≤ 8, d ≤ 4, t ≤ 10 at least.
+/// The reach of the rigorous sa-euclid integrator, goal n ≤ 8, d ≤ 4, t ≤ 10 at least.
 /// proofs/instances/euclid8x4.json: 8 tokens in d = 4, Q = K = V = I, uniform start.
 BenchResult euclid8x4_seconds(const BenchOptions&) {
   const std::string path = std::string(attnflow::source_dir()) + "/proofs/instances/euclid8x4.json";
@@ -70,7 +70,7 @@ BenchResult euclid8x4_seconds(const BenchOptions&) {
   return r;
 }
 
-/// What a call through the bootstrap costs beyond the program (issue 21): `./attnflow list` and
+/// What a call through the bootstrap costs beyond the program: `./attnflow list` and
 /// this program's own `list`, spawned alternately so both see the same machine, medians of 11.
 BenchResult bootstrap_overhead_seconds(const BenchOptions&) {
   BenchResult r;
@@ -133,8 +133,8 @@ const std::vector<Benchmark>& benchmarks() {
        }},
       {"prove32x8_seconds",
        [](const BenchOptions& o) {
-         if (o.quick) return not_available("not measured with --quick (about a minute of CPU)", "< 5 (issue 21)");
-         return prove_seconds("prove32x8", 5, "< 5 (issue 21; CAPD has no anchor at n = 32, d = 8)");
+         if (o.quick) return not_available("not measured with --quick (about a minute of CPU)", "< 5");
+         return prove_seconds("prove32x8", 5, "< 5 (CAPD has no anchor at n = 32, d = 8)");
        }},
       {"euclid8x4_seconds", euclid8x4_seconds},
       {"bootstrap_overhead_seconds", bootstrap_overhead_seconds},

@@ -487,7 +487,8 @@ void confirm(InstanceOutcome& o) {
   SimConfig tight = tightened_config(parse_sim_config(o.config));
   // An adaptive run at many digits goes with a high order: rkf78 (an independent method, too)
   // reaches the tightened tolerance in far fewer steps than dopri5.
-  if (!tight.discrete() && (tight.method == "dopri5" || tight.method == "bulirsch-stoer")) tight.method = "rkf78";
+  if (!tight.discrete() && (tight.method == Method::dopri5 || tight.method == Method::bulirsch_stoer))
+    tight.method = Method::rkf78;
   MpfrDigitsScope scope(tight.precision.digits);
   const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
   if (stopped_short(run.trajectory.stats.stop_reason)) {

@@ -14,7 +14,6 @@
 
 namespace attnflow {
 
-const std::vector<std::string> kMethods = {"euler", "rk4", "dopri5", "rkf78", "bulirsch-stoer", "taylor"};
 
 namespace {
 
@@ -298,9 +297,10 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
                                                        " matrices but the run has " + std::to_string(c.layers) +
                                                        " layers");
 
-  c.method = read_string(j, "method", "", "dopri5");
-  if (!c.model->discrete && std::find(kMethods.begin(), kMethods.end(), c.method) == kMethods.end())
-    input_error("method", "unknown method \"" + c.method + "\" (euler, rk4, dopri5, rkf78, bulirsch-stoer, taylor)");
+  const std::string method = read_string(j, "method", "", "dopri5");
+  const std::optional<Method> known = method_named(method);
+  if (!known) input_error("method", "unknown method \"" + method + "\" (" + method_names() + ")");
+  c.method = *known;
   c.rtol = read_decimal(j, "rtol", "", "1e-10");
   c.atol = read_decimal(j, "atol", "", "1e-12");
   c.dt = read_decimal(j, "dt", "", "0.01");
@@ -312,15 +312,14 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   c.max_step = read_decimal(j, "max_step", "", "0");
   if (decimal_as_double(c.max_step) < 0) input_error("max_step", "must not be negative (got " + c.max_step + ")");
   c.fixed_step = read_bool(j, "fixed_step", "", false);
-  if (c.fixed_step && c.method != "dopri5" && c.method != "rkf78" && c.method != "euler" && c.method != "rk4" &&
-      c.method != "taylor")
-    input_error("fixed_step", "is available for euler, rk4, dopri5, rkf78 and taylor");
-  if (!c.model->discrete && c.method == "taylor") {
+  if (c.fixed_step && !traits(c.method).can_fix_step)
+    input_error("fixed_step", "is not available for " + std::string(method_name(c.method)));
+  if (!c.model->discrete && c.method == Method::taylor) {
     const std::string why = taylor_refusal(c);
     if (!why.empty()) input_error("method", "taylor expands the field in a power series, but " + why);
   }
   c.max_steps = read_integer(j, "max_steps", "", 1, 1000000000000L, 10000000);
-  if (!c.discrete() && (c.method == "euler" || c.method == "rk4" || c.fixed_step)) {
+  if (c.fixed_steps()) {
     // Fixed steps: the count is known now, and a count beyond max_steps (or beyond a long, where
     // the integrator's cast would wrap) is refused rather than run with some other step.
     const double span = decimal_as_double(c.t_end()) - decimal_as_double(c.times.front());

@@ -1,6 +1,7 @@
 #pragma once
 // The simulate config (DESIGN.md "simulate config"), validated once and kept as exact decimal
 // text so that any scalar type can be built from it without going through double.
+#include "attnflow/config/method.hpp"
 #include "attnflow/config/model_kind.hpp"
 #include "attnflow/precision.hpp"
 
@@ -65,9 +66,9 @@ struct SimConfig {
   long grid_samples = 0;           // > 0: sample k is t_end·k/(grid_samples−1), formed exactly in T
   long layers = 0;
   long sample_every = 1;
-  std::string method = "dopri5";
+  Method method = Method::dopri5;
   std::string rtol = "1e-10", atol = "1e-12", dt = "0.01";
-  bool fixed_step = false;  // dopri5/rkf78 without step control (steps ≤ dt)
+  bool fixed_step = false;  // a controlled method run without step control (steps ≤ dt)
   std::string max_step = "0";  // adaptive methods: the longest step allowed ("0": no limit)
   long max_steps = 10000000;
   std::string stop_diameter_below;  // empty: no predicate
@@ -76,6 +77,8 @@ struct SimConfig {
   nlohmann::json source;  // the config as given, for provenance
 
   bool discrete() const { return model->discrete; }
+  /// A continuous run without error control (its steps are dt, or less to land on samples).
+  bool fixed_steps() const { return !discrete() && takes_fixed_steps(method, fixed_step); }
   std::string t_end() const { return times.empty() ? "0" : times.back(); }
 };
 

@@ -32,8 +32,7 @@ template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
   if (!tr.discrete) {
     j["rtol"] = tr.rtol;
     j["atol"] = tr.atol;
-    if (tr.method == "euler" || tr.method == "rk4" || tr.method.find("fixed step") != std::string::npos)
-      j["dt"] = tr.dt;
+    if (tr.fixed_steps) j["dt"] = tr.dt;
   }
   j["time_is_layer"] = tr.discrete;
   nlohmann::json t = nlohmann::json::array(), x = nlohmann::json::array();
@@ -118,6 +117,7 @@ template <class T> Trajectory<T> trajectory_from_json(const nlohmann::json& j) {
       j.contains("precision") ? parse_precision(j.at("precision"), "trajectory.precision") : Precision::double_();
   tr.method = read_string(j, "method", "trajectory", "unknown");
   tr.discrete = read_bool(j, "time_is_layer", "trajectory", false);
+  tr.fixed_steps = !tr.discrete && j.contains("dt");  // written for fixed-step runs only
   // Written as a number, or null where there is none (a NaN): any other type is refused.
   const std::pair<const char*, double*> numbers[] = {{"rtol", &tr.rtol}, {"atol", &tr.atol}, {"error_estimate", &tr.error_estimate}};
   for (const auto& [key, target] : numbers) {

@@ -16,7 +16,7 @@ namespace attnflow {
 /// γ(t) at `times` (increasing, the first ≥ 0) in T, the scalar ODE integrated by `method` at
 /// rtol = atol = `tol` (for MPFR at the thread's current precision).
 template <class T>
-std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<T>& times, const std::string& method,
+std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<T>& times, Method method,
                               const T& tol, const T& first_step) {
   auto rhs = [usa, n, beta](const State<T>& g, State<T>& dg, const T&) {
     using std::exp;
@@ -39,7 +39,7 @@ std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<
 
 /// γ(t) in double, integrated far more tightly (1e-15) than any flow it is compared with.
 inline std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times) {
-  return gamma_curve_at<double>(usa, n, beta, times, "dopri5", 1e-15, 1e-4);
+  return gamma_curve_at<double>(usa, n, beta, times, Method::dopri5, 1e-15, 1e-4);
 }
 
 }  // namespace attnflow

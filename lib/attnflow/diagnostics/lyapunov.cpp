@@ -145,7 +145,7 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
   // re-orthonormalised tangent block needs (dopri5's stored FSAL derivative would be stale).
   const auto sys = vector_field<T>("benettin", 1, static_cast<int>(z.size()), Augmented<T>{&field, N, k});
   IntegrationSettings<T> is;
-  is.method = "dopri5";
+  is.method = Method::dopri5;
   is.dense_output = false;
   is.rtol = s.rtol;
   is.atol = s.atol;

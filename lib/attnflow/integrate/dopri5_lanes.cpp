@@ -97,7 +97,7 @@ class Runner {
     Trajectory<double>& tr = lane.traj;
     tr = Trajectory<double>();
     tr.model = lane.system->model.info->id, tr.n = weights_.n, tr.d = weights_.d, tr.discrete = false;
-    tr.method = set.method, tr.rtol = set.rtol, tr.atol = set.atol, tr.dt = set.dt;
+    tr.method = std::string(method_name(set.method)), tr.rtol = set.rtol, tr.atol = set.atol, tr.dt = set.dt;
     tr.stats.rejected_steps = 0;
     lane.t = set.sample_times.front();
     lane.next = 1;
@@ -244,7 +244,7 @@ class Runner {
 /// The weights the lanes would share with s, or nothing when the lanes do not cover s.
 std::optional<SharedWeights> lane_weights(const BatchSystem<double>& s) {
   const IntegrationSettings<double>& set = s.settings;
-  if (set.method != "dopri5" || !set.dense_output || set.fixed_step || set.progress || set.sample_times.size() < 2 ||
+  if (!traits(set.method).lanes || !set.dense_output || set.fixed_step || set.progress || set.sample_times.size() < 2 ||
       !(set.dt > 0) || s.x0.rows() != s.model.n || s.x0.cols() != s.model.d || s.model.d > SphereLanesView::kMaxDepth)
     return std::nullopt;
   return shared_weights(s.model);

@@ -226,7 +226,8 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
   traj.n = model.n;
   traj.d = model.d;
   traj.discrete = model.discrete();
-  traj.method = model.discrete() ? "layer-map" : s.method;
+  traj.method = model.discrete() ? "layer-map" : std::string(method_name(s.method));
+  traj.fixed_steps = !model.discrete() && takes_fixed_steps(s.method, s.fixed_step);
   traj.rtol = to_double(s.rtol);
   traj.atol = to_double(s.atol);
   traj.dt = to_double(s.dt);
@@ -238,38 +239,37 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
       detail::layer_loop(model, x, s, traj);
     else
       throw std::invalid_argument("integrate: " + traj.model + " is discrete but has no layer map");
-  } else if (s.method == "taylor") {
+  } else if (s.method == Method::taylor) {  // fixed or controlled: taylor_integrate reads the settings
     if constexpr (std::is_same_v<System, Model<T>>)
       taylor_integrate(model, x, s, traj);
     else
       throw std::invalid_argument("integrate: method taylor expands a model's field; " + traj.model + " is not a model");
-  } else if (s.method == "euler") {
-    detail::fixed_step_loop(odeint::euler<S, T, S, T>(), model, x, s, traj);
-  } else if (s.method == "rk4") {
-    detail::fixed_step_loop(odeint::runge_kutta4<S, T, S, T>(), model, x, s, traj);
-  } else if (s.fixed_step && s.method == "dopri5") {
-    detail::fixed_step_loop(odeint::runge_kutta_dopri5<S, T, S, T>(), model, x, s, traj);
-  } else if (s.fixed_step && s.method == "rkf78") {
-    detail::fixed_step_loop(odeint::runge_kutta_fehlberg78<S, T, S, T>(), model, x, s, traj);
-  } else if (s.fixed_step) {
-    throw std::invalid_argument("integrate: fixed steps are available for euler, rk4, dopri5 and rkf78");
-  } else if (s.method == "dopri5" && !s.dense_output) {
+  } else if (takes_fixed_steps(s.method, s.fixed_step)) {
+    switch (s.method) {
+      case Method::euler: detail::fixed_step_loop(odeint::euler<S, T, S, T>(), model, x, s, traj); break;
+      case Method::rk4: detail::fixed_step_loop(odeint::runge_kutta4<S, T, S, T>(), model, x, s, traj); break;
+      case Method::dopri5: detail::fixed_step_loop(odeint::runge_kutta_dopri5<S, T, S, T>(), model, x, s, traj); break;
+      case Method::rkf78: detail::fixed_step_loop(odeint::runge_kutta_fehlberg78<S, T, S, T>(), model, x, s, traj); break;
+      default:
+        throw std::invalid_argument("integrate: fixed steps are not available for " + traj.method);
+    }
+  } else if (s.method == Method::dopri5 && !s.dense_output) {
     detail::controlled_loop(
         odeint::make_controlled(s.atol, s.rtol, s.max_step, odeint::runge_kutta_dopri5<S, T, S, T>()), model, x, s,
         traj);
-  } else if (s.method == "dopri5") {
+  } else if (s.method == Method::dopri5) {
     detail::dense_output_loop(
         odeint::make_dense_output(s.atol, s.rtol, s.max_step, odeint::runge_kutta_dopri5<S, T, S, T>()), model, x, s,
         traj, 6);
-  } else if (s.method == "rkf78") {
+  } else if (s.method == Method::rkf78) {
     detail::controlled_loop(
         odeint::make_controlled(s.atol, s.rtol, s.max_step, odeint::runge_kutta_fehlberg78<S, T, S, T>()), model, x, s,
         traj);
-  } else if (s.method == "bulirsch-stoer") {
+  } else if (s.method == Method::bulirsch_stoer) {
     detail::dense_output_loop(odeint::bulirsch_stoer_dense_out<S, T, S, T>(s.atol, s.rtol, T(1), T(1), s.max_step), model,
                               x, s, traj, 0);
   } else {
-    throw std::invalid_argument("integrate: unknown method " + s.method);
+    throw std::invalid_argument("integrate: no stepper for " + traj.method);
   }
   return traj;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // How to integrate: stepper, tolerances, sample times, stop conditions, progress.
+#include "attnflow/config/method.hpp"
 #include "attnflow/integrate/run_progress.hpp"
 #include "attnflow/tokens.hpp"
 
@@ -10,11 +11,11 @@
 namespace attnflow {
 
 template <class T> struct IntegrationSettings {
-  std::string method = "dopri5";  // euler | rk4 | dopri5 | rkf78 | bulirsch-stoer | taylor
+  Method method = Method::dopri5;
   T rtol = T(1) / T(10000000000LL), atol = T(1) / T(1000000000000LL);
   T dt = T(1) / 100;        // fixed-step methods: largest step; controlled: first step
   T max_step = T(0);        // controlled methods: the longest step (0: no limit)
-  bool fixed_step = false;  // run dopri5 / rkf78 / taylor without step control, at steps ≤ dt (order tests)
+  bool fixed_step = false;  // run a controlled method without step control, at steps ≤ dt (order tests)
   int taylor_order = 0;     // taylor: the series' order (0: chosen from rtol, Jorba–Zou)
   /// dopri5: samples interpolated between free steps (true), or steps clipped to land on every sample
   /// (false; rkf78 always lands) — for callers that change the state between calls.

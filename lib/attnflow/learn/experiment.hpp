@@ -1,5 +1,5 @@
 #pragma once
-// attnflow learn: the blog's §3.2 experiment on real text (issue 23). Every variant is trained
+// attnflow learn: the blog's §3.2 experiment on real text. Every variant is trained
 // and tested by stratified k-fold cross-validation on each data set; accuracies carry 95 %
 // intervals, V = −αI is compared with V = +αI fold by fold, and the trained attention-only
 // networks are exported as layer-normalized configs whose dynamics attnflow then measures.

@@ -1,5 +1,5 @@
 #pragma once
-// The real text of the blog's experiment (issue 23): the UCI "Sentiment Labelled Sentences"
+// The real text of the blog's experiment: the UCI "Sentiment Labelled Sentences"
 // (Kotzias et al., KDD 2015) as the npm package sentiment@5.0.2 ships them (1,000 IMDb, Yelp and
 // Amazon sentences each, 500 positive and 500 negative), and its AFINN-165 lexicon. The package is
 // fetched once with npm (`npm pack`, no shell), unpacked with tar, and every file is checked

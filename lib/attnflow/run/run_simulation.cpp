@@ -41,7 +41,7 @@ SimConfig error_twin_config(const SimConfig& c, long steps) {
   SimConfig r = tightened_config(c);
   if (c.discrete()) return r;
   const double span = decimal_as_double(c.t_end()) - decimal_as_double(c.times.front());
-  if (c.method == "euler" || c.method == "rk4" || c.fixed_step) {
+  if (c.fixed_steps()) {
     // A fixed step never crosses a sample: the step taken is min(dt, the shortest sample interval),
     // and the twin's is a tenth of that (a tenth of dt alone may be the run's own step again).
     double interval = c.grid_samples > 1 ? span / double(c.grid_samples - 1) : span;
@@ -58,12 +58,12 @@ SimConfig error_twin_config(const SimConfig& c, long steps) {
 
 std::string describe_reference(const SimConfig& r) {
   if (r.discrete()) return fmt::format("re-run of the layer map at {} (no truncation error)", r.precision.name());
-  if (r.method == "euler" || r.method == "rk4" || r.fixed_step)
-    return fmt::format("re-run with {} at dt = {} and {}", r.method, r.dt, r.precision.name());
+  const std::string_view method = method_name(r.method);
+  if (r.fixed_steps()) return fmt::format("re-run with {} at dt = {} and {}", method, r.dt, r.precision.name());
   if (decimal_as_double(r.max_step) > 0)
-    return fmt::format("re-run with {} at rtol = {}, atol = {}, steps <= {} and {}", r.method, r.rtol, r.atol, r.max_step,
+    return fmt::format("re-run with {} at rtol = {}, atol = {}, steps <= {} and {}", method, r.rtol, r.atol, r.max_step,
                        r.precision.name());
-  return fmt::format("re-run with {} at rtol = {}, atol = {} and {}", r.method, r.rtol, r.atol, r.precision.name());
+  return fmt::format("re-run with {} at rtol = {}, atol = {} and {}", method, r.rtol, r.atol, r.precision.name());
 }
 
 SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) {

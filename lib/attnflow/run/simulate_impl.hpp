@@ -28,7 +28,7 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c) {
       for (const auto& t : c.times) s.sample_times.push_back(from_decimal<T>(t));
     }
     // Controlled steppers start from a step well inside the first sample interval.
-    if (c.method != "euler" && c.method != "rk4" && !c.fixed_step) {
+    if (!c.fixed_steps()) {
       s.dt = std::min<T>(s.dt, (s.sample_times[1] - s.sample_times[0]) / 10);
       if (s.max_step > T(0)) s.dt = std::min<T>(s.dt, s.max_step);
     }

@@ -1,5 +1,5 @@
 #pragma once
-// Computer-assisted proofs of cone collapse for concrete starts of the sphere flows (issue 8):
+// Computer-assisted proofs of cone collapse for concrete starts of the sphere flows:
 // a rigorous enclosure of the solution (interval Taylor method with Lohner's wrapping control,
 // lohner.hpp) is carried forward until at some time T every point of the enclosure lies in one
 // open hemisphere {⟨w, x⟩ > 0}; by [B] Lemma 6.4 (V = I, any Q, K, SA or USA) the tokens then

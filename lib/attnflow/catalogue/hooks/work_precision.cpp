@@ -38,7 +38,10 @@ const char* method_words(const std::string& m) {
   return "Bulirsch-Stoer";
 }
 
-bool fixed_step(const std::string& method) { return method == "euler" || method == "rk4"; }
+bool fixed_step(const std::string& method) {
+  const std::optional<Method> m = method_named(method);
+  return m && traits(*m).always_fixed;
+}
 
 int run_digits(const HookParams& p) { return int(p.integer("mpfr_digits", 17, 200)); }
 
@@ -74,7 +77,7 @@ std::vector<std::string> reference_gamma(const HookParams& p, int digits, int gu
   for (long k = 0; k < m; ++k) times.push_back(t_end * mpfr(k) / mpfr(m - 1));
   const mpfr tol = pow(mpfr(10), -(digits - guard_digits));
   const std::vector<mpfr> g = gamma_curve_at<mpfr>(p.text("reference") == "usa", int(p.integer("n", 2, 64)),
-                                                   mpfr(p.real("beta", 0, 100)), times, "bulirsch-stoer", tol,
+                                                   mpfr(p.real("beta", 0, 100)), times, Method::bulirsch_stoer, tol,
                                                    mpfr("0.01"));
   std::vector<std::string>& out = memo[key];
   for (const auto& x : g) out.push_back(to_decimal(x));
