@@ -1,11 +1,15 @@
-// The layers never reach back (issue 16): every #include "attnflow/…" under lib/ points to the
+// The layers never reach back: every #include "attnflow/…" under lib/ points to the
 // file's own layer or a lower one, in the order of lib/attnflow/layers.txt. A back-include fails
 // unless layers.txt lists it as an exception (none today), and so does a listed one that has gone.
-// The checker is shown to fail on a back-include planted in a scratch tree.
+// The checker is shown to fail on a back-include planted in a scratch tree. And at link level:
+// each layer is a static library of its own (CMakeLists.txt), and no layer's objects need a
+// symbol that only a higher layer's library defines (read with nm from the built archives).
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/version.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -104,6 +108,49 @@ Finding scan(const fs::path& lib, const Layers& L) {
   return f;
 }
 
+/// The external symbols of one archive: those its objects define and those they need.
+struct ArchiveSymbols {
+  std::set<std::string> defined, undefined;
+};
+
+/// nm's portable output (-P: "name type value size", one symbol a line) of one archive.
+ArchiveSymbols read_archive(const std::string& archive) {
+  ArchiveSymbols a;
+  const std::string command = "nm -g -P '" + archive + "' 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  BOOST_REQUIRE_MESSAGE(pipe, "cannot run nm on " << archive);
+  char buf[8192];
+  while (std::fgets(buf, sizeof buf, pipe)) {
+    std::istringstream line(buf);
+    std::string name, type;
+    if (!(line >> name >> type) || type.size() != 1 || name.back() == ':') continue;  // "lib.a[x.o]:" headers
+    if (type == "U" || type == "w" || type == "v")
+      a.undefined.insert(name);
+    else
+      a.defined.insert(name);
+  }
+  BOOST_REQUIRE_MESSAGE(::pclose(pipe) == 0, "nm failed on " << archive);
+  return a;
+}
+
+/// "layer i needs symbol s": s is undefined in archive i, defined in a higher archive and in no
+/// archive at or below i. Archives are given lowest first.
+std::vector<std::string> upward_references(const std::vector<std::string>& names, const std::vector<ArchiveSymbols>& layers) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < layers.size(); ++i)
+    for (const std::string& sym : layers[i].undefined) {
+      bool below = false;
+      for (std::size_t j = 0; j <= i && !below; ++j) below = layers[j].defined.count(sym) > 0;
+      if (below) continue;
+      for (std::size_t j = i + 1; j < layers.size(); ++j)
+        if (layers[j].defined.count(sym)) {
+          out.push_back(names[i] + " needs " + sym + " from " + names[j]);
+          break;
+        }
+    }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const std::string& s : v) out += "\n  " + s;
@@ -138,6 +185,47 @@ BOOST_AUTO_TEST_CASE(a_planted_back_include_is_found) {
   fs::remove_all(root);
   BOOST_REQUIRE_EQUAL(f.back.size(), 1u);
   BOOST_TEST(f.back[0] == "attnflow/model/field.hpp → suite/runner.hpp");
+}
+
+BOOST_AUTO_TEST_CASE(no_layer_library_needs_a_symbol_of_a_higher_one) {
+  const char* list = std::getenv("ATTNFLOW_LAYER_ARCHIVES");
+  BOOST_TEST_REQUIRE((list != nullptr && *list), "ATTNFLOW_LAYER_ARCHIVES is not set (ctest sets it)");
+  std::vector<std::string> names;
+  std::vector<ArchiveSymbols> layers;
+  std::istringstream in(list);
+  for (std::string archive; std::getline(in, archive, ':');) {
+    names.push_back(fs::path(archive).filename().string());
+    layers.push_back(read_archive(archive));
+  }
+  BOOST_TEST(layers.size() == 12u);  // base and the eleven layers of CMakeLists.txt
+  // The libraries' order is layers.txt's: libattnflow_<folder>.a ranks as <folder>/ does there.
+  const Layers L = read_layers(fs::path(attnflow::source_dir()) / "lib" / "attnflow" / "layers.txt");
+  int previous = -1;
+  for (std::size_t i = 1; i < names.size(); ++i) {
+    const std::string folder = names[i].substr(std::string("libattnflow_").size(),
+                                               names[i].size() - std::string("libattnflow_").size() - 2) + "/";
+    BOOST_TEST_REQUIRE(L.rank.count(folder) == 1u, names[i] << ": " << folder << " is not a layer of layers.txt");
+    BOOST_TEST(L.rank.at(folder) > previous, names[i] << " is out of layers.txt's order");
+    previous = L.rank.at(folder);
+  }
+  std::size_t symbols = 0;
+  for (const auto& l : layers) symbols += l.defined.size();
+  BOOST_TEST(symbols > 1000u);  // nm read the archives
+  const auto up = upward_references(names, layers);
+  BOOST_TEST(up.empty(), "symbols a layer needs from a higher one:" << join(up));
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_upward_symbol_is_found) {
+  std::vector<ArchiveSymbols> layers(3);
+  layers[0].undefined = {"_Z4leafv", "memcpy"};  // memcpy: from the C library, in no layer
+  layers[1].defined = {"_Z6middlev"};
+  layers[1].undefined = {"_Z3topv", "_Z6sharedv"};
+  layers[1].defined.insert("_Z6sharedv");
+  layers[2].defined = {"_Z3topv", "_Z4leafv", "_Z6sharedv"};
+  const auto up = upward_references({"base", "middle", "top"}, layers);
+  BOOST_REQUIRE_EQUAL(up.size(), 2u);
+  BOOST_TEST(up[0] == "base needs _Z4leafv from top");
+  BOOST_TEST(up[1] == "middle needs _Z3topv from top");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
