@@ -74,6 +74,23 @@ template <class T> T distance_to_first_start(const Tokens<T>& x, const Observabl
   return sqrt(m);
 }
 
+/// max_i ‖x_i(t) − x_1(t)‖: every token following the first (which may move itself).
+template <class T> T distance_to_first(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::sqrt;
+  T m = 0;
+  for (Eigen::Index i = 1; i < x.rows(); ++i) m = std::max<T>(m, T((x.row(i) - x.row(0)).squaredNorm()));
+  return sqrt(m);
+}
+
+/// max_i min(‖x_i(t) − x_1(t)‖, ‖x_i(t) + x_1(t)‖): every token at the first token or at its antipode.
+template <class T> T distance_to_first_up_to_sign(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::sqrt;
+  T m = 0;
+  for (Eigen::Index i = 1; i < x.rows(); ++i)
+    m = std::max<T>(m, std::min<T>(T((x.row(i) - x.row(0)).squaredNorm()), T((x.row(i) + x.row(0)).squaredNorm())));
+  return sqrt(m);
+}
+
 /// max_i ‖x_i(t)‖ − max(max_i ‖x_i(0)‖, √(2n)): ≤ 0 is [A] App. C.5's bound on the tokens.
 template <class T> T norm_above_start_bound(const Tokens<T>& x, const ObservableContext<T>& c) {
   using std::sqrt;
@@ -362,6 +379,11 @@ const std::vector<ObservableDef>& observable_registry() {
       measure("distance_to_first_start", "largest distance to the first token's start",
               "\\max_i\\lVert x_i(t) - x_1(0)\\rVert", root_d_times, distance_to_first_start<double>,
               distance_to_first_start<mpfr>),
+      measure("distance_to_first", "largest distance to the first token",
+              "\\max_i\\lVert x_i(t) - x_1(t)\\rVert", two_root_d, distance_to_first<double>, distance_to_first<mpfr>),
+      measure("distance_to_first_up_to_sign", "largest distance to the first token or its antipode",
+              "\\max_i\\min_\\pm\\lVert x_i(t) \\mp x_1(t)\\rVert", two_root_d, distance_to_first_up_to_sign<double>,
+              distance_to_first_up_to_sign<mpfr>),
       measure("norm_above_start_bound", "largest norm above max(largest start norm, sqrt(2n))",
               "\\max_i\\lVert x_i(t)\\rVert - \\max\\{\\max_i\\lVert x_i(0)\\rVert, \\sqrt{2n}\\}", root_d_times,
               norm_above_start_bound<double>, norm_above_start_bound<mpfr>),
