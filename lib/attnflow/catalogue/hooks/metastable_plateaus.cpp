@@ -141,6 +141,9 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   } else {  // "metastable-plateau": some run shows one
     j.verdict = any_meta > 0 ? Verdict::Holds : Verdict::Violated;
     j.key_number = fmt::format("{}/{} runs with a metastable plateau", any_meta, measured.size());
+    if (fb.size() >= 3)
+      j.key_number += fmt::format("; log(longest plateau) against β: slope c = {:.3g} [{:.3g}, {:.3g}] over {} uncensored runs",
+                                  fit.slope, fit.slope_ci_low, fit.slope_ci_high, fb.size());
     j.suspects = {0};  // a violation is confirmed on the first run, re-run at more digits
   }
   return j;
