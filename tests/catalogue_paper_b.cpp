@@ -76,12 +76,21 @@ BOOST_AUTO_TEST_CASE(metastability_applies_its_plateau_rule) {
 
 BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
   const auto r =
-      run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4}}});
+      run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4, 64}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
-  for (const auto& row : r.evidence["per_beta"]) BOOST_TEST((row["F_at_T"] >= 0.0 && row["F_at_T"] <= 1.0));
+  bool some_not_crossed = false;
+  for (const auto& row : r.evidence["per_beta"]) {
+    BOOST_TEST((row["F_at_T"] >= 0.0 && row["F_at_T"] <= 1.0));
+    const auto& t_half = row["t_half_monte_carlo"];  // NaN (null in the file): F never reached 1/2
+    some_not_crossed |= t_half.is_null() || std::isnan(t_half.get<double>());
+  }
+  // A level never crossed (β = 64 within T = 10) is said in words, never printed as a number nan.
+  BOOST_TEST(some_not_crossed);
+  BOOST_TEST(r.key_number.find("nan") == std::string::npos, r.key_number);
+  BOOST_TEST(r.key_number.find("d = 2") != std::string::npos, r.key_number);
   const auto& heat = r.figures["fraction_heat_map"];
   BOOST_TEST(heat["kind"] == "heatmap");
-  BOOST_TEST(heat["z"].size() == 2u);  // one row per beta
+  BOOST_TEST(heat["z"].size() == 3u);  // one row per beta
   BOOST_TEST(heat["x_label"] == "t");
   BOOST_TEST(!heat["series"].empty());  // the predicted curve gamma_beta(t) = 1 - delta
 }

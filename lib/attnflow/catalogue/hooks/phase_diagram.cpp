@@ -136,7 +136,12 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     heat.push_back(mean);
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T/2", b), f_mid));
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T", b), f_end));
-    j.key_number += fmt::format("{}β = {:g}: F = 1/2 at t = {:.3g}, γ = 1 − δ at t = {:.3g}", j.key_number.empty() ? "" : "; ", b, t_half, t_delta);
+    // A level not crossed is said as such, never printed as nan.
+    const std::string half = std::isfinite(t_half) ? fmt::format("F = 1/2 at t = {:.3g}", t_half)
+                                                   : fmt::format("F does not reach 1/2 by T = {:g}", t_end);
+    const std::string predicted = std::isfinite(t_delta) ? fmt::format("γ = 1 − δ at t = {:.3g}", t_delta)
+                                                         : fmt::format("γ = 1 − δ not reached by t = {:g}", 20 * t_end);
+    j.key_number += fmt::format("{}β = {:g}: {}, {}", j.key_number.empty() ? "" : "; ", b, half, predicted);
   }
   j.evidence = {{"per_beta", rows}, {"threshold", "|x_i - x_j|^2 / 2 < 1e-3"}, {"undecided_pairs_total", undecided},
                 {"undecided_rule", fmt::format("|D - 1e-3| <= {:g} x 2 (2 sqrt(d) error_estimate + 16 n d eps)", kSafety)},
@@ -161,6 +166,8 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   j.figures["fraction_heat_map"] =
       heatmap_figure({"t", "β", false, geometric}, "fraction of pairs with ⟨xᵢ, xⱼ⟩ > 1 − δ", t_axis, ys, zs, curves);
   j.figures["fraction_heat_map"]["z_min"] = 0, j.figures["fraction_heat_map"]["z_max"] = 1;
+  // The dimension the runs used, beside n: γ is the curve of pairwise-orthogonal starts (d ≥ n).
+  j.key_number = fmt::format("n = {}, d = {}: ", n, p.integer("d", 2, 64)) + j.key_number;
   if (p.text("claim") == "reported") {
     j.verdict = Verdict::Reported;
   } else {  // "clusters": the mean F crosses 1/2 before T
