@@ -60,6 +60,16 @@ BOOST_AUTO_TEST_CASE(cone_collapse_with_a_missing_cited_proof_is_not_holds) {
 BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
   const auto r = run_entry("B-6.9", {{"instances", 16}, {"n", 4}, {"t_end", 4}, {"ds", {8, 16, 32, 64, 128}}});
   expect("B-6.9", r);
+  // The figure a reader would draw: Δ(d) against d on log–log axes, the fitted line(s) and the
+  // claimed scale C √(log d / d) beside the runs.
+  const auto& f = r.figures["delta_vs_d"];
+  BOOST_TEST(f["kind"] == "lines");
+  BOOST_TEST(f["log_x"].get<bool>());
+  BOOST_TEST(f["log_y"].get<bool>());
+  BOOST_TEST(f["series"].contains("C √(log d / d)"));
+  BOOST_TEST(f["series"].contains("SA: median over runs"));
+  BOOST_TEST(f["fit"].size() >= 1u);
+  for (const auto& fit : f["fit"]) BOOST_TEST(fit["slope"].get<double>() < 0);  // Δ falls with d
 }
 
 BOOST_AUTO_TEST_CASE(metastability_applies_its_plateau_rule) {

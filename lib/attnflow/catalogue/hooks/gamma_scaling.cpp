@@ -96,8 +96,12 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   const double boundary = slope_boundary(ds);
   std::vector<Verdict> vs;
   double C = 0;
+  // Δ(d) against d on log–log axes: the median and the largest over the runs at each d, the line
+  // fitted to every run with its CI, and the claimed scale √(log d / d) (times the largest
+  // constant seen) beside them.
+  json delta_vs_d = line_figure({"d", "Δ(d)", true, true});
   for (bool usa : {false, true}) {
-    std::vector<double> log_d, log_rho;
+    std::vector<double> log_d, log_rho, used_d, used_delta;
     json per_d = json::array();
     const json* worst_at_largest = nullptr;
     std::size_t worst_index = 0;
@@ -113,7 +117,10 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
       }
       const bool usable = err <= 0.01 * bound(d);  // integration error <= 1 % of the claimed scale
       for (double v : devs)
-        if (usable) log_d.push_back(std::log(double(d))), log_rho.push_back(std::log(v / bound(d))), C = std::max(C, v / bound(d));
+        if (usable) {
+          log_d.push_back(std::log(double(d))), log_rho.push_back(std::log(v / bound(d))), C = std::max(C, v / bound(d));
+          used_d.push_back(d), used_delta.push_back(v);
+        }
       if (!devs.empty())
         per_d.push_back({{"d", d}, {"runs", devs.size()}, {"median_deviation", median(devs)},
                          {"max_deviation", *std::max_element(devs.begin(), devs.end())}, {"sqrt_log_d_over_d", bound(d)},
@@ -139,12 +146,40 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     j.evidence["fits"][usa ? "USA" : "SA"] = {{"per_d", per_d}, {"fit_log_rho_vs_log_d", fit.to_json()},
                                               {"slope_on_larger_half_of_d", upper.slope}, {"model_error", a.model_error},
                                               {"verdict", to_string(v)}};
-    j.key_number += fmt::format("{}{}: slope of log ρ against log d {:.3g} [{:.3g}, {:.3g}], model error {:.2g}",
-                                j.key_number.empty() ? "" : "; ", usa ? "USA" : "SA", fit.slope, fit.slope_ci_low,
-                                fit.slope_ci_high, a.model_error);
+    // An asymptotic claim (d → ∞) seen on finitely many d is at most consistent with them.
+    j.key_number += fmt::format("{}{}: {} on d = {}…{} (n = {}): slope of log ρ against log d {:.3g} [{:.3g}, {:.3g}] "
+                                "({:.0f} % CI), model error {:.2g}",
+                                j.key_number.empty() ? "" : "; ", usa ? "USA" : "SA",
+                                v == Verdict::Holds       ? "consistent with Δ = O(√(log d / d))"
+                                : v == Verdict::Violated ? "not consistent with Δ = O(√(log d / d))"
+                                                         : "undecided",
+                                ds.front(), ds.back(), p.integer("n", 2, 64), fit.slope, fit.slope_ci_low,
+                                fit.slope_ci_high, 100 * fit.confidence, a.model_error);
+    if (!used_d.empty()) {
+      const std::string name = usa ? "USA: median over runs" : "SA: median over runs";
+      std::vector<double> xs, medians, largest;
+      for (const json& row : per_d)
+        if (row["used"].get<bool>())
+          xs.push_back(row["d"]), medians.push_back(row["median_deviation"]), largest.push_back(row["max_deviation"]);
+      delta_vs_d["series"][name] = series(xs, medians);
+      delta_vs_d["series"][usa ? "USA: largest" : "SA: largest"] = series(xs, largest);
+      std::vector<double> log_delta;
+      for (double v : used_delta) log_delta.push_back(std::log(v));
+      const LinearFit direct = fit_line(log_d, log_delta);
+      add_fit(delta_vs_d, direct.slope, direct.intercept, double(ds.front()), double(ds.back()),
+              fmt::format("fit: slope {:.3g} [{:.3g}, {:.3g}] ({:.0f} % CI)", direct.slope, direct.slope_ci_low,
+                          direct.slope_ci_high, 100 * direct.confidence),
+              name);
+    }
   }
   j.verdict = combine(vs);
   j.key_number += fmt::format("; C = max ρ = {:.3g}", C);
+  if (C > 0) {
+    std::vector<double> xs, ys;
+    for (int d : ds) xs.push_back(d), ys.push_back(C * bound(d));
+    delta_vs_d["series"]["C √(log d / d)"] = series(xs, ys);
+    j.figures["delta_vs_d"] = delta_vs_d;
+  }
   j.evidence["slope_boundary"] = boundary;
   j.evidence["constant_C"] = C;
   j.evidence["integration_error_rule"] = "3 sqrt(d) error_estimate + 10 d eps + 1e-13 must be <= 1% of sqrt(log d/d), else d is dropped";
