@@ -137,6 +137,21 @@ BOOST_AUTO_TEST_CASE(every_key_the_report_prints_has_a_label) {
   BOOST_TEST(tex.find("brand\\_new\\_quantity") == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_finding_in_the_summary_says_how_it_fails_family_by_family) {
+  // Blog-C2, a conjecture that fails: Q = K = I 0/6 against random Q, K 6/6, counted from the
+  // instances; a check as expected without a failure gets no breakdown.
+  const std::string tex = report_tex(quick(), "d/");
+  const std::string summary = tex.substr(0, tex.find("\\clearpage", tex.find("attnflow-summary")));
+  BOOST_TEST(summary.find("Q = K = I: $0/6$; random Q, K: $6/6$") != std::string::npos);
+  json swapped = quick();
+  for (auto& c : swapped["checks"])
+    if (c["id"] == "Blog-C2")
+      for (auto& i : c["evidence"]["instances"]) i["verdict"] = i["family"] == "Q = K = I" ? "holds" : "violated";
+  const std::string again = report_tex(swapped, "d/");
+  BOOST_TEST(again.find("Q = K = I: $6/6$; random Q, K: $0/6$") != std::string::npos);
+  BOOST_TEST(summary.find("alpha\\_k in [0.2, 1]") == std::string::npos);  // Blog-P2.1 holds as expected: no breakdown
+}
+
 BOOST_AUTO_TEST_CASE(no_snake_case_in_titles_axes_headers_or_prose) {
   const Parts p = parts_of(report_tex(quick(), "d/"));
   BOOST_TEST(p.titles.size() > 50u);  // the scan sees the document

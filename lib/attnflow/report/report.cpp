@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <algorithm>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -423,10 +424,37 @@ std::string instance_count(const json& c) {
   return fmt::format("${}/{}$ hold", holds, instances->size());
 }
 
-/// One line for the summary: the first clause in symbols, or the key number's first part.
+/// "Q = K = I: $0/6$; random Q, K: $6/6$": how many instances of each family hold, in the order
+/// the families first appear (empty without families).
+std::string family_counts(const json& c) {
+  const json evidence = c.value("evidence", json::object());
+  const json* instances = field(evidence, "instances");
+  if (!instances || !instances->is_array()) return "";
+  std::vector<std::string> names;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> counts;  // family → (hold, all)
+  for (const auto& i : *instances) {
+    if (!i.is_object() || !i.contains("family") || !i["family"].is_string()) continue;
+    const std::string f = i["family"].get<std::string>();
+    if (!counts.count(f)) names.push_back(f);
+    auto& [hold, all] = counts[f];
+    hold += i.value("verdict", std::string()) == "holds", ++all;
+  }
+  std::string out;
+  for (const auto& f : names)
+    out += (out.empty() ? "" : "; ") + esc(f) + fmt::format(": ${}/{}$", counts[f].first, counts[f].second);
+  return out;
+}
+
+bool is_finding(const json& c);
+
+/// One line for the summary: the first clause in symbols, or the key number's first part; a
+/// finding also says how it fails, family by family.
 std::string summary_result(const json& c) {
   const auto clauses = clause_results(c);
-  if (!clauses.empty()) return instance_count(c) + "; " + clauses.front();
+  if (!clauses.empty()) {
+    const std::string families = is_finding(c) ? family_counts(c) : "";
+    return instance_count(c) + (families.empty() ? "" : " (" + families + ")") + "; " + clauses.front();
+  }
   const std::string k = c.value("key_number", std::string());
   return esc(k.substr(0, k.find(';')));
 }
