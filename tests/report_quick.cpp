@@ -152,6 +152,29 @@ BOOST_AUTO_TEST_CASE(a_finding_in_the_summary_says_how_it_fails_family_by_family
   BOOST_TEST(summary.find("alpha\\_k in [0.2, 1]") == std::string::npos);  // Blog-P2.1 holds as expected: no breakdown
 }
 
+BOOST_AUTO_TEST_CASE(a_control_inside_the_printed_statement_that_fails_is_a_finding) {
+  // Blog-P2.1 holds as expected; its control alpha_k = 0 is inside the statement as printed. Marked
+  // so and violated, it lists the check among the findings with the counterexample first.
+  json marked = quick();
+  for (auto& c : marked["checks"])
+    if (c["id"] == "Blog-P2.1")
+      for (auto& ctl : c["controls"])
+        if (ctl["description"].get<std::string>().rfind("alpha_k = 0", 0) == 0) ctl["counterexample_to_source"] = true;
+  auto findings_of = [](const std::string& tex) {
+    const auto start = tex.find("\\textbf{Findings}");
+    return start == std::string::npos ? std::string() : tex.substr(start, tex.find("\\midrule", start) - start);
+  };
+  const std::string before = findings_of(report_tex(quick(), "d/")), after = findings_of(report_tex(marked, "d/"));
+  BOOST_TEST(before.find("Blog-P2.1") == std::string::npos);
+  BOOST_TEST(after.find("Blog-P2.1") != std::string::npos);
+  BOOST_TEST(after.find("the statement as printed fails: alpha\\_k = 0") != std::string::npos, after);
+  // A marked control that comes out as expected "holds" is no counterexample.
+  for (auto& c : marked["checks"])
+    if (c["id"] == "Blog-P2.1")
+      for (auto& ctl : c["controls"]) ctl["verdict"] = "holds", ctl["expected"] = "holds";
+  BOOST_TEST(findings_of(report_tex(marked, "d/")).find("Blog-P2.1") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(no_snake_case_in_titles_axes_headers_or_prose) {
   const Parts p = parts_of(report_tex(quick(), "d/"));
   BOOST_TEST(p.titles.size() > 50u);  // the scan sees the document

@@ -747,6 +747,7 @@ CheckResult run_hook_statement(const StatementSpec& s, const CheckContext& ctx) 
     const ControlSpec& cs = s.controls[k];
     const HookJudgement cj = hook_judgement(control_statement(s, cs), ctx, kControlSeedOffset * (k + 1));
     ControlResult ctl{cs.description, cs.expected, cj.verdict};
+    ctl.counterexample_to_source = cs.counterexample_to_source;
     ctl.evidence = {{"override", cs.patch}, {"key_number", cj.key_number}, {"evidence", cj.evidence}};
     r.controls.push_back(ctl);  // regress watches each control's verdict by its description
   }
@@ -870,6 +871,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     const StatementSpec cspec = control_statement(s, cs);
     const EnsembleOutcome ce = check_ensemble(cspec, ctx, kControlSeedOffset * (k + 1));
     ControlResult ctl{cs.description, cs.expected, ce.verdict};
+    ctl.counterexample_to_source = cs.counterexample_to_source;
     json cper = json::array();
     for (const auto& o : ce.instances) cper.push_back(describe(o));
     ctl.evidence = {{"override", cs.patch}, {"key_number", key_number(cspec, ce)}, {"instances", cper}};

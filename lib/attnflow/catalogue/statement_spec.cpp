@@ -286,7 +286,7 @@ void parse_controls(const json& j, const std::string& w, StatementSpec& s) {
     for (std::size_t k = 0; k < cl.size(); ++k) {
       const std::string f = w + "controls[" + std::to_string(k) + "]";
       if (!cl[k].is_object()) input_error(f, "must be {\"description\", \"override\", \"expected\"}");
-      reject_unknown_keys(cl[k], {"description", "override", "expected"}, f);
+      reject_unknown_keys(cl[k], {"description", "override", "expected", "counterexample_to_source"}, f);
       ControlSpec c;
       c.description = read_string(cl[k], "description", f + ".description");
       c.patch = object_at(cl[k], "override", f + ".override");
@@ -294,6 +294,7 @@ void parse_controls(const json& j, const std::string& w, StatementSpec& s) {
         if (c.patch.contains(forbidden))
           input_error(f + ".override." + forbidden, "a control changes the setting, not what is claimed");
       c.expected = verdict_from_string(one_of(cl[k], "expected", f + ".expected", {"holds", "violated"}, ""));
+      c.counterexample_to_source = read_bool(cl[k], "counterexample_to_source", f, false);
       (void)parse_statement(control_json(j, c.patch), f + ".override");
       s.controls.push_back(std::move(c));
     }

@@ -45,6 +45,9 @@ struct ControlSpec {
   std::string description;
   nlohmann::json patch;  // a JSON merge patch (RFC 7386) applied to the statement's own JSON
   Verdict expected = Verdict::Violated;
+  /// The setting lies inside the source's statement as printed (its boundary, say), so a
+  /// "violated" here is a counterexample to the printed statement: a finding of the report.
+  bool counterexample_to_source = false;
 };
 
 /// "The fraction of instances for which the conclusion holds is >= (or <=) p".

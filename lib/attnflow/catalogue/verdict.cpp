@@ -32,11 +32,13 @@ bool CheckResult::as_expected() const {
 
 nlohmann::json CheckResult::to_json() const {
   nlohmann::json controls_json = nlohmann::json::array();
-  for (const auto& c : controls)
+  for (const auto& c : controls) {
     controls_json.push_back({{"description", c.description},
                              {"expected", to_string(c.expected)},
                              {"verdict", to_string(c.verdict)},
                              {"evidence", c.evidence}});
+    if (c.counterexample_to_source) controls_json.back()["counterexample_to_source"] = true;
+  }
   return {{"id", id},
           {"kind", kind},
           {"source", source},
@@ -70,7 +72,8 @@ CheckResult CheckResult::from_json(const nlohmann::json& j) {
   for (const auto& c : j.value("controls", nlohmann::json::array()))
     r.controls.push_back(
         {c.at("description").get<std::string>(), verdict_from_string(c.at("expected").get<std::string>()),
-         verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object())});
+         verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object()),
+         c.value("counterexample_to_source", false)});
   return r;
 }
 

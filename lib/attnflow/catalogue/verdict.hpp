@@ -18,6 +18,7 @@ struct ControlResult {
   Verdict expected = Verdict::Violated;
   Verdict verdict = Verdict::Inconclusive;
   nlohmann::json evidence = nlohmann::json::object();
+  bool counterexample_to_source = false;  // inside the source's printed statement (ControlSpec)
 };
 
 struct CheckResult {

@@ -101,6 +101,8 @@ void validate(const json& r) {
                                                                 : std::vector<const char*>{"name", "established", "detail"})
           if (e.contains(key) && !e[key].is_string()) input_error(g + "." + key, "must be a string");
         if (e.contains("evidence") && !e["evidence"].is_object()) input_error(g + ".evidence", "must be an object");
+        if (e.contains("counterexample_to_source") && !e["counterexample_to_source"].is_boolean())
+          input_error(g + ".counterexample_to_source", "must be true or false");
       }
     }
     if (c.contains("evidence") && c["evidence"].contains("certificates")) {
@@ -445,11 +447,32 @@ std::string family_counts(const json& c) {
   return out;
 }
 
+/// The controls set inside the source's statement as printed that came out violated: each a
+/// counterexample to the statement as its source prints it.
+std::vector<std::string> source_counterexamples(const json& c) {
+  std::vector<std::string> out;
+  if (!c.contains("controls") || !c["controls"].is_array()) return out;
+  for (const auto& ctl : c["controls"])
+    if (ctl.is_object() && ctl.value("counterexample_to_source", false) && ctl.value("verdict", std::string()) == "violated")
+      out.push_back(ctl.value("description", std::string()));
+  return out;
+}
+
 bool is_finding(const json& c);
+std::string summary_line(const json& c);
 
 /// One line for the summary: the first clause in symbols, or the key number's first part; a
-/// finding also says how it fails, family by family.
+/// finding also says how it fails, family by family, and which counterexamples to the printed
+/// statement its controls found.
 std::string summary_result(const json& c) {
+  std::string against;
+  for (const auto& d : source_counterexamples(c)) against += "the statement as printed fails: " + esc(d) + " (violated); ";
+  return against + summary_line(c);
+}
+
+/// The summary's line without the counterexamples: the first clause in symbols (for a finding
+/// with its families' counts), or the key number's first part.
+std::string summary_line(const json& c) {
   const auto clauses = clause_results(c);
   if (!clauses.empty()) {
     const std::string families = is_finding(c) ? family_counts(c) : "";
@@ -465,9 +488,11 @@ bool as_expected(const json& c) {
   return e == "reported" || e == c["verdict"].get<std::string>();
 }
 
-/// A finding: attnflow disagrees with a published statement, or a conjecture failed.
+/// A finding: attnflow disagrees with a published statement (a verdict against its expectation,
+/// or a control inside the printed statement violated), or a conjecture failed.
 bool is_finding(const json& c) {
-  return !as_expected(c) || (c["kind"].get<std::string>() == "conjecture" && c["verdict"].get<std::string>() == "violated");
+  return !as_expected(c) || (c["kind"].get<std::string>() == "conjecture" && c["verdict"].get<std::string>() == "violated") ||
+         !source_counterexamples(c).empty();
 }
 
 struct Appendix {
