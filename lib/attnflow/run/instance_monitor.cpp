@@ -13,7 +13,13 @@ InstanceMonitor* current_instance_monitor() { return g_monitor.load(); }
 ProgressFn progress_to_instance_monitor() {
   InstanceMonitor* m = current_instance_monitor();
   if (!m) return {};
-  return [m](const RunProgress& p) { m->instance_progress(p.done); };
+  // Called after every step: only a move of at least 1 % reaches the monitor (a lock and a redraw),
+  // so a small system's thousands of short steps do not pay for the progress line.
+  return [m, last = -1.0](const RunProgress& p) mutable {
+    if (p.done < last + 0.01 && p.done < 1 && p.done >= last) return;
+    last = p.done;
+    m->instance_progress(p.done);
+  };
 }
 
 ScopedInstanceMonitor::ScopedInstanceMonitor(InstanceMonitor* m) : previous_(g_monitor.exchange(m)) {}
