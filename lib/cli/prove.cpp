@@ -106,8 +106,8 @@ void register_prove(CLI::App& app) {
       ->check(CLI::Range(0.0, 1e4));  // each unit of time costs steps: 1e9 would run for ever
   sub->add_option(
          "--enclose", o->enclose,
-         "only enclose the flow at these times (sa-sphere, usa-sphere, sa-euclid; each rounded to a multiple of "
-         "2^-24) → DIR/enclosures.json")
+         "only enclose the flow at these times (any continuous model with constant weights; each rounded to a "
+         "multiple of 2^-24) → DIR/enclosures.json")
       ->delimiter(',');
   sub->add_option("--epsilon", o->prove.epsilon, "sa-euclid: certify P_i,leader(T) >= 1 - epsilon")
       ->capture_default_str();

@@ -185,6 +185,23 @@ template <class T> class RecordingScope {
   Tape<T>* saved_;
 };
 
+/// Whether a constant is exactly 0 or 1, so that an operation with it folds away. Interval
+/// scalars (the rigorous twin, verify/model_series.hpp) specialise this: an interval equals a
+/// number only when it is that number alone.
+template <class T> struct ConstantTest {
+  static bool is(const T& c, int value) { return c == T(value); }
+};
+
+/// A value's floor and its conversion to a built-in number (a layer index from a time): interval
+/// scalars specialise this too.
+template <class T> struct ValueOps {
+  static T floor(const T& x) {
+    using std::floor;
+    return floor(x);
+  }
+  template <class U> static U convert(const T& x) { return static_cast<U>(x); }
+};
+
 template <class T> class Var {
  public:
   T v = T(0);    // the value (coefficient 0)
@@ -211,7 +228,7 @@ template <class T> class Var {
   bool constant() const { return node < 0; }
 
   template <class U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0> explicit operator U() const {
-    return static_cast<U>(v);
+    return ValueOps<T>::template convert<U>(v);
   }
 
   Var& operator+=(const Var& o) { return *this = *this + o; }
@@ -224,12 +241,12 @@ template <class T> class Var {
   friend Var operator+(const Var& a, const Var& b) {
     if (a.constant() && b.constant()) return Var(T(a.v + b.v));
     if (a.constant()) return b + a;
-    if (b.constant()) return b.v == T(0) ? a : make(Op::AddConst, a.node, -1, constant_of(b.v), T(a.v + b.v));
+    if (b.constant()) return ConstantTest<T>::is(b.v, 0) ? a : make(Op::AddConst, a.node, -1, constant_of(b.v), T(a.v + b.v));
     return make(Op::Add, a.node, b.node, -1, T(a.v + b.v));
   }
   friend Var operator-(const Var& a, const Var& b) {
     if (a.constant() && b.constant()) return Var(T(a.v - b.v));
-    if (b.constant()) return b.v == T(0) ? a : make(Op::AddConst, a.node, -1, constant_of(T(-b.v)), T(a.v - b.v));
+    if (b.constant()) return ConstantTest<T>::is(b.v, 0) ? a : make(Op::AddConst, a.node, -1, constant_of(T(-b.v)), T(a.v - b.v));
     if (a.constant()) return make(Op::ConstSub, b.node, -1, constant_of(a.v), T(a.v - b.v));
     return make(Op::Sub, a.node, b.node, -1, T(a.v - b.v));
   }
@@ -237,17 +254,17 @@ template <class T> class Var {
     if (a.constant() && b.constant()) return Var(T(a.v * b.v));
     if (a.constant()) return b * a;
     if (b.constant()) {
-      if (b.v == T(0)) return Var(T(0));
-      if (b.v == T(1)) return a;
+      if (ConstantTest<T>::is(b.v, 0)) return Var(T(0));
+      if (ConstantTest<T>::is(b.v, 1)) return a;
       return make(Op::Scale, a.node, -1, constant_of(b.v), T(a.v * b.v));
     }
     return make(Op::Mul, a.node, b.node, -1, T(a.v * b.v));
   }
   friend Var operator/(const Var& a, const Var& b) {
     if (a.constant() && b.constant()) return Var(T(a.v / b.v));
-    if (b.constant()) return b.v == T(1) ? a : make(Op::DivConst, a.node, -1, constant_of(b.v), T(a.v / b.v));
+    if (b.constant()) return ConstantTest<T>::is(b.v, 1) ? a : make(Op::DivConst, a.node, -1, constant_of(b.v), T(a.v / b.v));
     if (a.constant()) {
-      if (a.v == T(0)) return Var(T(0));
+      if (ConstantTest<T>::is(a.v, 0)) return Var(T(0));
       return make(Op::ConstDiv, -1, b.node, constant_of(a.v), T(a.v / b.v));
     }
     return make(Op::Div, a.node, b.node, -1, T(a.v / b.v));
@@ -289,9 +306,8 @@ template <class T> class Var {
     return a.v < T(0) ? -a : a;
   }
   friend Var floor(const Var& a) {
-    using std::floor;
     if (!a.constant()) tape().mark_branched("floor");
-    return Var(T(floor(a.v)));
+    return Var(ValueOps<T>::floor(a.v));
   }
   friend bool isfinite(const Var& a) { return is_finite(a.v); }
   friend std::ostream& operator<<(std::ostream& os, const Var& a) { return os << a.v; }
@@ -315,7 +331,7 @@ namespace attnflow {
 /// softmax shift by it adds nothing to the tape and is exact for the series as for the value.
 template <class T> struct ScalarOrder<taylor::Var<T>> {
   static constexpr bool total = true;
-  static taylor::Var<T> point(const taylor::Var<T>& x) { return taylor::Var<T>(x.v); }
+  static taylor::Var<T> point(const taylor::Var<T>& x) { return taylor::Var<T>(T(ScalarOrder<T>::point(x.v))); }
   static bool certainly_positive(const taylor::Var<T>& x) { return x.v > T(0); }
 };
 }  // namespace attnflow

@@ -129,6 +129,14 @@ nlohmann::json ProveInstance::to_json() const {
     if (cycle) j["cycle"] = true;  // only when set: certificates without it keep their form
     return j;
   }
+  if (general()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const HeadWeights& h : heads) list.push_back({{"Q", h.Q}, {"K", h.K}, {"V", h.V}});
+    j["heads"] = list;
+    if (!W.empty()) j["W"] = W, j["activation"] = activation;
+    if (causal) j["causal"] = true;
+    return j;
+  }
   j["Q"] = Q;
   j["K"] = K;
   if (is_layer_model(model)) j["step"] = step;
@@ -167,6 +175,28 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
       if (!j.at("cycle").is_boolean()) input_error("instance.cycle", "must be true or false");
       in.cycle = j.at("cycle").get<bool>();
     }
+  } else if (j.contains("heads")) {
+    const nlohmann::json& list = j.at("heads");
+    if (is_layer_model(in.model)) input_error("instance.heads", "the layer models take Q, K and step (or layers)");
+    if (!list.is_array() || list.empty() || list.size() > 64)
+      input_error("instance.heads", "expected a list of 1 to 64 heads");
+    for (std::size_t h = 0; h < list.size(); ++h) {
+      const std::string at = "instance.heads[" + std::to_string(h) + "]";
+      if (!list[h].is_object()) input_error(at, "expected an object with Q, K and V");
+      in.heads.push_back({string_list(list[h].value("Q", nlohmann::json()), at + ".Q", dd),
+                          string_list(list[h].value("K", nlohmann::json()), at + ".K", dd),
+                          string_list(list[h].value("V", nlohmann::json()), at + ".V", dd)});
+    }
+    if (j.contains("W")) {
+      in.W = string_list(j.at("W"), "instance.W", dd);
+      if (!j.contains("activation") || !j.at("activation").is_string())
+        input_error("instance.activation", "W needs an activation (tanh or identity)");
+      in.activation = j.at("activation").get<std::string>();
+    }
+    if (j.contains("causal")) {
+      if (!j.at("causal").is_boolean()) input_error("instance.causal", "must be true or false");
+      in.causal = j.at("causal").get<bool>();
+    }
   } else {
     if (j.contains("cycle")) input_error("instance.cycle", "only with per-layer weights (instance.layers)");
     in.Q = string_list(j.value("Q", nlohmann::json()), "instance.Q", dd);
@@ -174,13 +204,61 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
   }
   in.points =
       string_list(j.value("points", nlohmann::json()), "instance.points", static_cast<std::size_t>(in.n) * in.d);
-  if (in.model == "sa-euclid")
+  if (in.model == "sa-euclid" && !in.general())
     in.V = string_list(j.value("V", nlohmann::json()), "instance.V", static_cast<std::size_t>(in.d) * in.d);
   return in;
 }
 
+namespace {
+
+/// Whether a continuous config is one of the classic forms the hand-written recurrences take:
+/// sa-sphere or usa-sphere with one head and V = I, or sa-euclid with one head; no mask.
+bool classic_flow(const SimConfig& c) {
+  if (c.heads.size() != 1 || c.causal) return false;
+  if (c.model->kind == ModelKind::SaEuclid) return true;
+  return (c.model->kind == ModelKind::SaSphere || c.model->kind == ModelKind::UsaSphere) &&
+         c.heads.front().V.kind == WeightSpec::Kind::Constant && c.heads.front().V.values.size() == 1 &&
+         c.heads.front().V.values.front().kind == MatrixSpec::Kind::Identity;
+}
+
+/// The start as 17-digit decimals (explicit points keep their text).
+std::vector<std::string> start_points(const SimConfig& c) {
+  if (c.init.kind == "explicit") return c.init.points;
+  std::vector<std::string> out;
+  const Tokens<double> x = initial_tokens<double>(c);
+  for (int i = 0; i < c.n; ++i)
+    for (int k = 0; k < c.d; ++k) out.push_back(g17(x(i, k)));
+  return out;
+}
+
+/// Any other continuous flow: every head, W and the mask, for the general twin (model_series.hpp).
+ProveInstance general_flow_instance(const SimConfig& c) {
+  ProveInstance in;
+  in.model = c.model->id;
+  in.n = c.n;
+  in.d = c.d;
+  in.beta = c.beta;
+  in.causal = c.causal;
+  for (std::size_t h = 0; h < c.heads.size(); ++h) {
+    const std::string at = c.heads.size() > 1 ? "heads[" + std::to_string(h) + "]." : "";
+    const HeadSpec& s = c.heads[h];
+    in.heads.push_back({matrix_text(constant(s.Q, at + "Q").values.front(), c.d, at + "Q"),
+                        matrix_text(constant(s.K, at + "K").values.front(), c.d, at + "K"),
+                        matrix_text(constant(s.V, at + "V").values.front(), c.d, at + "V")});
+  }
+  if (c.model->kind == ModelKind::Ffn) {
+    in.W = matrix_text(constant(c.W, "W").values.front(), c.d, "W");
+    in.activation = c.activation;
+  }
+  in.points = start_points(c);
+  return in;
+}
+
+}  // namespace
+
 ProveInstance prove_instance_from_config(const SimConfig& c) {
   const bool layers = is_layer_model(c.model->id);
+  if (!layers && !classic_flow(c)) return general_flow_instance(c);
   const bool euclid = c.model->kind == ModelKind::SaEuclid;
   if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere && !layers && !euclid)
     input_error("model", std::string("prove handles sa-sphere, usa-sphere, sa-euclid, layer-normalized and "
@@ -224,13 +302,7 @@ ProveInstance prove_instance_from_config(const SimConfig& c) {
     in.Q = matrix_text(constant(h.Q, "Q").values.front(), c.d, "Q");
     in.K = matrix_text(constant(h.K, "K").values.front(), c.d, "K");
   }
-  if (c.init.kind == "explicit") {
-    in.points = c.init.points;
-  } else {
-    const Tokens<double> x = initial_tokens<double>(c);
-    for (int i = 0; i < c.n; ++i)
-      for (int k = 0; k < c.d; ++k) in.points.push_back(g17(x(i, k)));
-  }
+  in.points = start_points(c);
   return in;
 }
 
@@ -897,7 +969,23 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
     if (euclid) c += K * N + 2 * n * K * N + N;
     return c;
   };
+  // A general flow (model_series.hpp) keeps every node of the recorded field per order: per head
+  // the products and sums of the logits (2n²d), P·(V x) (2n²d), the softmax's n² shifts,
+  // exponentials, sums and quotients, Q x, K x and V x (2nd² each), the projection (~6nd).
+  const double heads = static_cast<double>(in.heads.size());
+  const double nodes = heads * (4 * n * n * d + 6 * n * n + 6 * n * d * d) + 8 * N + (in.W.empty() ? 0 : 4 * n * d * d);
+  const double Ng = N;
+  auto general_entries = [&](double K) { return K * (nodes + Ng); };
   const double p = o.order, q = o.jet_order;
+  if (in.general()) {
+    // As below, with the graph's entries: the interval series (val_, atX_, centre), the points,
+    // the MPFI low orders, the jets (orders ≤ q, Ng derivatives each) and the Lohner matrices.
+    const double jet = bI + 24 + heap_block(Ng * i_struct) + Ng * i_heap;
+    double g = bI * (2 * general_entries(p + 1) + general_entries(p)) + bP * general_entries(p + 1);
+    if (!mpfi) g += bM40 * general_entries(3);
+    g += jet * general_entries(q + 1) * 1.3;
+    return kBase + g + Ng * Ng * (6 * bP + 3 * bI);
+  }
   // lohner.hpp: the centre's series, val_ (order p) and atX_ (p − 1) in intervals, pval_ in
   // points, the MPFI low orders (double intervals only: 40 digits, orders ≤ 2).
   double bytes = bI * (2 * entries(p + 1) + entries(p)) + bP * entries(p + 1);

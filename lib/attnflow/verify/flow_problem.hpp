@@ -7,6 +7,7 @@
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/lohner.hpp"
+#include "attnflow/verify/model_series.hpp"
 #include "attnflow/verify/prove.hpp"
 
 #include <cmath>
@@ -32,6 +33,10 @@ template <class I> struct Problem {
   ProveInstance instance;
 
   explicit Problem(const ProveInstance& in) : n(in.n), d(in.d), instance(in) {
+    if (in.general()) {
+      general(in);
+      return;
+    }
     const std::size_t dd = static_cast<std::size_t>(d) * d;
     field.n = n;
     field.d = d;
@@ -96,6 +101,26 @@ template <class I> struct Problem {
       for (int c = 0; c < d; ++c)
         start[static_cast<std::size_t>(i * d + c)] =
             iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
+    }
+  }
+
+  /// A flow without recurrences here: Model<T> on intervals gives the field (model_series.hpp);
+  /// the start is p_i/‖p_i‖ on the sphere, p_i in R^d.
+  void general(const ProveInstance& in) {
+    field.n = n;
+    field.d = d;
+    field.model = std::make_shared<const ModelField<I>>(in);
+    start.resize(static_cast<std::size_t>(n) * d);
+    const bool sphere = model_info(in.model).on_sphere;
+    for (int i = 0; i < n; ++i) {
+      I norm2(0);
+      for (int c = 0; c < d; ++c) {
+        const I p = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]);
+        norm2 += p * p;
+      }
+      const I norm = sphere ? iv::sqrt(norm2) : I(1);
+      for (int c = 0; c < d; ++c)
+        start[static_cast<std::size_t>(i * d + c)] = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
     }
   }
 

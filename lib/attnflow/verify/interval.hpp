@@ -62,9 +62,22 @@ inline double exp_rounded(double x, mpfr_rnd_t rnd) {
   if (remembered) buf.key[dir][slot] = x, buf.value[dir][slot] = e;
   return e;
 }
+
+// tanh of one double rounded in a chosen direction, by MPFR at 53 bits (as exp_rounded, without
+// the table: only the ffn activation asks for it).
+inline double tanh_rounded(double x, mpfr_rnd_t rnd) {
+  thread_local struct Buf {
+    mpfr_t v;
+    Buf() { mpfr_init2(v, 53); }
+    ~Buf() { mpfr_clear(v); }
+  } buf;
+  mpfr_set_d(buf.v, x, MPFR_RNDN);  // exact
+  mpfr_tanh(buf.v, buf.v, rnd);
+  return mpfr_get_d(buf.v, rnd);
+}
 }  // namespace detail
 
-/// Boost.Interval's "opposite" rounding (arithmetic, sqrt) with exp bounded by MPFR. Generic code
+/// Boost.Interval's "opposite" rounding (arithmetic, sqrt) with exp and tanh bounded by MPFR. Generic code
 /// (Model<T>, Dual<T>) calls exp unqualified and reaches boost::numeric::exp, which asks the policy
 /// for exp_down / exp_up: with these it is as rigorous as the arithmetic. save_state_nothing: an
 /// operation does not touch the rounding mode; RoundUpward (below) sets it once for the whole
@@ -72,6 +85,8 @@ inline double exp_rounded(double x, mpfr_rnd_t rnd) {
 struct OppositeRounding : bi::save_state_nothing<bi::rounded_arith_opp<double>> {
   static double exp_down(double x) { return detail::exp_rounded(x, MPFR_RNDD); }
   static double exp_up(double x) { return detail::exp_rounded(x, MPFR_RNDU); }
+  static double tanh_down(double x) { return detail::tanh_rounded(x, MPFR_RNDD); }
+  static double tanh_up(double x) { return detail::tanh_rounded(x, MPFR_RNDU); }
 };
 using DInterval = boost::numeric::interval<double, bi::policies<OppositeRounding, bi::checking_base<double>>>;
 using MInterval = mp::number<mp::mpfi_float_backend<0>, mp::et_off>;
@@ -322,6 +337,11 @@ template <> struct ScalarOrder<verify::DInterval> {
   static constexpr bool total = false;
   static verify::DInterval point(const verify::DInterval& x) { return verify::DInterval(verify::iv::mid(x)); }
   static bool certainly_positive(const verify::DInterval& x) { return x.lower() > 0; }
+};
+template <> struct ScalarOrder<verify::MInterval> {
+  static constexpr bool total = false;
+  static verify::MInterval point(const verify::MInterval& x) { return verify::iv::point<verify::MInterval>(verify::iv::mid(x)); }
+  static bool certainly_positive(const verify::MInterval& x) { return verify::iv::lower(x) > 0; }
 };
 }  // namespace attnflow
 

@@ -147,17 +147,44 @@ template <class I> FlowResult flow_impl(const ProveInstance& in, const std::vect
 
 }  // namespace
 
+/// The general twin's instance (model_series.hpp): a continuous model, every head and W of d·d
+/// entries, an analytic activation.
+void validate_general_flow(const ProveInstance& in) {
+  const ModelInfo& info = model_info(in.model);
+  if (info.discrete) input_error("model", in.model + " is a layer model: the rigorous integrator encloses flows");
+  const std::size_t dd = static_cast<std::size_t>(in.d) * in.d;
+  for (const HeadWeights& h : in.heads)
+    if (h.Q.size() != dd || h.K.size() != dd || h.V.size() != dd) input_error("heads", "need d·d entries in Q, K, V");
+  if (info.kind == ModelKind::Ffn) {
+    if (in.W.size() != dd) input_error("W", "need d·d entries");
+    if (in.activation == "relu")
+      input_error("activation",
+                  "relu is not analytic at 0: a Taylor enclosure cannot follow a token component across the kink "
+                  "(use tanh or identity)");
+    if (in.activation != "tanh" && in.activation != "identity") input_error("activation", "tanh or identity");
+  }
+  if (info.kind == ModelKind::SaRescaled)
+    input_error("model",
+                "sa-rescaled's field depends on t through e^{tV}: it is sa-euclid in the co-moving frame "
+                "z = e^{-tV} x; enclose the sa-euclid flow");
+}
+
 void validate_flow_instance(const ProveInstance& in, const ProveOptions& o) {
-  if (in.model != "sa-sphere" && in.model != "usa-sphere" && in.model != "sa-euclid")
-    input_error("model", "the rigorous integrator handles sa-sphere, usa-sphere and sa-euclid (got " + in.model + ")");
-  if (in.model == "sa-euclid" && in.V.size() != static_cast<std::size_t>(in.d) * in.d)
-    input_error("V", "need d·d entries");
+  if (in.general()) {
+    validate_general_flow(in);
+  } else {
+    if (in.model != "sa-sphere" && in.model != "usa-sphere" && in.model != "sa-euclid")
+      input_error("model", "the rigorous integrator handles sa-sphere, usa-sphere and sa-euclid (got " + in.model +
+                               ") in the classic form; other flows come with their heads");
+    if (in.model == "sa-euclid" && in.V.size() != static_cast<std::size_t>(in.d) * in.d)
+      input_error("V", "need d·d entries");
+    if (in.Q.size() != static_cast<std::size_t>(in.d) * in.d || in.K.size() != in.Q.size())
+      input_error("Q, K", "need d·d entries");
+  }
   if (in.per_layer())
     input_error("layers", "per-layer weights are for the layer models (the flows need constant ones)");
   if (in.n < 1 || in.d < 1) input_error("n, d", "must be positive");
   if (in.points.size() != static_cast<std::size_t>(in.n) * in.d) input_error("points", "need n·d entries");
-  if (in.Q.size() != static_cast<std::size_t>(in.d) * in.d || in.K.size() != in.Q.size())
-    input_error("Q, K", "need d·d entries");
   if (!(o.order >= 2 && o.order <= 60)) input_error("order", "must be in [2, 60]");
   if (!(o.jet_order >= 1 && o.jet_order <= o.order)) input_error("jet-order", "must be in [1, order]");
   if (!(o.tol > 0 && o.tol < 1)) input_error("tol", "must be in (0, 1)");
@@ -196,6 +223,11 @@ double Box::max_width() const {
 }
 
 ProofResult prove(const ProveInstance& in, const ProveOptions& o) {
+  if (in.general())
+    input_error("model", in.model +
+                             (in.heads.size() > 1 ? " with several heads" : in.causal ? " with a causal mask" : " with these weights") +
+                             ": prove certifies cone collapse ([B] Lemma 6.4: one head, V = I, no mask) and capture "
+                             "(sa-euclid, one head); `prove --enclose` encloses this flow");
   if (is_layer_model(in.model)) return prove_layer_collapse(in, o);
   if (in.model == "sa-euclid") return prove_boolean_attention(in, o);
   return prove_cone_collapse(in, o);
@@ -204,11 +236,15 @@ ProofResult prove(const ProveInstance& in, const ProveOptions& o) {
 FlowResult enclose_flow(const ProveInstance& in, const std::vector<double>& times, const ProveOptions& o,
                         const std::vector<double>& lo, const std::vector<double>& hi) {
   validate_flow_instance(in, o);
-  if (o.interval == "mpfi") {
-    DigitsScope scope(o.digits);
-    return flow_impl<MInterval>(in, times, o, lo, hi);
+  try {
+    if (o.interval == "mpfi") {
+      DigitsScope scope(o.digits);
+      return flow_impl<MInterval>(in, times, o, lo, hi);
+    }
+    return flow_impl<DInterval>(in, times, o, lo, hi);
+  } catch (const NotAnalyticError& e) {
+    input_error("model", e.what());
   }
-  return flow_impl<DInterval>(in, times, o, lo, hi);
 }
 
 std::pair<double, double> exp_enclosure(const std::string& kind, const std::string& x, int digits) {

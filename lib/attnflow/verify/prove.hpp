@@ -26,10 +26,16 @@ struct LayerWeights {
   bool operator==(const LayerWeights& o) const { return step == o.step && Q == o.Q && K == o.K; }
 };
 
+/// One attention head's weights (exact decimal text, d×d row-major).
+struct HeadWeights {
+  std::vector<std::string> Q, K, V;
+  bool operator==(const HeadWeights& o) const { return Q == o.Q && K == o.K && V == o.V; }
+};
+
 /// What is proved about: the model, the weights and the start, all as exact decimal text.
 /// The start of the flow is x_i(0) = p_i / ‖p_i‖ with p_i the given points.
 struct ProveInstance {
-  std::string model;  // sa-sphere | usa-sphere | sa-euclid | layer-normalized | euler-renormalize
+  std::string model;  // sa-sphere | usa-sphere | sa-euclid | layer-normalized | euler-renormalize (general(): any flow)
   int n = 0, d = 0;
   std::string beta = "1";
   std::string step = "1";           // layer models: y_i = x_i + step Σ_j P_ij x_j (α of V = αI, or η)
@@ -43,6 +49,15 @@ struct ProveInstance {
   std::vector<LayerWeights> layers;
   bool cycle = false;
   bool per_layer() const { return !layers.empty(); }
+  /// A flow outside the three classic forms (several heads, a mask, ffn, a sphere flow with
+  /// V ≠ I): every head's constant weights, and Q, K, V above unused. Its field is
+  /// Model<T> itself on intervals (model_series.hpp); prove encloses it (--enclose) but has no
+  /// theorem to invoke on it.
+  std::vector<HeadWeights> heads;
+  std::vector<std::string> W;  // ffn: d×d
+  std::string activation;      // ffn: tanh | identity (relu is not analytic at its kink: refused)
+  bool causal = false;         // the causal mask (token i attends to j ≤ i)
+  bool general() const { return !heads.empty(); }
   /// The weights of layer k (the constant ones when not per_layer()).
   LayerWeights layer(long k) const;
   nlohmann::json to_json() const;

@@ -28,9 +28,13 @@
 #include "attnflow/verify/interval.hpp"
 
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace attnflow::verify {
+
+template <class I> class ModelField;
+template <class I, class S> class ModelSeries;
 
 /// A value with its gradient with respect to the N start coordinates.
 template <class I> struct Jet {
@@ -110,20 +114,26 @@ template <class I> struct SphereField {
   bool V_scalar = true;      // euclid: V = v·I
   I v = I(1);
   std::vector<I> V;  // euclid, !V_scalar: d×d row-major
+  /// Set for the flows without recurrences here: the coefficients come from Model<T> itself
+  /// (model_series.hpp), and every field above is unused.
+  std::shared_ptr<const ModelField<I>> model;
 
   /// The state's extra coordinates after the n·d tokens: M (co-moving frame, sa-euclid).
-  int extra() const { return euclid ? (V_scalar ? 1 : d * d) : 0; }
+  int extra() const { return euclid && !model ? (V_scalar ? 1 : d * d) : 0; }
   int state_size() const { return n * d + extra(); }
 };
 
 /// Coefficients x[0..order] of the solution through x0 (a box, or a box with gradients).
 template <class I, class S> class SphereSeries {
  public:
-  SphereSeries(const SphereField<I>& f, int dirs) : f_(f), dirs_(dirs) {}
+  SphereSeries(const SphereField<I>& f, int dirs) : f_(f), dirs_(dirs) {
+    if (f.model) general_ = std::make_shared<ModelSeries<I, S>>(f.model, dirs);
+  }
 
   /// x0: the state, state_size() entries (token i, coordinate c at i·d + c; then M for
   /// sa-euclid). Afterwards coeff(k, ·) for k ≤ order.
   void compute(const std::vector<S>& x0, int order) {
+    if (general_) return general_->compute(x0, order);
     const int n = f_.n, d = f_.d, N = n * d, nn = n * n, Ns = f_.state_size();
     resize(order);
     for (int q = 0; q < Ns; ++q) x_[q] = x0[static_cast<std::size_t>(q)];
@@ -263,7 +273,10 @@ template <class I, class S> class SphereSeries {
     }
   }
 
-  const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_.state_size() + q]; }
+  const S& coeff(int k, int q) const {
+    if (general_) return general_->coeff(k, q);
+    return x_[static_cast<std::size_t>(k) * f_.state_size() + q];
+  }
   /// The number of state coordinates (n·d, plus M in the co-moving frame).
   std::size_t size() const { return static_cast<std::size_t>(f_.state_size()); }
 
@@ -428,6 +441,9 @@ template <class I, class S> class SphereSeries {
   std::vector<S> mdiff_;       // scratch: M (z_j − z_r) of one order
   std::vector<S> acc_;
   S tmp_;
+  std::shared_ptr<ModelSeries<I, S>> general_;  // set when f_.model is
 };
 
 }  // namespace attnflow::verify
+
+#include "attnflow/verify/model_series.hpp"  // ModelSeries, which SphereSeries hands a general field to

@@ -1,0 +1,365 @@
+#pragma once
+// The rigorous twin of any continuous model, built from its one definition: Model<T>::rhs is
+// recorded on taylor::Var over the interval type (the recording scalar the floating `taylor`
+// integrator uses), and the Taylor coefficients of the solution are then computed from the
+// recorded graph by the automatic-differentiation recurrences, node by node, in interval
+// arithmetic — on plain intervals, or on Jet<I> (the gradient by the start coordinates, for the
+// Jacobian of the flow). The kv / CAPD construction: the field is written once, and the
+// enclosure machinery of lohner.hpp (a-priori box, Lohner's QR, precise low orders) serves every
+// model through this series, with no recurrences written by hand.
+//
+// What the graph cannot follow is refused with the reason, never approximated: an order
+// comparison, abs or floor involving the state (relu at its kink, interpolated weights, the
+// scaling loop of a non-diagonal matrix exponential) marks the recording `branched`; log and
+// functions of time given as series are not among the operations enclosed here.
+//
+// Constants (β, the weights) are the enclosures of their decimals, and every operation with them
+// folds at recording time in interval arithmetic (taylor::Var folds constants); the softmax shift
+// by a row's maximum uses a point inside it, which cancels exactly for any point.
+//
+// The fields enclosed are autonomous (constant weights); sa-rescaled, whose field depends on t
+// through e^{tV}, is sa-euclid in the co-moving frame, and is enclosed as sa-euclid.
+// Internal to lib/attnflow/verify/*.cpp (it includes interval.hpp).
+#include "attnflow/config/model_kind.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/integrate/taylor_matrix_exponential.hpp"  // Var<double>, Var<mpfr>: the one e^{tV} every TU sees
+#include "attnflow/integrate/taylor_scalar.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/verify/interval.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "attnflow/verify/sphere_series.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace attnflow::taylor {
+/// An interval constant is 0 or 1 only when it is that number alone (Var's folding).
+template <> struct ConstantTest<verify::DInterval> {
+  static bool is(const verify::DInterval& c, int value) { return c.lower() == value && c.upper() == value; }
+};
+template <> struct ConstantTest<verify::MInterval> {
+  static bool is(const verify::MInterval& c, int value) {
+    return verify::iv::lower(c) == value && verify::iv::upper(c) == value;
+  }
+};
+/// floor is monotone and exact on doubles; a built-in number is taken at the midpoint (a layer
+/// index, never reached for the constant weights enclosed here).
+template <> struct ValueOps<verify::DInterval> {
+  static verify::DInterval floor(const verify::DInterval& x) {
+    return verify::DInterval(std::floor(x.lower()), std::floor(x.upper()));
+  }
+  template <class U> static U convert(const verify::DInterval& x) { return static_cast<U>(verify::iv::mid(x)); }
+};
+}  // namespace attnflow::taylor
+
+namespace attnflow::verify {
+
+/// Thrown when the field cannot be enclosed by this series (the reason says why); the flow
+/// provers turn it into a refusal of the instance.
+class NotAnalyticError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <class T> constexpr bool is_interval_v = std::is_same_v<T, DInterval> || std::is_same_v<T, MInterval>;
+
+/// The number a decimal names, in T: the enclosure of the decimal for an interval type, the
+/// nearest value for a point type (the point twin only chooses step sizes).
+template <class T> T decimal_value(const std::string& s) {
+  if constexpr (is_interval_v<T>)
+    return iv::decimal<T>(s);
+  else
+    return from_decimal<T>(s);
+}
+
+/// The model of a general flow instance (ProveInstance::general()) on the recording scalar over T.
+template <class T> class ModelField {
+ public:
+  using V = taylor::Var<T>;
+
+  explicit ModelField(const ProveInstance& in) : instance_(in) {
+    const ModelInfo& info = model_info(in.model);
+    if (info.discrete) throw std::logic_error("ModelField: a layer model has no vector field");
+    model_.info = &info;
+    model_.n = in.n;
+    model_.d = in.d;
+    model_.beta = V(decimal_value<T>(in.beta));
+    model_.causal = in.causal;
+    for (const HeadWeights& h : in.heads)
+      model_.heads.push_back(Head<V>{WeightSchedule<V>::constant_matrix(matrix(h.Q)),
+                                     WeightSchedule<V>::constant_matrix(matrix(h.K)),
+                                     WeightSchedule<V>::constant_matrix(matrix(h.V))});
+    if (info.kind == ModelKind::Ffn) {
+      model_.W = WeightSchedule<V>::constant_matrix(matrix(in.W));
+      model_.activation = in.activation == "tanh" ? Activation::Tanh : in.activation == "identity"
+                                                                          ? Activation::Identity
+                                                                          : Activation::Relu;
+    }
+    if (info.kind == ModelKind::SaRescaled) throw std::logic_error("ModelField: sa-rescaled depends on time");
+  }
+
+  const Model<V>& model() const { return model_; }
+  const ProveInstance& instance() const { return instance_; }
+  int n() const { return instance_.n; }
+  int d() const { return instance_.d; }
+  int state_size() const { return n() * d(); }
+
+ private:
+  Matrix<V> matrix(const std::vector<std::string>& m) const {
+    const int d = instance_.d;
+    Matrix<V> out(d, d);
+    for (int a = 0; a < d; ++a)
+      for (int b = 0; b < d; ++b) out(a, b) = V(decimal_value<T>(m.at(static_cast<std::size_t>(a * d + b))));
+    return out;
+  }
+
+  ProveInstance instance_;
+  Model<V> model_;
+};
+
+// ---- the operations the node recurrences need beyond sphere_series.hpp's, for I and Jet<I> ----
+template <class I> inline void add_const(I& a, const I& c) { a += c; }
+template <class I> inline void add_const(Jet<I>& a, const I& c) { a.v += c; }
+template <class I> inline void div_const(I& a, const I& c) { a /= c; }
+template <class I> inline void div_const(Jet<I>& a, const I& c) {
+  a.v /= c;
+  for (auto& g : a.g) g /= c;
+}
+/// out = c / b.
+template <class I> inline void const_div_into(I& out, const I& c, const I& b) { out = c / b; }
+template <class I> inline void const_div_into(Jet<I>& out, const I& c, const Jet<I>& b) {
+  out.v = c / b.v;
+  out.g.resize(b.g.size());
+  for (std::size_t l = 0; l < b.g.size(); ++l) out.g[l] = -(out.v * b.g[l]) / b.v;
+}
+template <class I> inline void sqrt_into(I& out, const I& a) {
+  using std::sqrt;
+  out = sqrt(a);
+}
+template <class I> inline void sqrt_into(Jet<I>& out, const Jet<I>& a) {
+  using std::sqrt;
+  out.v = sqrt(a.v);
+  out.g.resize(a.g.size());
+  const I two_s = out.v + out.v;
+  for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = a.g[l] / two_s;
+}
+template <class I> inline void tanh_into(I& out, const I& a) {
+  using std::tanh;
+  out = tanh(a);
+}
+template <class I> inline void tanh_into(Jet<I>& out, const Jet<I>& a) {
+  using std::tanh;
+  out.v = tanh(a.v);
+  out.g.resize(a.g.size());
+  const I w = I(1) - out.v * out.v;
+  for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = w * a.g[l];
+}
+
+/// Coefficients x[0..order] of the solution through x0 of the model's flow, for S = I (a box)
+/// or S = Jet<I> (a box with gradients by `dirs` start coordinates): SphereSeries's interface.
+template <class I, class S> class ModelSeries {
+ public:
+  using V = taylor::Var<I>;
+  ModelSeries(std::shared_ptr<const ModelField<I>> f, int dirs) : f_(std::move(f)), dirs_(dirs) {}
+
+  void compute(const std::vector<S>& x0, int order) {
+    const int Ns = f_->state_size(), N = f_->n() * f_->d();
+    record(x0);
+    const std::size_t nodes = tape_.size();
+    resize(order, nodes);
+    for (int q = 0; q < Ns; ++q) x_[static_cast<std::size_t>(q)] = x0[static_cast<std::size_t>(q)];
+    for (int k = 0; k < order; ++k) {
+      sweep(k);
+      S* next = &x_[static_cast<std::size_t>(k + 1) * Ns];
+      for (int q = 0; q < N; ++q) {
+        S& t = next[q];
+        const int node = out_[static_cast<std::size_t>(q)];
+        if (node >= 0) {
+          t = at(node, k);
+          div_int(t, k + 1);
+        } else {
+          set_zero(t, dirs_);
+          if (k == 0) add_const(t, out_value_[static_cast<std::size_t>(q)]);
+        }
+      }
+    }
+  }
+
+  const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_->state_size() + q]; }
+  std::size_t size() const { return static_cast<std::size_t>(f_->state_size()); }
+  /// The recorded graph's size (nodes per order): what the coefficient arrays hold.
+  std::size_t nodes() const { return tape_.size(); }
+
+ private:
+  /// Records the field at x0's values: the graph of the operations the model does to the state.
+  /// Recorded again at every call: the softmax's reference token and shift are chosen from the
+  /// values (any choice is exact; a far one would overflow), and the graph is cheap beside the sweeps.
+  void record(const std::vector<S>& x0) {
+    const int Ns = f_->state_size(), N = f_->n() * f_->d();
+    tape_.reset(0);
+    const taylor::RecordingScope<I> scope(tape_);
+    State<V> x(static_cast<std::size_t>(N)), dx;
+    input_.assign(static_cast<std::size_t>(Ns), -1);
+    for (int q = 0; q < N; ++q) {
+      x[static_cast<std::size_t>(q)] = V::input(value(x0[static_cast<std::size_t>(q)]));
+      input_[static_cast<std::size_t>(q)] = x[static_cast<std::size_t>(q)].node;
+    }
+    f_->model().rhs(x, dx, V(I(0)));
+    if (tape_.branched())
+      throw NotAnalyticError("the field of " + f_->instance().model +
+                             " is not analytic along a step: its definition takes " + tape_.why() +
+                             " of the state (relu at its kink), which a Taylor enclosure cannot follow");
+    out_.assign(static_cast<std::size_t>(N), -1);
+    out_value_.assign(static_cast<std::size_t>(N), I(0));
+    for (int q = 0; q < N; ++q) {
+      out_[static_cast<std::size_t>(q)] = dx[static_cast<std::size_t>(q)].node;
+      out_value_[static_cast<std::size_t>(q)] = dx[static_cast<std::size_t>(q)].v;
+    }
+    for (std::size_t id = 0; id < tape_.size(); ++id) {
+      const taylor::Op op = tape_.node(static_cast<int>(id)).op;
+      if (op == taylor::Op::Log || op == taylor::Op::Given)
+        throw NotAnalyticError(std::string("the field of ") + f_->instance().model + " uses " +
+                               (op == taylor::Op::Log ? "log" : "a function of time given as a series") +
+                               ", which the rigorous series does not enclose");
+    }
+    // Inputs are numbered in recording order; the sweep reads them by node.
+    slot_.assign(tape_.size(), -1);
+    for (int q = 0; q < Ns; ++q)
+      if (input_[static_cast<std::size_t>(q)] >= 0)
+        slot_[static_cast<std::size_t>(input_[static_cast<std::size_t>(q)])] = q;
+  }
+
+  S& at(int node, int k) { return c_[static_cast<std::size_t>(k) * tape_.size() + static_cast<std::size_t>(node)]; }
+  const I& constant(const taylor::Node& n) const { return tape_.constant_value(n.c); }
+
+  /// Order k of every node, from orders below k and the state's order k.
+  void sweep(int k) {
+    using taylor::Op;
+    const int Ns = f_->state_size();
+    for (int id = 0; id < static_cast<int>(tape_.size()); ++id) {
+      const taylor::Node& n = tape_.node(id);
+      S& r = at(id, k);
+      switch (n.op) {
+        case Op::Input: r = x_[static_cast<std::size_t>(k) * Ns + slot_[static_cast<std::size_t>(id)]]; break;
+        case Op::Add:
+          r = at(n.a, k);
+          add_to(r, at(n.b, k));
+          break;
+        case Op::Sub: sub_into(r, at(n.a, k), at(n.b, k)); break;
+        case Op::Neg:
+          r = at(n.a, k);
+          scale(r, I(-1));
+          break;
+        case Op::AddConst:
+          r = at(n.a, k);
+          if (k == 0) add_const(r, constant(n));
+          break;
+        case Op::ConstSub:
+          r = at(n.a, k);
+          scale(r, I(-1));
+          if (k == 0) add_const(r, constant(n));
+          break;
+        case Op::Scale:
+          r = at(n.a, k);
+          scale(r, constant(n));
+          break;
+        case Op::DivConst:
+          r = at(n.a, k);
+          div_const(r, constant(n));
+          break;
+        case Op::ConstDiv:  // q = c/b: q_k = −Σ_{m=1..k} b_m q_{k−m} / b_0
+          if (k == 0) {
+            const_div_into(r, constant(n), at(n.b, 0));
+          } else {
+            set_zero(acc_, dirs_);
+            for (int m = 1; m <= k; ++m) add_mul(acc_, at(n.b, m), at(id, k - m));
+            div_into(r, acc_, at(n.b, 0));
+            scale(r, I(-1));
+          }
+          break;
+        case Op::Mul:
+          set_zero(r, dirs_);
+          for (int m = 0; m <= k; ++m) add_mul(r, at(n.a, m), at(n.b, k - m));
+          break;
+        case Op::Div:  // q_k = (a_k − Σ_{m=1..k} b_m q_{k−m}) / b_0
+          acc_ = at(n.a, k);
+          for (int m = 1; m <= k; ++m) sub_mul(acc_, at(n.b, m), at(id, k - m));
+          div_into(r, acc_, at(n.b, 0));
+          break;
+        case Op::Exp:  // e' = a' e: e_k = (1/k) Σ_{m=1..k} m a_m e_{k−m}
+          if (k == 0) {
+            exp_into(r, at(n.a, 0));
+          } else {
+            set_zero(r, dirs_);
+            for (int m = 1; m <= k; ++m) {
+              tmp_ = at(n.a, m);
+              scale(tmp_, I(m));
+              add_mul(r, tmp_, at(id, k - m));
+            }
+            div_int(r, k);
+          }
+          break;
+        case Op::Sqrt:  // s² = a: s_k = (a_k − Σ_{m=1..k−1} s_m s_{k−m}) / (2 s_0)
+          if (k == 0) {
+            sqrt_into(r, at(n.a, 0));
+          } else {
+            acc_ = at(n.a, k);
+            for (int m = 1; m < k; ++m) sub_mul(acc_, at(id, m), at(id, k - m));
+            div_into(r, acc_, at(id, 0));
+            div_int(r, 2);
+          }
+          break;
+        case Op::Tanh: {  // y' = w a', w = 1 − y² (the Aux node after this one)
+          S& w = at(id + 1, k);
+          if (k == 0) {
+            tanh_into(r, at(n.a, 0));
+            set_zero(w, dirs_);
+            sub_mul(w, r, r);
+            add_const(w, I(1));
+          } else {
+            set_zero(r, dirs_);
+            for (int m = 1; m <= k; ++m) {
+              tmp_ = at(n.a, m);
+              scale(tmp_, I(m));
+              add_mul(r, tmp_, at(id + 1, k - m));
+            }
+            div_int(r, k);
+            set_zero(w, dirs_);
+            for (int m = 0; m <= k; ++m) sub_mul(w, at(id, m), at(id, k - m));
+          }
+          break;
+        }
+        case Op::Aux: break;  // filled by its Tanh
+        case Op::Log:
+        case Op::Given: throw std::logic_error("ModelSeries: refused at recording");
+      }
+    }
+  }
+
+  void resize(int order, std::size_t nodes) {
+    const std::size_t Ns = static_cast<std::size_t>(f_->state_size());
+    const std::size_t K = static_cast<std::size_t>(order) + 1;
+    S z;
+    set_zero(z, dirs_);
+    if (x_.size() < K * Ns) x_.assign(K * Ns, z);
+    if (c_.size() < K * nodes) c_.assign(K * nodes, z);
+    acc_ = z;
+    tmp_ = z;
+  }
+
+  std::shared_ptr<const ModelField<I>> f_;
+  int dirs_;
+  taylor::Tape<I> tape_;
+  std::vector<int> input_;  // state coordinate q → its input node
+  std::vector<int> slot_;   // node → state coordinate (inputs), else −1
+  std::vector<int> out_;    // token coordinate q → the node of its derivative (−1: a constant)
+  std::vector<I> out_value_;
+  std::vector<S> x_;  // the solution's coefficients, order-major
+  std::vector<S> c_;  // every node's coefficients, order-major
+  S acc_, tmp_;
+};
+
+}  // namespace attnflow::verify
