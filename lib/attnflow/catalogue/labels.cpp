@@ -108,6 +108,7 @@ const std::map<std::string, KeyLabel>& table() {
       {"frequency_vs_probability", {"Monte-Carlo frequency against the claimed probability", ""}},
       {"c_i_vs_t", {"coordinates along the top eigenvector", ""}},
       {"x1_x2_vs_gamma_largest_d", {"an inner product against the reference curve, largest dimension", ""}},
+      {"delta_vs_d", {"distance to the reference curve against the dimension", ""}},
       {"clusters_vs_log10t", {"number of clusters against time", ""}},
       {"energy_vs_log10t", {"interaction energy against time", ""}},
       {"fraction_heat_map", {"fraction of close pairs over time and inverse temperature", ""}},

@@ -37,6 +37,12 @@ std::string endpoint_marks(const std::string& content, int dims, const std::stri
 
 using json = nlohmann::json;
 
+/// The numbered caption under a figure (a figure in place, not a float: it stays beside the text
+/// that reads it): the figure's title and what it shows.
+std::string caption(const std::string& title, const std::string& shows) {
+  return "\\captionof{figure}{" + latex_escape(title) + (title.empty() ? "" : ". ") + latex_escape(shows) + ".}\n";
+}
+
 constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast (the PDF compiles in seconds)
 constexpr std::size_t kMaxLegendEntries = 10;  // more would cover the plot; the data files keep every name
 constexpr std::size_t kMaxMarkedPoints = 60;   // beyond this marks turn a curve into a smudge
@@ -234,6 +240,9 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
     if (legend) t << "\\addlegendentry{" << esc(str(fit, "label", "fit")) << "}\n";
   }
   t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
+  t << caption(title, fmt::format("{} of {} {} drawn{}{}", drawn, curves.size(), curves.size() == 1 ? "curve" : "curves",
+                                  drawn < curves.size() ? " (the others have no point on this axis)" : "",
+                                  fits.empty() ? "" : "; dashed: fitted lines"));
   if (!legend && (curves.size() > 1 || !fits.empty())) {
     t << "{\\scriptsize Curves:";
     for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)
@@ -337,7 +346,9 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
         << "};\n\\addlegendentry{" << esc(it.key()) << "}\n";
     }
   t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
-  if (missing) t << fmt::format("{{\\scriptsize {} cell(s) without a value are drawn blank.}}\n\n", missing);
+  t << caption(title, fmt::format("{} by {} cells{}{}", nx, ny,
+                                  missing ? fmt::format(", {} without a value drawn blank", missing) : std::string(),
+                                  c ? fmt::format("; {} {} drawn over the map", c, c == 1 ? "curve" : "curves") : ""));
   return t.str();
 }
 
@@ -375,7 +386,8 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     t << endpoint_marks(content, 3, colour);
   }
   if (drawn == 0) return "";
-  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n{\\scriptsize Open circles: starts; dots: ends.}\n\n";
+  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
+  t << caption(title, fmt::format("{} of {} paths drawn; open circles: starts, dots: ends", drawn, curves.size()));
   return t.str();
 }
 

@@ -53,6 +53,7 @@ std::string number_tex(double v) {
 /// A scalar JSON value as text, or "" for arrays/objects.
 std::string scalar_tex(const json& v) {
   if (v.is_string()) return esc(v.get<std::string>());
+  if (v.is_number_integer()) return v.dump();  // counts and seeds, exactly
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number()) return number_tex(v.get<double>());
   if (v.is_null()) return "--";
@@ -153,6 +154,7 @@ int significant_digits(double v, double error) {
 }
 
 std::string cell_tex(const json& v, double error) {
+  if (v.is_number_integer()) return "$" + v.dump() + "$";  // counts and seeds, exactly
   if (v.is_number()) return "$" + math_number(v.get<double>(), significant_digits(v.get<double>(), error)) + "$";
   return scalar_tex(v);
 }

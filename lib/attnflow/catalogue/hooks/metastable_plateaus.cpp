@@ -14,6 +14,7 @@
 #include "attnflow/diagnostics/energy.hpp"
 #include "attnflow/diagnostics/rates.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnflow {
@@ -134,16 +135,19 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
       "maximal run of a constant cluster count >= 2, excluding the run that starts at t = 0; censored if still "
       "running at T (excluded from the fit: the longest ones, so the fitted slope is biased low); metastable: "
       "entered at t >= 1 and t_exit >= 10 t_enter";
+  // A slope against β needs runs at two β at least (one β: the fit's slope is not a number).
+  const bool several_betas = std::find_if(fb.begin(), fb.end(), [&](double b) { return b != fb.front(); }) != fb.end();
+  const std::string slope =
+      fb.size() >= 3 && several_betas
+          ? fmt::format("log(longest plateau) against β: slope c = {:.3g} [{:.3g}, {:.3g}] over {} uncensored runs",
+                        fit.slope, fit.slope_ci_low, fit.slope_ci_high, fb.size())
+          : fmt::format("no slope against β ({} uncensored runs at {} β)", fb.size(), several_betas ? "several" : "one");
   if (p.text("claim") == "reported") {
     j.verdict = Verdict::Reported;
-    j.key_number = fmt::format("log(longest plateau) against β: slope c = {:.3g} [{:.3g}, {:.3g}] over {} uncensored runs",
-                               fit.slope, fit.slope_ci_low, fit.slope_ci_high, fb.size());
+    j.key_number = slope;
   } else {  // "metastable-plateau": some run shows one
     j.verdict = any_meta > 0 ? Verdict::Holds : Verdict::Violated;
-    j.key_number = fmt::format("{}/{} runs with a metastable plateau", any_meta, measured.size());
-    if (fb.size() >= 3)
-      j.key_number += fmt::format("; log(longest plateau) against β: slope c = {:.3g} [{:.3g}, {:.3g}] over {} uncensored runs",
-                                  fit.slope, fit.slope_ci_low, fit.slope_ci_high, fb.size());
+    j.key_number = fmt::format("{}/{} runs with a metastable plateau; {}", any_meta, measured.size(), slope);
     j.suspects = {0};  // a violation is confirmed on the first run, re-run at more digits
   }
   return j;
