@@ -352,8 +352,8 @@ BOOST_AUTO_TEST_CASE(cli_bad_input) {
       {"digits overflow", with("/precision", "mpfr-99999999999"), "precision.digits"},
       {"orthogonal with d < n", with("/init", {{"kind", "orthogonal"}, {"seed", 1}}), "init"},
       {"misspelt key", with("/rtoll", 1e-10), "rtoll"},
-      {"start off the sphere",
-       with("/init", {{"kind", "explicit"}, {"points", {{1, 0, 0}, {0, 3, 0}, {0, 0, 1}, {1, 0, 0}}}}),
+      {"a zero point on the sphere (no direction to normalise)",
+       with("/init", {{"kind", "explicit"}, {"points", {{1, 0, 0}, {0, 0, 0}, {0, 0, 1}, {1, 0, 0}}}}),
        "init.points[1]"},
       {"newline in a name", with("/model", "sa-sphere\nrm -rf"), "model"},
   };

@@ -4,6 +4,7 @@
 #include <boost/mpl/list.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include "attnflow/errors.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/odeint_compat.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -41,17 +42,18 @@ template <class T> struct GammaOde {
 
 constexpr int kGammaSamples = 21;  // t_k = k/10, k = 0..20, t_end = 2
 
-/// γ(k/10), k = 0..20, γ(0) = 0, by Bulirsch–Stoer at 60 digits and rtol = atol = 1e-45 (a
-/// 1-D state; ten thousand times below the 50-digit check's tolerance). Cached per (usa, β, n).
-const std::vector<mpfr>& gamma_reference(bool usa, const std::string& beta, int n) {
+/// γ(k/10), k = 0..20, γ(0) = ρ0 (0: [B] Thm 6.8's orthogonal start; else an equiangular one, the
+/// same ODE: THEORY.md S-equiangular), by Bulirsch–Stoer at 60 digits and rtol = atol = 1e-45 (a
+/// 1-D state; ten thousand times below the 50-digit check's tolerance). Cached per (usa, β, n, ρ0).
+const std::vector<mpfr>& gamma_reference(bool usa, const std::string& beta, int n, const std::string& rho0 = "0") {
   namespace odeint = boost::numeric::odeint;
-  static std::map<std::tuple<bool, std::string, int>, std::vector<mpfr>> cache;
-  const auto key = std::make_tuple(usa, beta, n);
+  static std::map<std::tuple<bool, std::string, int, std::string>, std::vector<mpfr>> cache;
+  const auto key = std::make_tuple(usa, beta, n, rho0);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   MpfrDigitsScope scope(60);
   using S = std::vector<mpfr>;
   const mpfr tol = from_decimal<mpfr>("1e-45");
-  S g{mpfr(0)};
+  S g{from_decimal<mpfr>(rho0)};
   std::vector<mpfr> ts, out;
   for (int k = 0; k < kGammaSamples; ++k) ts.push_back(mpfr(k) / 10);
   odeint::integrate_times(odeint::bulirsch_stoer<S, mpfr, S, mpfr>(tol, tol),
@@ -81,7 +83,8 @@ template <class T> GammaError gamma_error(const json& j, bool usa_formula) {
   const Trajectory<T> tr = simulate<T>(c);
   BOOST_REQUIRE(tr.stats.stop_reason == "end");
   // The sample times are k/10 rounded to T: γ' ≤ 2, so the rounding moves γ by < 4 ulps of T.
-  const std::vector<mpfr>& gamma = gamma_reference(usa_formula, c.beta, c.n);
+  const std::vector<mpfr>& gamma =
+      gamma_reference(usa_formula, c.beta, c.n, c.init.kind == "equiangular" ? c.init.rho : std::string("0"));
   BOOST_REQUIRE(gamma.size() == tr.samples());
   GammaError e;
   for (std::size_t s = 0; s < tr.samples(); ++s) {
@@ -176,6 +179,33 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(orthogonal_start_follows_gamma, T, GammaKinds) {
           BOOST_TEST(e.gamma_end > 0.05);  // the tokens really moved toward each other (SA, β = 4: slowly)
         }
       }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(equiangular_start_follows_the_rho_ode, T, GammaKinds) {
+  // ⟨x_i, x_j⟩(0) = ρ0 for all i ≠ j stays equal for all pairs and follows γ' with γ(0) = ρ0
+  // (THEORY.md S-equiangular): ρ0 > 0 (d = n + 1) and ρ0 < 0 (d = n).
+  const GammaSettings<T> k;
+  std::optional<MpfrDigitsScope> scope;
+  if (k.digits > 0) scope.emplace(k.digits);
+  for (const char* model : {"sa-sphere", "usa-sphere"})
+    for (const char* rho : {"0.3", "-0.2"}) {
+      json j = orthogonal_config(model, k.n, k.n + (rho[0] == '-' ? 0 : 1), "2", false);
+      j["init"] = {{"kind", "equiangular"}, {"rho", rho}};
+      j["method"] = k.method;
+      j["rtol"] = k.rtol;
+      j["atol"] = k.atol;
+      if (k.digits > 0) j["precision"] = {{"digits", k.digits}};
+      const GammaError e = gamma_error<T>(j, std::string(model) == "usa-sphere");
+      BOOST_TEST_CONTEXT(model << " rho0 " << rho << " (" << k.name << ")") {
+        BOOST_TEST(e.vs_gamma <= k.bound);
+        BOOST_TEST(e.gamma_end > std::stod(rho) + 0.05);  // the inner products moved
+      }
+    }
+  // The control: the same start against the other formula is told apart.
+  json j = orthogonal_config("sa-sphere", 4, 5, "2", false);
+  j["init"] = {{"kind", "equiangular"}, {"rho", "0.3"}};
+  j["rtol"] = "1e-13", j["atol"] = "1e-15";
+  BOOST_TEST(gamma_error<double>(j, true).vs_gamma > 1e-3);
 }
 
 BOOST_AUTO_TEST_CASE(gamma_check_can_fail) {
@@ -385,6 +415,78 @@ BOOST_AUTO_TEST_CASE(causal_first_token_never_moves) {
   j["V"] = {{"random", "gaussian"}, {"seed", 5}};
   const Trajectory<double> tv = run(j);
   BOOST_TEST((tv.x.back().row(0) - tv.x[0].row(0)).cwiseAbs().maxCoeff() > 1e-2);
+}
+
+BOOST_AUTO_TEST_CASE(a_mask_selects_the_keys_each_token_sees) {
+  // "mask": "causal", {"window": n − 1, "causal": true} and the explicit lower triangle are the
+  // causal mask (the fast kernel's) to rounding; {"window": n − 1} alone and the all-ones array are
+  // no mask; a token whose row allows only itself never moves (V = I: Π_x x = 0), in a flow and
+  // in a layer map; a row that allows no key is bad input.
+  const int n = 5;
+  json base = random_qk({{"model", "sa-sphere"},
+                         {"n", n},
+                         {"d", 3},
+                         {"beta", 2},
+                         {"V", "identity"},
+                         {"time", {{"t_end", 3}, {"samples", 4}}},
+                         {"rtol", "1e-12"},
+                         {"atol", "1e-14"}},
+                        71);
+  auto last = [&](json mask, const char* model = "sa-sphere") {
+    json j = base;
+    j["model"] = model;
+    if (!mask.is_null()) j["mask"] = mask;
+    return run(j).x.back();
+  };
+  json causal = base;
+  causal["causal"] = true;
+  const Tokens<double> reference = run(causal).x.back(), unmasked = last(nullptr);
+  json lower = json::array(), ones = json::array();
+  for (int i = 0; i < n; ++i) {
+    json row = json::array(), all = json::array();
+    for (int k = 0; k < n; ++k) row.push_back(k <= i ? 1 : 0), all.push_back(1);
+    lower.push_back(row), ones.push_back(all);
+  }
+  for (const json& m : {json("causal"), json{{"window", n - 1}, {"causal", true}}, lower}) {
+    BOOST_TEST_INFO(m.dump());
+    BOOST_TEST(max_abs(last(m) - reference) < 1e-11);
+  }
+  for (const json& m : {json{{"window", n - 1}}, ones}) {
+    BOOST_TEST_INFO(m.dump());
+    BOOST_TEST(max_abs(last(m) - unmasked) < 1e-11);
+  }
+  BOOST_TEST(max_abs(reference - unmasked) > 1e-3);  // the comparison tells the masks apart
+  // Token 2 sees only itself: it stays; token 3 (window 1) moves.
+  json own = ones;
+  own[2] = json::array({0, 0, 1, 0, 0});
+  json j = base;
+  j["mask"] = own;
+  const Trajectory<double> tr = run(j);
+  BOOST_TEST(max_abs(tr.x.back().row(2) - tr.x.front().row(2)) <= 1e-14);
+  BOOST_TEST(max_abs(tr.x.back().row(3) - tr.x.front().row(3)) > 1e-3);
+  json layers = base;
+  layers["model"] = "layer-normalized";
+  layers["time"] = {{"layers", 20}};
+  layers["mask"] = own;
+  layers.erase("rtol"), layers.erase("atol");
+  const Trajectory<double> tl = run(layers);
+  BOOST_TEST(max_abs(tl.x.back().row(2) - tl.x.front().row(2)) <= 1e-15);
+  // A row with no key, a bad entry, a wrong size: bad input.
+  json empty = ones;
+  empty[1] = json::array({0, 0, 0, 0, 0});
+  for (const json& m : {empty, json::array({ones[0]}), json{{"window", -1}}, json("all"), json{{"band", 1}}}) {
+    json bad = base;
+    bad["mask"] = m;
+    BOOST_TEST_INFO(m.dump());
+    BOOST_CHECK_THROW(parse_sim_config(bad), InputError);
+  }
+  json huge = base;  // a small text asking for an n² table: refused before it is allocated
+  huge["n"] = 1 << 20, huge["init"] = "uniform-sphere", huge["mask"] = {{"window", 1}};
+  BOOST_CHECK_THROW(parse_sim_config(huge), InputError);
+  json later = ones;  // under the causal mask, row 0 must allow key 0
+  later[0] = json::array({0, 1, 1, 1, 1});
+  causal["mask"] = later;
+  BOOST_CHECK_THROW(parse_sim_config(causal), InputError);
 }
 
 BOOST_AUTO_TEST_CASE(discrete_models_keep_unit_norms) {

@@ -314,6 +314,23 @@ BOOST_AUTO_TEST_CASE(old_form_figures_still_render) {
   BOOST_TEST(normalized_figure("x", json::array()).is_null());
 }
 
+BOOST_AUTO_TEST_CASE(axes_a_reader_would_choose) {
+  // A log axis over less than a decade becomes linear (its ticks would be fractional powers); one
+  // over several decades stays; x spans exactly the data; labels are never hyphenated.
+  auto tex_of = [](std::vector<double> ys) {
+    json f = line_figure({"t", "y", false, true});
+    f["series"]["a"] = series({0, 1, 2}, ys);
+    std::vector<DataFile> files;
+    std::size_t counter = 0;
+    return figure_tex("title", "f", f, "d/", counter, files);
+  };
+  const std::string narrow = tex_of({0.5, 1, 3}), wide = tex_of({1e-6, 1e-3, 1});
+  BOOST_TEST(narrow.find("ymode=log") == std::string::npos);
+  BOOST_TEST(wide.find("ymode=log") != std::string::npos);
+  BOOST_TEST(wide.find("enlarge x limits=false") != std::string::npos);
+  BOOST_TEST(wide.find("\\hyphenpenalty=10000") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(legend_order_is_natural_not_bytewise) {
   json f = line_figure({"t", "y"});
   for (const char* name : {"token 10", "token 2", "token 1"}) f["series"][name] = series({0, 1}, {1, 2});

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "attnflow/errors.hpp"
+#include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/model/weights.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/simulate.hpp"
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <limits>
 #include <string>
+#include <tuple>
 
 using namespace attnflow;
 using nlohmann::json;
@@ -449,15 +451,57 @@ BOOST_AUTO_TEST_CASE(unreadable_file_and_invalid_json) {
   fs::remove_all(dir);
 }
 
-BOOST_AUTO_TEST_CASE(explicit_start_off_the_sphere_is_bad_input) {
-  // Checked when the start is built (simulate), still as an InputError naming the point.
+BOOST_AUTO_TEST_CASE(explicit_start_off_the_sphere_is_normalised_as_prove_does) {
+  // x_i = p_i/|p_i|: (0, 2, 0) starts where (0, 1, 0) does, the start prove encloses for it.
   json b = base_continuous();
   b["init"] = {{"kind", "explicit"}, {"points", {{1, 0, 0}, {0, 2, 0}, {0, 0, 1}}}};
-  const SimConfig c = parse_sim_config(b);
+  const Trajectory<double> off = simulate<double>(parse_sim_config(b));
+  b["init"]["points"][1] = {0, 1, 0};
+  const Trajectory<double> on = simulate<double>(parse_sim_config(b));
+  BOOST_TEST((off.x.front() == on.x.front()));
+  BOOST_TEST((off.x.back() == on.x.back()));
+  // A zero point has no direction: an InputError naming the point, when the start is built.
+  b["init"]["points"][1] = {0, 0, 0};
   try {
-    (void)simulate<double>(c);
-    BOOST_ERROR("a non-unit start was accepted by a sphere model");
+    (void)simulate<double>(parse_sim_config(b));
+    BOOST_ERROR("a zero point was accepted by a sphere model");
   } catch (const InputError& e) { BOOST_TEST(std::string(e.what()).rfind("init.points[1]: ", 0) == 0, e.what()); }
+}
+
+BOOST_AUTO_TEST_CASE(an_equiangular_start_has_every_inner_product_rho) {
+  // ρ > 0 (d = n + 1), ρ < 0 (d = n, down towards −1/(n−1)) and ρ = 0, in double and at 40 digits.
+  for (const auto& [rho, n, d] : {std::tuple{"0.3", 4, 5}, std::tuple{"-0.2", 4, 4}, std::tuple{"-0.33", 4, 5},
+                                   std::tuple{"0", 3, 3}, std::tuple{"0.9", 2, 3}}) {
+    json b = base_continuous();
+    b["n"] = n, b["d"] = d;
+    b["init"] = {{"kind", "equiangular"}, {"rho", rho}};
+    const SimConfig c = parse_sim_config(b);
+    const Tokens<double> x = initial_tokens<double>(c);
+    double worst = 0;
+    for (int i = 0; i < n; ++i) {
+      worst = std::max(worst, std::abs(x.row(i).squaredNorm() - 1));
+      for (int j = 0; j < i; ++j) worst = std::max(worst, std::abs(x.row(i).dot(x.row(j)) - std::stod(rho)));
+    }
+    BOOST_TEST_INFO("rho " << rho << ", n " << n << ", d " << d);
+    BOOST_TEST(worst < 1e-15);
+    MpfrDigitsScope digits(40);
+    const Tokens<mpfr> xm = initial_tokens<mpfr>(c);
+    mpfr worst_mp = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < i; ++j) worst_mp = std::max<mpfr>(worst_mp, abs(mpfr(xm.row(i).dot(xm.row(j)) - mpfr(rho))));
+    BOOST_TEST(worst_mp < mpfr("1e-38"));
+  }
+  // Outside its range, too few dimensions, or rho on another start: bad input.
+  auto refused = [](json init, int n, int d) {
+    json b = base_continuous();
+    b["n"] = n, b["d"] = d, b["init"] = init;
+    BOOST_CHECK_THROW(parse_sim_config(b), InputError);
+  };
+  refused({{"kind", "equiangular"}, {"rho", "1"}}, 3, 4);
+  refused({{"kind", "equiangular"}, {"rho", "-0.5"}}, 3, 3);  // −1/(n−1) itself
+  refused({{"kind", "equiangular"}, {"rho", "0.2"}}, 3, 3);   // ρ > 0 needs d ≥ n + 1
+  refused({{"kind", "equiangular"}}, 3, 4);
+  refused({{"kind", "uniform-sphere"}, {"rho", "0.2"}}, 3, 4);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -149,11 +149,17 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
   if (j.is_string()) {
     init.kind = j.get<std::string>();
   } else if (j.is_object()) {
-    reject_unknown_keys(j, {"kind", "seed", "standard", "scale", "points"}, "init");
+    reject_unknown_keys(j, {"kind", "seed", "standard", "scale", "points", "rho"}, "init");
     init.kind = read_string(j, "kind", "init");
     init.seed = read_seed(j, "seed", "init", 0);
     init.standard_basis = read_bool(j, "standard", "init", false);
     init.scale = read_decimal(j, "scale", "init", "1");
+    if (init.kind != "equiangular" && j.contains("rho"))
+      input_error("init.rho", "given, but only an \"equiangular\" start reads rho (this one is \"" + init.kind + "\")");
+    if (init.kind == "equiangular") {
+      if (!j.contains("rho")) input_error("init.rho", "missing (the common inner product of an equiangular start)");
+      init.rho = read_decimal(j, "rho", "init", "0");
+    }
     if (init.kind != "explicit" && j.contains("points"))
       input_error("init.points", "given, but only an \"explicit\" start reads points (this one is \"" + init.kind + "\")");
     if (init.kind == "explicit") {
@@ -173,10 +179,22 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
     input_error("init", "must be a kind name or {\"kind\": ..., \"seed\": ...}");
   }
   static const std::vector<std::string> kinds = {"uniform-sphere", "uniform-cube", "orthogonal", "hemisphere",
-                                                 "explicit"};
+                                                 "equiangular",    "explicit"};
   if (std::find(kinds.begin(), kinds.end(), init.kind) == kinds.end())
-    input_error("init.kind",
-                "unknown start \"" + init.kind + "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, explicit)");
+    input_error("init.kind", "unknown start \"" + init.kind +
+                                 "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, equiangular, explicit)");
+  if (init.kind == "equiangular") {
+    // n unit vectors with one common inner product ρ exist for −1/(n−1) ≤ ρ ≤ 1; the construction
+    // (initial_conditions.hpp) takes ρ in (−1/(n−1), 1): e_i and a shared direction for ρ ≥ 0
+    // (d ≥ n + 1), e_i minus a multiple of their mean for ρ < 0 (d ≥ n).
+    const double rho = decimal_as_double(init.rho);
+    if (!(rho < 1) || (n > 1 && !(rho > -1.0 / (n - 1))))
+      input_error("init.rho", "must lie in (-1/(n-1), 1) (got " + init.rho + " with n = " + std::to_string(n) + ")");
+    const int need = rho > 0 ? n + 1 : n;
+    if (d < need)
+      input_error("init", "an equiangular start with rho " + std::string(rho > 0 ? "> 0" : "<= 0") + " needs d >= " +
+                              std::to_string(need) + " (got n = " + std::to_string(n) + ", d = " + std::to_string(d) + ")");
+  }
   if (init.kind == "explicit" && init.points.empty()) input_error("init.points", "missing");
   if (init.kind == "orthogonal" && d < n)
     input_error("init",
@@ -185,13 +203,57 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
   return init;
 }
 
+/// "mask": "causal" (the shorthand), {"window": w} (token i sees j with |i − j| ≤ w; with
+/// "causal": true only i − w ≤ j ≤ i), or an n×n array of 0/1 (row i: the keys token i attends to).
+/// A row that allows no key leaves the softmax without a term: bad input.
+void parse_mask(const nlohmann::json& m, SimConfig& c) {
+  const int n = c.n;
+  if (m.is_string()) {
+    if (m.get<std::string>() != "causal") input_error("mask", "a string mask is \"causal\" (or give {\"window\": w} or an n×n 0/1 array)");
+    c.causal = true;
+    return;
+  }
+  // The table is n² bytes (and the reference attention n² work per evaluation): bounded before
+  // anything is allocated, however small the text that asks for it ({"window": 1}).
+  constexpr int kMaxMaskTokens = 4096;
+  if (n > kMaxMaskTokens)
+    input_error("mask", "a mask other than \"causal\" takes n <= " + std::to_string(kMaxMaskTokens) + " (got n = " +
+                            std::to_string(n) + ")");
+  c.mask.assign(static_cast<std::size_t>(n) * n, 0);
+  if (m.is_object()) {
+    reject_unknown_keys(m, {"window", "causal"}, "mask");
+    const long w = read_integer(m, "window", "mask", 0, kMaxTokens);
+    const bool causal = read_bool(m, "causal", "mask", false);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k)
+        c.mask[static_cast<std::size_t>(i) * n + k] = std::abs(i - k) <= w && (!causal || k <= i);
+    return;
+  }
+  if (!m.is_array() || static_cast<int>(m.size()) != n)
+    input_error("mask", "must be \"causal\", {\"window\": w} or an n×n array of 0 and 1 (n = " + std::to_string(n) + ")");
+  for (int i = 0; i < n; ++i) {
+    const std::string row = "mask[" + std::to_string(i) + "]";
+    const nlohmann::json& r = m[static_cast<std::size_t>(i)];
+    if (!r.is_array() || static_cast<int>(r.size()) != n) input_error(row, "must have n = " + std::to_string(n) + " entries");
+    bool any = false;
+    for (int k = 0; k < n; ++k) {
+      const nlohmann::json& e = r[static_cast<std::size_t>(k)];
+      if (!e.is_number_integer() || (e.get<long>() != 0 && e.get<long>() != 1))
+        input_error(row + "[" + std::to_string(k) + "]", "must be 0 or 1");
+      c.mask[static_cast<std::size_t>(i) * n + k] = static_cast<std::uint8_t>(e.get<long>());
+      any = any || e.get<long>() == 1;
+    }
+    if (!any) input_error(row, "allows no key: token " + std::to_string(i) + " would attend to nothing");
+  }
+}
+
 }  // namespace
 
 SimConfig parse_sim_config(const nlohmann::json& j) {
   if (!j.is_object()) input_error("config", "must be a JSON object");
   reject_unknown_keys(
       j, {"model",      "n",          "d",         "beta", "Q",         "K",      "V",      "W",    "heads",
-          "activation", "causal",     "eta",       "init", "time",      "layers", "method", "rtol", "atol",
+          "activation", "causal",     "mask",      "eta",  "init",      "time",   "layers", "method", "rtol", "atol",
           "dt",         "fixed_step", "max_steps", "max_step", "stop", "precision", "verify", "comment"},
       "");
   SimConfig c;
@@ -201,6 +263,13 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   c.d = static_cast<int>(read_integer(j, "d", "", 1, kMaxDim));
   c.beta = read_decimal(j, "beta", "", "1");
   c.causal = c.model->causal || read_bool(j, "causal", "", false);
+  if (j.contains("mask")) parse_mask(j.at("mask"), c);
+  if (c.causal && !c.mask.empty())  // both apply: token i sees the keys j ≤ i its row allows
+    for (int i = 0; i < c.n; ++i) {
+      bool any = false;
+      for (int k = 0; k <= i; ++k) any = any || c.mask[static_cast<std::size_t>(i) * c.n + k];
+      if (!any) input_error("mask[" + std::to_string(i) + "]", "allows no key j <= i under the causal mask");
+    }
   c.eta = read_decimal(j, "eta", "", "0.1");
   if (decimal_as_double(c.eta) <= 0) input_error("eta", "must be positive");
 

@@ -43,11 +43,12 @@ struct HeadSpec {
 };
 
 struct InitSpec {
-  std::string kind = "uniform-sphere";  // uniform-sphere | uniform-cube | orthogonal | hemisphere | explicit
+  std::string kind = "uniform-sphere";  // uniform-sphere | uniform-cube | orthogonal | hemisphere | equiangular | explicit
   std::uint64_t seed = 0;
   bool standard_basis = false;      // orthogonal: e_1..e_n instead of a random frame
   std::string scale = "1";          // uniform-cube: half-width
   std::vector<std::string> points;  // explicit: n*d row-major
+  std::string rho = "0";            // equiangular: every pairwise inner product ⟨x_i, x_j⟩
 };
 
 struct SimConfig {
@@ -58,6 +59,9 @@ struct SimConfig {
   WeightSpec W;                 // ffn only
   std::string activation = "relu";
   bool causal = false;
+  /// The keys each token attends to, n×n row-major (row i: 1 where token i sees token j), beside
+  /// `causal`; empty: every key. A row is never empty (parse_sim_config refuses one).
+  std::vector<std::uint8_t> mask;
   std::string eta = "0.1";  // euler-renormalize step
   InitSpec init;
   // time: continuous models sample at `times`; discrete models run `layers` layers and keep

@@ -27,7 +27,7 @@ struct SharedWeights {
 };
 
 std::optional<SharedWeights> shared_weights(const Model<double>& m) {
-  if (m.info->kind != ModelKind::SaSphere || m.info->normalization != Normalization::Softmax || m.causal ||
+  if (m.info->kind != ModelKind::SaSphere || m.info->normalization != Normalization::Softmax || m.causal || !m.mask.empty() ||
       m.heads.size() != 1)
     return std::nullopt;
   const Head<double>& h = m.heads.front();

@@ -8,6 +8,10 @@
 #include "attnflow/tokens.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace attnflow {
 
@@ -34,11 +38,66 @@ template <class T, class Row> Eigen::Index reference_index(const Row& v, Eigen::
   return r;
 }
 
-/// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i. With
-/// `relative.positions` (softmax), each row's logits are taken relative to its reference token.
+/// The attention matrix under a general mask: attention_matrix's computation over the keys each
+/// row allows (a disallowed key has weight 0; the softmax normalises over the allowed ones, USA
+/// divides by n as with the causal mask).
+template <class T>
+Matrix<T> masked_attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
+                                  Normalization norm, bool causal, const RelativeLogits<T>& relative,
+                                  const std::vector<std::uint8_t>& mask) {
+  using std::exp;
+  using Order = ScalarOrder<T>;
+  const Eigen::Index n = x.rows();
+  const Tokens<T> qx = x * Q.transpose(), kx = x * K.transpose();
+  Matrix<T> L = (qx * kx.transpose()) * beta;
+  const bool shifted = relative.positions && norm == Normalization::Softmax;
+  Matrix<T> U;
+  if (shifted) U = relative.map ? Matrix<T>((qx * K) * *relative.map * beta) : Matrix<T>((qx * K) * beta);
+  Matrix<T> P = Matrix<T>::Zero(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    auto allowed = [&](Eigen::Index j) { return (!causal || j <= i) && mask[static_cast<std::size_t>(i * n + j)] != 0; };
+    Eigen::Index first = 0;
+    while (first < n && !allowed(first)) ++first;
+    if (first == n)  // parse_sim_config refuses such a row: a model built otherwise is a bug
+      throw std::logic_error("masked_attention_matrix: row " + std::to_string(i) + " allows no key");
+    if (shifted) {
+      const auto& p = *relative.positions;
+      Eigen::Index r = first;
+      for (Eigen::Index j = first + 1; j < n; ++j)
+        if (allowed(j) && Order::point(L(i, j)) > Order::point(L(i, r))) r = j;
+      for (Eigen::Index j = 0; j < n; ++j) {
+        if (!allowed(j)) continue;
+        T s = 0;
+        for (Eigen::Index k = 0; k < p.cols(); ++k) s += U(i, k) * T(p(j, k) - p(r, k));
+        L(i, j) = s;
+      }
+    }
+    T row_max = Order::point(L(i, first));
+    for (Eigen::Index j = first + 1; j < n; ++j)
+      if (allowed(j) && Order::point(L(i, j)) > row_max) row_max = Order::point(L(i, j));
+    T z = 0;
+    for (Eigen::Index j = 0; j < n; ++j)
+      if (allowed(j)) P(i, j) = T(exp(L(i, j) - row_max)), z += P(i, j);
+    if (norm == Normalization::Softmax) {
+      for (Eigen::Index j = 0; j < n; ++j)
+        if (allowed(j)) P(i, j) /= z;
+    } else {
+      const T scale = exp(row_max) / T(n);
+      for (Eigen::Index j = 0; j < n; ++j)
+        if (allowed(j)) P(i, j) *= scale;
+    }
+  }
+  return P;
+}
+
+/// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i; with `mask`
+/// (n×n row-major, SimConfig::mask), only the j its row allows. With `relative.positions`
+/// (softmax), each row's logits are taken relative to its reference token.
 template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
                                               Normalization norm = Normalization::Softmax, bool causal = false,
-                                              const RelativeLogits<T>& relative = {}) {
+                                              const RelativeLogits<T>& relative = {},
+                                              const std::vector<std::uint8_t>* mask = nullptr) {
+  if (mask && !mask->empty()) return masked_attention_matrix(x, Q, K, beta, norm, causal, relative, *mask);
   using std::exp;
   using Order = ScalarOrder<T>;
   const Eigen::Index n = x.rows();

@@ -51,6 +51,25 @@ template <class T> Tokens<T> initial_tokens(const SimConfig& c) {
       if (x.row(i).dot(w) < T(0)) x.row(i) *= T(-1);
     return x;
   }
+  if (init.kind == "equiangular") {
+    // Every ⟨x_i, x_j⟩ = ρ, formed in T. ρ ≥ 0: x_i = √(1−ρ) e_i + √ρ e_{n+1}. ρ < 0:
+    // y_i = e_i − (t/n) Σ_j e_j has ⟨y_i, y_j⟩/‖y_i‖² = t(t−2)/(n − 2t + t²) = ρ at
+    // t = 1 − √((1 + ρ(n−1))/(1−ρ)) ∈ (0, 1); then normalised.
+    using std::sqrt;
+    const T rho = from_decimal<T>(init.rho), one(1);
+    Tokens<T> x = Tokens<T>::Zero(n, d);
+    if (rho >= T(0)) {
+      for (int i = 0; i < n; ++i) x(i, i) = sqrt(one - rho);
+      if (rho > T(0))  // (ρ = 0: e_1, …, e_n, and d = n suffices)
+        for (int i = 0; i < n; ++i) x(i, n) = sqrt(rho);
+      return x;
+    }
+    const T t = one - sqrt((one + rho * T(n - 1)) / (one - rho));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) x(i, j) = (i == j ? one : T(0)) - t / T(n);
+    normalize_rows(x);
+    return x;
+  }
   if (init.kind == "orthogonal") {
     if (init.standard_basis) return Tokens<T>::Identity(n, d);
     // Gram–Schmidt applied twice ("twice is enough") keeps orthogonality at T's precision.
@@ -68,14 +87,11 @@ template <class T> Tokens<T> initial_tokens(const SimConfig& c) {
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < d; ++k) x(i, k) = from_decimal<T>(init.points[static_cast<std::size_t>(i * d + k)]);
   if (c.model->on_sphere) {
-    // Points given with a few decimals are close to, not on, the sphere: normalise in T, but
-    // refuse points that are clearly not unit vectors rather than silently moving them.
-    for (int i = 0; i < n; ++i) {
-      const double norm = std::sqrt(to_double(x.row(i).squaredNorm()));
-      if (std::abs(norm - 1) > 1e-6)
-        input_error("init.points[" + std::to_string(i) + "]",
-                    "a sphere model needs unit vectors (norm is " + std::to_string(norm) + ")");
-    }
+    // The start is x_i = p_i/‖p_i‖, normalised in T: the start `prove` encloses for the same
+    // points (docs/config.md), so one config is one instance for both. A zero point has no direction.
+    for (int i = 0; i < n; ++i)
+      if (!(to_double(x.row(i).squaredNorm()) > 0))
+        input_error("init.points[" + std::to_string(i) + "]", "a sphere model needs a nonzero point (x_i = p_i/|p_i|)");
     normalize_rows(x);
   }
   return x;

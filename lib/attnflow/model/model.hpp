@@ -70,6 +70,7 @@ template <class T> class Model {
   int n = 0, d = 0;
   T beta = T(1);
   bool causal = false;
+  std::vector<std::uint8_t> mask;  // SimConfig::mask: n×n, the keys each token sees; empty: all
   std::vector<Head<T>> heads;
   WeightSchedule<T> W;  // ffn
   Activation activation = Activation::Relu;
@@ -89,8 +90,8 @@ template <class T> class Model {
   /// `keys` are the positions the attention weights are computed from (e^{tV} z for sa-rescaled).
   static Tokens<T> attend(const Tokens<T>& keys, const Tokens<T>& values, const Matrix<T>& Q, const Matrix<T>& K,
                           const Matrix<T>& V, const T& beta, Normalization norm, bool causal,
-                          const RelativeLogits<T>& relative = {}) {
-    const Matrix<T> P = attention_matrix(keys, Q, K, beta, norm, causal, relative);
+                          const RelativeLogits<T>& relative = {}, const std::vector<std::uint8_t>* mask = nullptr) {
+    const Matrix<T> P = attention_matrix(keys, Q, K, beta, norm, causal, relative, mask);
     return P * (values * V.transpose());
   }
 
@@ -99,17 +100,20 @@ template <class T> class Model {
     const auto& head = heads.at(static_cast<std::size_t>(h));
     if (discrete()) {
       const long k = static_cast<long>(to_double(t));
-      return attention_matrix(x, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal);
+      return attention_matrix(x, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal, {},
+                              &mask);
     }
     const Positions p(*this, x, t);
     return attention_matrix(p.keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
-                            p.relative());
+                            p.relative(), &mask);
   }
 
   /// dx/dt for the continuous models. x and dxdt are flat n·d states. The fast kernel
-  /// (attention_kernel.hpp) for floating and MPFR scalars, the reference otherwise.
+  /// (attention_kernel.hpp) for floating and MPFR scalars, the reference otherwise and under a
+  /// general mask (the fast kernel knows the causal one only).
   void rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
     if constexpr (has_fast_kernel<T>) {
+      if (!mask.empty()) return reference_rhs(xs, dxdt, t);
       dxdt.resize(xs.size());
       cache_.with([&](ModelCache<T>& c) { fast_rhs(xs, dxdt, t, c); });
     } else {
@@ -126,8 +130,8 @@ template <class T> class Model {
     const Positions p(*this, X, t);
     for (const auto& head : heads) {
       const Matrix<T> V = head.V.at_time(t);
-      Tokens<T> a =
-          attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal, p.relative());
+      Tokens<T> a = attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal,
+                           p.relative(), &mask);
       switch (info->kind) {
         case ModelKind::SaRescaled: a -= X * V.transpose(); break;  // Σ_j P_ij V (z_j − z_i), Σ_j P_ij = 1
         case ModelKind::Ffn: {
@@ -151,8 +155,8 @@ template <class T> class Model {
     auto x = as_tokens(xs, n, d);
     const Tokens<T> X = x;
     const auto& head = heads.front();
-    const Tokens<T> a =
-        attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta, info->normalization, causal);
+    const Tokens<T> a = attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta,
+                               info->normalization, causal, {}, &mask);
     const T step = info->kind == ModelKind::EulerRenormalize ? eta : T(1);
     Tokens<T> y = X + a * step;
     for (int i = 0; i < n; ++i) {
@@ -302,6 +306,7 @@ template <class T> Model<T> build_model(const SimConfig& c) {
   m.d = c.d;
   m.beta = from_decimal<T>(c.beta);
   m.causal = c.causal;
+  m.mask = c.mask;
   m.eta = from_decimal<T>(c.eta);
   // Continuous models: a per-layer list of L matrices splits [0, t_end] into L equal pieces.
   for (const auto& hs : c.heads) {

@@ -149,7 +149,9 @@ std::string axis_options(const json& f, const std::string& title) {
   if (flag(f, "log_y")) o += ",ymode=log";
   // Labels are data: long ones wrap instead of running off the page. The x label is a named node
   // so a legend can hang below it, however tall the tick labels and the label are.
-  o += ",xlabel style={name=attnflow-xlabel,align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}"
+  // Wrapped, never hyphenated: a label is a name, and "tem-perature" reads as two.
+  o += ",every axis label/.append style={execute at begin node={\\hyphenpenalty=10000\\exhyphenpenalty=10000}}"
+       ",xlabel style={name=attnflow-xlabel,align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}"
        ",title style={align=center,text width=0.75\\linewidth}";
   return o;
 }
@@ -170,8 +172,30 @@ std::size_t legend_columns(const std::vector<std::pair<std::string, const json*>
   return std::min(columns, curves.size() + fits.size());
 }
 
-std::string lines_tex(const std::string& title, const json& f, const std::string& prefix, std::size_t& counter,
+/// Whether the positive finite values of coordinate `axis` over the curves span a decade or more:
+/// a log axis over less than a decade puts its ticks at fractional powers (10^{-0.5}), which no
+/// reader would choose.
+bool spans_a_decade(const std::vector<std::pair<std::string, const json*>>& curves, const char* axis) {
+  double lo = INFINITY, hi = 0;
+  for (const auto& c : curves)
+    for (const json& v : (*c.second)[axis])
+      if (finite_number(v) && v.get<double>() > 0) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
+  return hi >= 10 * lo;
+}
+
+std::string lines_tex(const std::string& title, const json& figure, const std::string& prefix, std::size_t& counter,
                       std::vector<DataFile>& files) {
+  json f = figure;
+  {
+    std::vector<std::pair<std::string, const json*>> all;
+    if (f.contains("series") && f["series"].is_object())
+      for (auto it = f["series"].begin(); it != f["series"].end(); ++it)
+        if (is_series(it.value())) all.emplace_back(it.key(), &it.value());
+    for (const char* axis : {"x", "y"}) {
+      const std::string key = std::string("log_") + axis;
+      if (flag(f, key.c_str()) && !spans_a_decade(all, axis)) f[key] = false;
+    }
+  }
   const bool log_x = flag(f, "log_x"), log_y = flag(f, "log_y"), paths = flag(f, "paths");
   std::vector<std::pair<std::string, const json*>> curves;
   if (f.contains("series") && f["series"].is_object())
@@ -189,7 +213,8 @@ std::string lines_tex(const std::string& title, const json& f, const std::string
   }
   const bool legend = curves.size() + fits.size() <= kMaxLegendEntries && (curves.size() > 1 || !fits.empty());
   std::ostringstream t;
-  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major";
+  // x spans exactly the data: no margin before a time or layer axis that starts at 0.
+  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major,enlarge x limits=false";
   if (paths) t << ",axis equal image";
   if (legend)
     t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits)

@@ -257,6 +257,8 @@ ProveInstance general_flow_instance(const SimConfig& c) {
 }  // namespace
 
 ProveInstance prove_instance_from_config(const SimConfig& c) {
+  if (!c.mask.empty())  // an instance without it would be another flow
+    input_error("mask", "prove takes the causal mask (\"causal\": true) but not yet a general mask");
   const bool layers = is_layer_model(c.model->id);
   if (!layers && !classic_flow(c)) return general_flow_instance(c);
   const bool euclid = c.model->kind == ModelKind::SaEuclid;
