@@ -245,6 +245,19 @@ std::string instances_table(const json& rows, const Names& names) {
   return t.str();
 }
 
+/// Each list in a piece of evidence (the instances, ...) as tables under a heading that names it,
+/// preceded by `owner` ("" for the check itself, the control's description for a control).
+std::string evidence_lists(const json& evidence, const Names& names, const std::string& owner) {
+  std::string t;
+  if (!evidence.is_object()) return t;
+  for (auto it = evidence.begin(); it != evidence.end(); ++it)
+    if (it.key() != "convergence" && it.key() != "certificates" && it.value().is_array() && !it.value().empty() &&
+        it.value()[0].is_object())
+      t += "\\subsection*{" + (owner.empty() ? "" : owner + ": ") + names.header(it.key()) + "}\n" +
+           instances_table(it.value(), names);
+  return t;
+}
+
 /// The full evidence of a check (its appendix): named fields, then each list as tables.
 std::string evidence_tex(const json& evidence, const Names& names) {
   std::ostringstream t;
@@ -258,10 +271,7 @@ std::string evidence_tex(const json& evidence, const Names& names) {
     t << "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.26\\linewidth-2\\tabcolsep\\relax}"
          ">{\\raggedright\\arraybackslash}p{\\dimexpr0.74\\linewidth-2\\tabcolsep\\relax}}\n"
       << rows << "\\end{longtable}}\n";
-  for (auto it = evidence.begin(); it != evidence.end(); ++it)
-    if (it.key() != "convergence" && it.key() != "certificates" && it.value().is_array() && !it.value().empty() &&
-        it.value()[0].is_object())
-      t << "\\subsection*{" << names.header(it.key()) << "}\n" << instances_table(it.value(), names);
+  t << evidence_lists(evidence, names, "");
   return t.str();
 }
 
@@ -329,8 +339,10 @@ std::string hypotheses_rows(const json& hypotheses) {
 
 std::string controls_rows(const json& controls) {
   std::string rows;
+  std::size_t number = 0;
   for (const auto& ctl : controls)
-    rows += scalar_tex(ctl.value("description", json(""))) + " & " + scalar_tex(ctl.value("expected", json(""))) +
+    rows += fmt::format("{}. ", ++number) + scalar_tex(ctl.value("description", json(""))) + " & " +
+            scalar_tex(ctl.value("expected", json(""))) +
             " & " + verdict_tex(ctl.value("verdict", std::string("?"))) + " \\\\\n";
   return rows;
 }
@@ -339,7 +351,9 @@ std::string controls_rows(const json& controls) {
 /// observables by key).
 std::string control_results(const json& controls, const Names& names) {
   std::string rows;
+  std::size_t number = 0;
   for (const auto& ctl : controls) {
+    ++number;
     const json e = ctl.value("evidence", json::object());
     std::string ev;
     if (e.is_object())
@@ -347,13 +361,19 @@ std::string control_results(const json& controls, const Names& names) {
         const std::string v = scalar_tex(it.value());
         if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": \\texttt{" + breakable(v) + "}";
       }
-    if (!ev.empty()) rows += scalar_tex(ctl.value("description", json(""))) + " & " + ev + " \\\\\n";
+    if (!ev.empty())
+      rows += fmt::format("{}. ", number) + scalar_tex(ctl.value("description", json(""))) + " & " + ev + " \\\\\n";
   }
-  if (rows.empty()) return "";
+  // Each control's instances with their seeds, so that a reader can rerun the control.
+  std::string lists;
+  number = 0;
+  for (const auto& ctl : controls)
+    lists += evidence_lists(ctl.value("evidence", json::object()), names, fmt::format("Negative control {}", ++number));
+  if (rows.empty()) return lists;
   return "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.35\\linewidth-2\\tabcolsep\\relax}"
          ">{\\raggedright\\arraybackslash}p{\\dimexpr0.65\\linewidth-2\\tabcolsep\\relax}}\n\\toprule\n"
          "negative control & what it measured \\\\\n\\midrule\n\\endhead\n" +
-         rows + "\\bottomrule\n\\end{longtable}}\n";
+         rows + "\\bottomrule\n\\end{longtable}}\n" + lists;
 }
 
 bool non_empty_list(const json& c, const char* key) { return c.contains(key) && c[key].is_array() && !c[key].empty(); }
