@@ -173,7 +173,7 @@ BOOST_AUTO_TEST_CASE(a_control_inside_the_printed_statement_that_fails_is_a_find
   const std::string before = findings_of(report_tex(unmarked, "d/")), after = findings_of(report_tex(marked, "d/"));
   BOOST_TEST(before.find("Blog-P2.1") == std::string::npos);
   BOOST_TEST(after.find("Blog-P2.1") != std::string::npos);
-  BOOST_TEST(after.find("the statement as printed fails: alpha\\_k = 0") != std::string::npos, after);
+  BOOST_TEST(after.find("the statement as printed fails: $\\alpha_{k}$ = 0") != std::string::npos, after);
   // A marked control that comes out as expected "holds" is no counterexample.
   for (auto& c : marked["checks"])
     if (c["id"] == "Blog-P2.1")
@@ -256,6 +256,14 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
   BOOST_TEST(count_matches(tex, std::regex("\\\\captionof\\{figure\\}")) == figures);
   // No number prints as "nan", and every instance's seed is printed in full.
   BOOST_TEST(count_matches(text, std::regex("\\bnan\\b", std::regex::icase)) == 0u);
+  // The mathematics a reader reads is typeset: no ASCII operator, root, transpose or sphere, and no
+  // snake_case name, outside file names (which are printed verbatim).
+  const std::string read = std::regex_replace(text, std::regex(R"([A-Za-z0-9_/.-]+\.(hpp|cpp|json|tex|csv))"), "FILE");
+  const std::regex ascii_math(R"(->|>=|<=|!=|\+-|sqrt\(|\^T\b|\^\{|[A-Za-z]{2,}_[A-Za-z]|[A-Za-z]_[A-Za-z]{2,})");
+  for (auto it = std::sregex_iterator(read.begin(), read.end(), ascii_math); it != std::sregex_iterator(); ++it)
+    BOOST_TEST_MESSAGE("ASCII mathematics: …" << read.substr(std::max<long>(0, it->position() - 40), 80) << "…");
+  BOOST_TEST(count_matches(read, ascii_math) == 0u);
+  BOOST_TEST(count_matches("x -> 0, lambda >= 0, sqrt(2n), Q^T K, S^{d-1}, gap_decrease", ascii_math) == 6u);
   // The tables show the first rows of each list of instances (the rest is in results.json, and
   // the report says so): their seeds.
   std::vector<std::string> seeds;

@@ -1,6 +1,6 @@
 #include "attnflow/report/convergence_tex.hpp"
 
-#include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/prose_math.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -16,9 +16,9 @@ std::string cell(const std::vector<double>& v, std::size_t r, int digits, bool f
 
 void write_convergence_tex(std::ostream& out, const ConvergenceTable& table, const std::string& caption) {
   const auto& names = table.column_names();
-  out << "\\begin{table}[htbp]\\centering\n\\caption{" << latex_escape(caption) << "}\n";
+  out << "\\begin{table}[htbp]\\centering\n\\caption{" << prose_tex(caption) << "}\n";
   out << "\\begin{tabular}{" << std::string(names.size(), 'r') << "}\n\\toprule\n";
-  for (std::size_t c = 0; c < names.size(); ++c) out << (c ? " & " : "") << latex_escape(names[c]);
+  for (std::size_t c = 0; c < names.size(); ++c) out << (c ? " & " : "") << prose_tex(names[c]);
   out << " \\\\\n\\midrule\n";
   for (std::size_t r = 0; r < table.rows(); ++r) {
     for (std::size_t c = 0; c < names.size(); ++c) {

@@ -1,6 +1,6 @@
 #include "attnflow/report/figure_tex.hpp"
 
-#include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/prose_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -40,7 +40,7 @@ using json = nlohmann::json;
 /// The numbered caption under a figure (a figure in place, not a float: it stays beside the text
 /// that reads it): the figure's title and what it shows.
 std::string caption(const std::string& title, const std::string& shows) {
-  return "\\captionof{figure}{" + latex_escape(title) + (title.empty() ? "" : ". ") + latex_escape(shows) + ".}\n";
+  return "\\captionof{figure}{" + prose_tex(title) + (title.empty() ? "" : ". ") + prose_tex(shows) + ".}\n";
 }
 
 constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast (the PDF compiles in seconds)
@@ -52,7 +52,7 @@ const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black
                                 "cyan!60!black", "brown",        "magenta!80!black", "gray!70!black",   "olive"};
 constexpr std::size_t kColourCount = sizeof kColours / sizeof kColours[0];
 
-std::string esc(const std::string& s) { return latex_escape(s); }
+std::string esc(const std::string& s) { return prose_tex(s); }
 
 std::string safe_name(const std::string& s) {
   std::string out;

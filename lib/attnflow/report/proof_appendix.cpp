@@ -1,7 +1,7 @@
 #include "attnflow/report/proof_appendix.hpp"
 
 #include "attnflow/errors.hpp"
-#include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/prose_math.hpp"
 #include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/tex_number.hpp"
 #include "attnflow/verify/prove.hpp"
@@ -163,7 +163,7 @@ std::string proof_appendix_tex(const json& certificate) {
   v.set("recheck", recheck);
   // Every hypothesis of the cited theorem, as the prover proved it on the instance's decimals.
   std::vector<std::string> hypotheses;
-  for (const auto& h : f.list("hypotheses")) hypotheses.push_back(h.get<std::string>());  // validated: strings
+  for (const auto& h : f.list("hypotheses")) hypotheses.push_back(prose_tex(h.get<std::string>()));  // validated: strings
   v.set("hypotheses", join(hypotheses, "; "));
   if (model != "sa-euclid") {  // the hemisphere proofs: cone collapse and the layer models
     // Per-layer weights (a trained network): the range of the layer factors, the rest in the certificate.

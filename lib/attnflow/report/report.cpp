@@ -8,6 +8,7 @@
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_compile.hpp"
 #include "attnflow/report/latex_escape.hpp"
+#include "attnflow/report/prose_math.hpp"
 #include "attnflow/report/user_latex.hpp"
 #include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/tex_number.hpp"
@@ -52,7 +53,7 @@ std::string number_tex(double v) {
 
 /// A scalar JSON value as text, or "" for arrays/objects.
 std::string scalar_tex(const json& v) {
-  if (v.is_string()) return esc(v.get<std::string>());
+  if (v.is_string()) return prose_tex(v.get<std::string>());
   if (v.is_number_integer()) return v.dump();  // counts and seeds, exactly
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number()) return number_tex(v.get<double>());
@@ -127,7 +128,7 @@ void validate(const json& r) {
 struct Names {
   std::set<std::string>* missing = nullptr;
   std::string words(const std::string& key) const {
-    if (const auto l = find_key_label(key)) return esc(l->label);
+    if (const auto l = find_key_label(key)) return prose_tex(l->label);
     if (missing) missing->insert(key);
     std::string w = key;
     std::replace(w.begin(), w.end(), '_', ' ');
@@ -137,7 +138,7 @@ struct Names {
   std::string header(const std::string& key) const {
     const auto l = find_key_label(key);
     if (!l) return words(key);
-    std::string h = esc(l->label);
+    std::string h = prose_tex(l->label);
     if (!l->symbol.empty()) h += " $" + l->symbol + "$";
     return h;
   }
@@ -235,7 +236,7 @@ std::string instances_table(const json& rows, const Names& names) {
   for (const auto& c : notes) {
     t << "{\\small\\textbf{" << names.header(c) << "}, by row:\\par\\begin{enumerate}\\setlength{\\itemsep}{0pt}\n";
     for (std::size_t r = 0; r < shown; ++r)
-      t << "\\item " << (rows[r].is_object() && rows[r].contains(c) ? "\\texttt{" + breakable(scalar_tex(rows[r][c])) + "}" : "--")
+      t << "\\item " << (rows[r].is_object() && rows[r].contains(c) ? breakable(scalar_tex(rows[r][c])) : "--")
         << "\n";
     t << "\\end{enumerate}}\n";
   }
@@ -359,7 +360,7 @@ std::string control_results(const json& controls, const Names& names) {
     if (e.is_object())
       for (auto it = e.begin(); it != e.end(); ++it) {
         const std::string v = scalar_tex(it.value());
-        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": \\texttt{" + breakable(v) + "}";
+        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": " + breakable(v);
       }
     if (!ev.empty())
       rows += fmt::format("{}. ", number) + scalar_tex(ctl.value("description", json(""))) + " & " + ev + " \\\\\n";
@@ -394,7 +395,7 @@ std::vector<std::string> clause_results(const json& c) {
     if (!cl.is_object() || !cl.contains("observable") || !cl["observable"].is_string()) continue;
     const auto label = find_key_label(cl["observable"].get<std::string>());
     if (!label || cl.contains("rate")) continue;  // rates are compared in the evidence, not summarised
-    std::string S = label->symbol.empty() ? "\\text{" + esc(label->label) + "}" : label->symbol;
+    std::string S = label->symbol.empty() ? "\\text{" + prose_tex(label->label) + "}" : label->symbol;
     if (cl.contains("delta") && cl["delta"].is_number())
       S += "\\ (\\delta = " + math_number(cl["delta"].get<double>(), 3) + ")";
     const bool every = cl.value("at", std::string()) == "every-sample";
@@ -428,7 +429,7 @@ std::vector<std::string> clause_results(const json& c) {
       if (!std::isnan(x)) line += std::string(low ? ", lowest $" : ", highest $") + math_number(x, 3) + "$";
     } else if (cl.contains("monotone") && cl["monotone"].is_string()) {
       const double x = extreme("largest_step_against_beyond_error", false);
-      line = "$" + S + "$ " + esc(cl["monotone"].get<std::string>());
+      line = "$" + S + "$ " + prose_tex(cl["monotone"].get<std::string>());
       if (x > 0)
         line += ", largest step against it beyond the error $" + math_number(x, 3) + "$";
       else if (x == 0)
@@ -465,7 +466,7 @@ std::string family_counts(const json& c) {
   }
   std::string out;
   for (const auto& f : names)
-    out += (out.empty() ? "" : "; ") + esc(f) + fmt::format(": ${}/{}$", counts[f].first, counts[f].second);
+    out += (out.empty() ? "" : "; ") + prose_tex(f) + fmt::format(": ${}/{}$", counts[f].first, counts[f].second);
   return out;
 }
 
@@ -488,7 +489,7 @@ std::string summary_line(const json& c);
 /// statement its controls found.
 std::string summary_result(const json& c) {
   std::string against;
-  for (const auto& d : source_counterexamples(c)) against += "the statement as printed fails: " + esc(d) + " (violated); ";
+  for (const auto& d : source_counterexamples(c)) against += "the statement as printed fails: " + prose_tex(d) + " (violated); ";
   return against + summary_line(c);
 }
 
@@ -501,7 +502,7 @@ std::string summary_line(const json& c) {
     return instance_count(c) + (families.empty() ? "" : " (" + families + ")") + "; " + clauses.front();
   }
   const std::string k = c.value("key_number", std::string());
-  return esc(k.substr(0, k.find(';')));
+  return prose_tex(k.substr(0, k.find(';')));
 }
 
 bool as_expected(const json& c) {
@@ -566,7 +567,7 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
     for (const auto& l : clauses) key += "\\item " + l + ".\n";
     key += "\\end{itemize}\n";
   } else if (c.contains("key_number")) {
-    key = breakable(esc(c["key_number"].get<std::string>())) + "\n";
+    key = breakable(prose_tex(c["key_number"].get<std::string>())) + "\n";
   }
   v.set("key_results", key);
   v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
