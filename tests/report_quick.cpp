@@ -288,6 +288,25 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
   BOOST_TEST(tex.find("10^{13}") == std::string::npos);  // the seeds' old form, 4.876·10^13
 }
 
+BOOST_AUTO_TEST_CASE(instance_tables_say_where_each_rows_config_is) {
+  // Rows that carry their simulate config (results.json since the runner stores it) get the
+  // pointer to it under their table; rows without one (an older results.json) do not.
+  const std::string pointer = "\\texttt{attnflow simulate --config} on it reruns the instance";
+  auto pointers = [&](const json& results) {
+    const std::string tex = report_tex(results, "d/");
+    std::size_t count = 0;
+    for (std::size_t at = tex.find(pointer); at != std::string::npos; at = tex.find(pointer, at + 1)) ++count;
+    return count;
+  };
+  json with = quick();
+  std::size_t planted = 0;
+  for (auto& c : with["checks"])
+    if (c.contains("evidence") && c["evidence"].is_object() && c["evidence"].contains("instances"))
+      for (auto& row : c["evidence"]["instances"]) row["config"] = {{"model", "sa-sphere"}}, ++planted;
+  BOOST_REQUIRE(planted > 0u);
+  BOOST_TEST(pointers(with) > pointers(quick()));
+}
+
 BOOST_AUTO_TEST_CASE(one_section_compiles_alone_or_is_a_fragment) {
   const fs::path dir = fresh_dir("only");
   const ReportOutcome o = write_section(quick(), "B-6.8", dir.string(), true, true, dir.string());

@@ -95,6 +95,44 @@ BOOST_AUTO_TEST_CASE(an_open_conjecture_is_reported) {
   BOOST_TEST(r.as_expected());
 }
 
+BOOST_AUTO_TEST_CASE(every_instance_row_carries_the_config_that_reruns_it) {
+  // simulate on a row's config reproduces the run the row judged: D at T as the clause measured it.
+  const CheckResult r = run_example("repulsive-one-cluster");
+  const json& rows = r.evidence["instances"];
+  BOOST_REQUIRE(rows.size() == 3u);
+  const fs::path dir = attnflow::testing::fresh_dir("statements", "rerun");
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const json& row = rows[k];
+    BOOST_REQUIRE(row.contains("config"));
+    BOOST_TEST(row["config"]["init"]["seed"] == row["seed"]);
+    BOOST_TEST(row["config"]["beta"] == row["beta"]);
+    const fs::path cfg = dir / ("row" + std::to_string(k) + ".json"), out = dir / ("out" + std::to_string(k));
+    std::ofstream(cfg) << row["config"].dump();
+    int status = -1;
+    using attnflow::testing::quoted;
+    attnflow::testing::run_command(
+        quoted(attnflow::testing::attnflow_bin()) + " simulate --config " + quoted(cfg.string()) + " --out " + quoted(out.string()),
+        &status);
+    BOOST_REQUIRE(status == 0);
+    std::ifstream in(out / "trajectory.json");
+    const json t = json::parse(in);
+    const json& x = t["x"].back();
+    double smallest = 1;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      for (std::size_t j = 0; j < x.size(); ++j)
+        if (i != j) {
+          double dot = 0;
+          for (std::size_t c = 0; c < x[i].size(); ++c) dot += x[i][c].get<double>() * x[j][c].get<double>();
+          smallest = std::min(smallest, dot);
+        }
+    BOOST_TEST(1 - smallest == row["clauses"][0]["at_T"].get<double>(), boost::test_tools::tolerance(1e-9));
+  }
+  // A violated row's config is the one results.json lists among the violations.
+  for (const auto& row : rows)
+    if (row["verdict"] == "violated")
+      BOOST_TEST((std::find(r.violations.begin(), r.violations.end(), row["config"]) != r.violations.end()));
+}
+
 BOOST_AUTO_TEST_CASE(weights_drawn_per_instance_differ_between_instances) {
   const StatementSpec s = load_statement(example("multihead-d2"));
   const json a = instance_config(s, 0, 11), b = instance_config(s, 1, 12);

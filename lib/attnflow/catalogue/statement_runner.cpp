@@ -514,6 +514,7 @@ json describe(const InstanceOutcome& o) {
   if (!o.judgement.note.empty()) j["note"] = o.judgement.note;
   if (!o.judgement.recorded.empty()) j["recorded_at_T"] = o.judgement.recorded;
   if (!o.confirmation.empty()) j["confirmation"] = o.confirmation;
+  j["config"] = o.config;  // `attnflow simulate --config` on it reruns this instance
   return j;
 }
 

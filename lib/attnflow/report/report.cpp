@@ -247,15 +247,20 @@ std::string instances_table(const json& rows, const Names& names) {
 }
 
 /// Each list in a piece of evidence (the instances, ...) as tables under a heading that names it,
-/// preceded by `owner` ("" for the check itself, the control's description for a control).
+/// preceded by `owner` ("" for the check itself, "Negative control k" for a control's).
 std::string evidence_lists(const json& evidence, const Names& names, const std::string& owner) {
   std::string t;
   if (!evidence.is_object()) return t;
   for (auto it = evidence.begin(); it != evidence.end(); ++it)
     if (it.key() != "convergence" && it.key() != "certificates" && it.value().is_array() && !it.value().empty() &&
-        it.value()[0].is_object())
+        it.value()[0].is_object()) {
       t += "\\subsection*{" + (owner.empty() ? "" : owner + ": ") + names.header(it.key()) + "}\n" +
            instances_table(it.value(), names);
+      if (it.value()[0].contains("config") && it.value()[0]["config"].is_object())
+        t += "\\noindent{\\small Each row's \\texttt{simulate} configuration is in results.json, beside the row "
+             "(its \\texttt{config}): \\texttt{attnflow simulate --config} on it reruns the instance, with "
+             "\\texttt{\"verify\": true} for its error estimate.}\n\n";
+    }
   return t;
 }
 
