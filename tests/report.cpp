@@ -75,6 +75,7 @@ json rich_results(const fs::path& dir) {
   json lines =
       line_figure({"layer k of the labelled plot", "diameter QQlabel", false, true}, {{"instance 1", series(k, diam)}});
   add_fit(lines, -0.5, std::log(2.0), 10, 40, "estimated rate 0.5", "instance 1");
+  add_guide(lines, "tolerance of instance 1", series({0, 40}, {1e-9, 1e-7}));
   json paths = line_figure({"first coordinate", "second coordinate"});
   paths["paths"] = true;
   paths["series"]["token 1"] = series({0, 0.5, 1}, {0, 0.2, 0.1});
@@ -251,6 +252,15 @@ BOOST_AUTO_TEST_CASE(labelled_figure_with_fit_shows_its_axis_labels) {
       }
     }
   BOOST_TEST(found);
+  // The guide (a clause's tolerance) is drawn dotted from its own data, named in the legend and
+  // in the caption.
+  BOOST_TEST(r.tex.find("densely dotted") != std::string::npos);
+  BOOST_TEST(r.text.find("tolerance of instance 1") != std::string::npos);
+  BOOST_TEST(r.tex.find("dotted: tolerance of instance 1") != std::string::npos);
+  std::size_t guides = 0;
+  for (const auto& f : fs::directory_iterator(r.dir / "report-data"))
+    guides += f.path().filename().string().find("-guide.dat") != std::string::npos;
+  BOOST_TEST(guides == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(heat_map_matrix_and_3d_figures_compile) {

@@ -174,6 +174,14 @@ BOOST_AUTO_TEST_CASE(a_control_inside_the_printed_statement_that_fails_is_a_find
   BOOST_TEST(before.find("Blog-P2.1") == std::string::npos);
   BOOST_TEST(after.find("Blog-P2.1") != std::string::npos);
   BOOST_TEST(after.find("the statement as printed fails: $\\alpha_{k}$ = 0") != std::string::npos, after);
+  // A measurement against its source's remark (the precision trap's two limits) is a finding too,
+  // and the Summary says what it found.
+  json against = quick();
+  for (auto& c : against["checks"])
+    if (c["id"] == "precision-trap") c["evidence"]["against_source"] = "both tokens go to one point; they do not";
+  BOOST_TEST(findings_of(report_tex(quick(), "d/")).find("precision-trap") == std::string::npos);
+  BOOST_TEST(findings_of(report_tex(against, "d/")).find("precision-trap") != std::string::npos);
+  BOOST_TEST(findings_of(report_tex(against, "d/")).find("they do not") != std::string::npos);
   // A marked control that comes out as expected "holds" is no counterexample.
   for (auto& c : marked["checks"])
     if (c["id"] == "Blog-P2.1")
@@ -286,6 +294,22 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
     if (tex.find(s) == std::string::npos) ++missing, BOOST_TEST_MESSAGE("seed not printed: " << s);
   BOOST_TEST(missing == 0u);
   BOOST_TEST(tex.find("10^{13}") == std::string::npos);  // the seeds' old form, 4.876·10^13
+}
+
+BOOST_AUTO_TEST_CASE(rates_are_printed_against_their_prediction_per_family) {
+  // B-6.4 has two rate clauses (the survey's and the linearised rate) over four families: the
+  // section gives each family's agreement and largest deviation, the Summary one line per clause.
+  const std::string tex = report_tex(quick(), "d/");
+  const std::string section = tex.substr(tex.find("\\section{B-6.4"), 20000);
+  const std::string D = "rate of $1 - \\min_{i\\ne j}\\langle x_i, x_j\\rangle$ against the ";
+  BOOST_TEST(section.find(D + "survey rate: SA, Q = K = I: $3/3$ agree") != std::string::npos);
+  BOOST_TEST(section.find(D + "linearised rate: SA, Q = K = I: $3/3$ agree") != std::string::npos);
+  BOOST_TEST(section.find("USA, random Q, K: $3/3$ agree") != std::string::npos);
+  BOOST_TEST(section.find("SA, random Q, K: not stated for these instances") != std::string::npos);
+  const std::string summary = tex.substr(0, tex.find("\\section{"));
+  BOOST_TEST(summary.find(D + "linearised rate: $12/12$ agree") != std::string::npos);
+  // A deviation is printed with the digits that show it: 2.00000021 against 2 (relative 1e-7).
+  BOOST_TEST(section.find("\\hat\\lambda = 2.00000021 \\pm 6.5\\cdot 10^{-8}$ against $2$") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(instance_tables_say_where_each_rows_config_is) {

@@ -55,6 +55,20 @@ BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confir
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
   // The rate 2 agrees in every run (the fit on the window alone differs beyond its CI).
   BOOST_TEST(r.key_number.find("rate = 2: 3/3 runs agree") != std::string::npos, r.key_number);
+  // A limit's or a rate's figure draws what the curve is judged against: the first instance's
+  // tolerance. The monotone clause (3) has nothing to draw.
+  std::size_t guided = 0;
+  for (const auto& [name, fig] : r.figures.items())
+    if (name.rfind("clause ", 0) == 0) {
+      BOOST_TEST_INFO(name);
+      BOOST_TEST(fig.contains("guides") == (name.rfind("clause 3", 0) != 0));
+      if (!fig.contains("guides")) continue;
+      BOOST_TEST(fig["guides"][0]["label"] == "tolerance of instance 1");
+      BOOST_TEST(fig["guides"][0]["x"].size() == fig["guides"][0]["y"].size());
+      for (const auto& y : fig["guides"][0]["y"]) BOOST_TEST(y.get<double>() >= 0);
+      ++guided;
+    }
+  BOOST_TEST(guided > 0u);
   BOOST_REQUIRE(r.controls.size() == 1u);
   BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
   expect_confirmed(r.controls[0].evidence["instances"]);
@@ -560,6 +574,11 @@ BOOST_AUTO_TEST_CASE(every_builtin_hook_control_that_is_violated_was_confirmed) 
       BOOST_TEST(r.as_expected());
       for (const auto& c : r.controls)
         if (c.verdict == Verdict::Violated) BOOST_TEST(c.evidence["evidence"]["confirmation"]["verdict"] == "violated");
+      // The precision trap holds against [A]'s remark: it says so, for the Summary's findings.
+      if (id == "precision-trap") {
+        BOOST_TEST(to_string(r.verdict) == "holds");
+        BOOST_TEST(r.evidence.value("against_source", std::string()).find("do not") != std::string::npos);
+      }
     }
   }
 }

@@ -11,7 +11,9 @@
 // A fit is a straight line in the axis coordinates, Y = intercept + slope·X, where X = ln x on a
 // logarithmic x axis (else x) and likewise Y: exactly what a rate or order fit estimates
 // (ln D = ln C − λt on a log-y axis; ln Δ = ln c + 1·ln ε on log-log axes). It is drawn over
-// [x_min, x_max], the window it was fitted on, in the colour of the series `of`.
+// [x_min, x_max], the window it was fitted on, in the colour of the series `of`. A lines figure
+// may also hold "guides": [{label, x, y}], reference curves that are not data (a clause's
+// tolerance, a bound), drawn dotted in grey with their label in the legend.
 // Series are downsampled by series() below; the report downsamples again.
 #include <nlohmann/json.hpp>
 
@@ -44,6 +46,12 @@ inline void add_fit(nlohmann::json& figure, double slope, double intercept, doub
     if (!(v == v) || v == 1.0 / 0.0 || v == -1.0 / 0.0) return;
   figure["fit"].push_back(
       {{"slope", slope}, {"intercept", intercept}, {"x_min", x_min}, {"x_max", x_max}, {"label", label}, {"of", of}});
+}
+
+/// Adds a reference curve (a tolerance, a bound) to a line figure: {x, y} as series() gives.
+inline void add_guide(nlohmann::json& figure, const std::string& label, nlohmann::json xy) {
+  xy["label"] = label;
+  figure["guides"].push_back(std::move(xy));
 }
 
 /// z[k][m] is the value at (x[m], y[k]); `curves` (name → {x, y}) are drawn over the map.

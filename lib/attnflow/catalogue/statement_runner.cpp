@@ -53,6 +53,7 @@ struct ClauseJudgement {
   double value = nan();  // the observable at T (or the fitted rate), for regress
   json figure_series;    // {x: t, y: the observable, or |observable - limit| for limits and rates}
   json fit_line;         // the rate fit on the figure's axes, if any
+  json guide;            // the figure's reference: the tolerance of a distance, or a bound's level
 };
 
 template <class T> std::vector<double> tolerances(const ObservableDef& o, const Trajectory<T>& tr, double error,
@@ -120,6 +121,11 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
     for (std::size_t k = 0; k <= last; ++k)
       tx.push_back(to_double(tr.t[k])), vy.push_back(to_double(distance ? T(abs(y[k] - T(c.value))) : y[k]));
     j.figure_series = series(tx, vy);
+    // What the plotted curve is judged against: within the tolerance of its limit, or the bound.
+    if (distance)
+      j.guide = series(tx, tol);
+    else if (c.kind == ConclusionSpec::Kind::Bound)
+      j.guide = series({tx.front(), tx.back()}, {c.value, c.value});
   }
   switch (c.kind) {
     case ConclusionSpec::Kind::Equals: {
@@ -302,7 +308,7 @@ struct RunJudgement {
   bool unsettled = false;
   json clauses = json::array();
   std::vector<double> values;
-  std::vector<json> series, fits;  // per clause, for the figures
+  std::vector<json> series, fits, guides;  // per clause, for the figures
   std::vector<double> recorded;    // the statement's regress observables at T
   std::string note;
 };
@@ -328,6 +334,7 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
       r.values.push_back(nan());
       r.series.push_back(json());
       r.fits.push_back(json());
+      r.guides.push_back(json());
       r.clauses.push_back({{"clause", c.text()}, {"verdict", "not applicable"},
                            {"reason", "the " + c.prediction + " rate is not stated for this model"}});
       continue;
@@ -336,6 +343,7 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
       r.values.push_back(nan());
       r.series.push_back(json());
       r.fits.push_back(json());
+      r.guides.push_back(json());
       r.clauses.push_back({{"clause", c.text()}, {"verdict", "not applicable"},
                            {"reason", "claimed for hemisphere starts only; this start has no certified hemisphere"}});
       continue;
@@ -345,6 +353,7 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
       r.values.push_back(nan());
       r.series.push_back(json());
       r.fits.push_back(json());
+      r.guides.push_back(json());
       r.clauses.push_back({{"clause", c.text()}, {"reason", "no certified hemisphere at the start"}});
       continue;
     }
@@ -355,6 +364,7 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
     r.values.push_back(j.value);
     r.series.push_back(j.figure_series);
     r.fits.push_back(j.fit_line);
+    r.guides.push_back(j.guide);
     r.clauses.push_back(j.evidence);
   }
   r.verdict = combine(vs);
@@ -862,6 +872,17 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
       if (f.is_object() && f.contains("slope"))
         add_fit(fig, f["slope"].get<double>(), f["intercept"].get<double>(), f["x_min"].get<double>(),
                 f["x_max"].get<double>(), "fitted rate", name);
+    }
+    // The first drawn instance's reference: its tolerance (each instance has its own) or the bound.
+    for (std::size_t i = 0; i < e.instances.size() && i < kFigureInstances; ++i) {
+      const auto& jd = e.instances[i].judgement;
+      if (c >= jd.guides.size() || jd.guides[c].is_null()) continue;
+      add_guide(fig,
+                distance || cl.kind == ConclusionSpec::Kind::Equals
+                    ? fmt::format("tolerance of instance {}", i + 1)
+                    : fmt::format("bound {} {:g}", cl.relation, cl.value),
+                jd.guides[c]);
+      break;
     }
     if (!fig["series"].empty()) r.figures[fmt::format("clause {}: {}", c + 1, o.label)] = fig;
   }

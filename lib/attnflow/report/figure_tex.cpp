@@ -164,12 +164,14 @@ std::string data_file(const std::string& prefix, std::size_t& counter, const std
 }
 
 /// Long legend entries get fewer columns, so the legend stays within the plot's width.
-std::size_t legend_columns(const std::vector<std::pair<std::string, const json*>>& curves, const std::vector<json>& fits) {
+std::size_t legend_columns(const std::vector<std::pair<std::string, const json*>>& curves, const std::vector<json>& fits,
+                           const std::vector<std::pair<std::string, const json*>>& guides) {
   std::size_t longest = 0;
   for (const auto& c : curves) longest = std::max(longest, c.first.size());
   for (const auto& f : fits) longest = std::max(longest, str(f, "label", "fit").size());
+  for (const auto& g : guides) longest = std::max(longest, g.first.size());
   const std::size_t columns = longest > 32 ? 1 : longest > 20 ? 2 : 3;
-  return std::min(columns, curves.size() + fits.size());
+  return std::min(columns, curves.size() + fits.size() + guides.size());
 }
 
 /// Whether the positive finite values of coordinate `axis` over the curves span a decade or more:
@@ -211,13 +213,19 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
       for (const auto& x : fj)
         if (x.is_object()) fits.push_back(x);
   }
-  const bool legend = curves.size() + fits.size() <= kMaxLegendEntries && (curves.size() > 1 || !fits.empty());
+  // Reference curves that are not data: a clause's tolerance, a bound (figure.hpp, "guides").
+  std::vector<std::pair<std::string, const json*>> guides;
+  if (f.contains("guides") && f["guides"].is_array())
+    for (const auto& g : f["guides"])
+      if (is_series(g)) guides.emplace_back(str(g, "label", "reference"), &g);
+  const bool legend = curves.size() + fits.size() + guides.size() <= kMaxLegendEntries &&
+                      (curves.size() > 1 || !fits.empty() || !guides.empty());
   std::ostringstream t;
   // x spans exactly the data: no margin before a time or layer axis that starts at 0.
   t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major,enlarge x limits=false";
   if (paths) t << ",axis equal image";
   if (legend)
-    t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits)
+    t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits, guides)
       << ",legend style={font=\\scriptsize,at={(attnflow-xlabel.south)},anchor=north,yshift=-2pt,draw=none}";
   t << "]\n";
   std::size_t drawn = 0;
@@ -264,10 +272,20 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
       << "] table[x=x,y=y] {" << file << "};\n";
     if (legend) t << "\\addlegendentry{" << esc(str(fit, "label", "fit")) << "}\n";
   }
+  std::string dotted;
+  for (const auto& [label, g] : guides) {
+    std::string content;
+    if (curve_data(*g, log_x, log_y, false, content) == 0) continue;
+    const std::string file = data_file(prefix, counter, "guide", content, files);
+    t << "\\addplot[color=black!55,densely dotted,very thick,no marks" << (legend ? "" : ",forget plot")
+      << "] table[x=x,y=y] {" << file << "};\n";
+    if (legend) t << "\\addlegendentry{" << esc(label) << "}\n";
+    dotted += (dotted.empty() ? "; dotted: " : ", ") + label;
+  }
   t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
-  t << caption(title, fmt::format("{} of {} {} drawn{}{}", drawn, curves.size(), curves.size() == 1 ? "curve" : "curves",
+  t << caption(title, fmt::format("{} of {} {} drawn{}{}{}", drawn, curves.size(), curves.size() == 1 ? "curve" : "curves",
                                   drawn < curves.size() ? " (the others have no point on this axis)" : "",
-                                  fits.empty() ? "" : "; dashed: fitted lines"));
+                                  fits.empty() ? "" : "; dashed: fitted lines", dotted));
   if (!legend && (curves.size() > 1 || !fits.empty())) {
     t << "{\\scriptsize Curves:";
     for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)

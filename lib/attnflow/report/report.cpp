@@ -386,6 +386,76 @@ bool non_empty_list(const json& c, const char* key) { return c.contains(key) && 
 
 const json* field(const json& j, const char* key) { return j.is_object() && j.contains(key) ? &j[key] : nullptr; }
 
+/// The rate clauses of a statement-runner check: the fitted rates against the prediction, family
+/// by family (`per_family`), or in one line over all instances (for the Summary).
+std::vector<std::string> rate_results(const json& c, bool per_family) {
+  std::vector<std::string> out;
+  const json evidence = c.value("evidence", json::object());
+  const json* spec = field(evidence, "specification");
+  const json* conclusion = spec ? field(*spec, "conclusion") : nullptr;
+  const json* instances = field(evidence, "instances");
+  if (!conclusion || !conclusion->is_array() || !instances || !instances->is_array()) return out;
+  for (std::size_t k = 0; k < conclusion->size(); ++k) {
+    const json& cl = (*conclusion)[k];
+    if (!cl.is_object() || !cl.contains("rate") || !cl["rate"].is_object() || cl["rate"].empty()) continue;
+    const auto label = find_key_label(cl.value("observable", std::string()));
+    if (!label) continue;
+    const std::string S = label->symbol.empty() ? "\text{" + prose_tex(label->label) + "}" : label->symbol;
+    const auto& [relation, claim] = *cl["rate"].items().begin();
+    const std::string against =
+        claim.is_string() ? "the " + prose_tex(claim.get<std::string>()) + " rate"
+                          : "$" + std::string(relation == ">=" ? "\\ge " : relation == "<=" ? "\\le " : "") +
+                                (claim.is_number() ? math_number(claim.get<double>(), 4) : "?") + "$";
+    struct Family {
+      long agree = 0, judged = 0, not_stated = 0;
+      double worst = -1, fitted = NAN, predicted = NAN, half_width = NAN;
+    };
+    std::vector<std::string> order;
+    std::map<std::string, Family> families;
+    for (const auto& inst : *instances) {
+      const json* cls = field(inst, "clauses");
+      if (!cls || !cls->is_array() || k >= cls->size() || !(*cls)[k].is_object()) continue;
+      const json& r = (*cls)[k];
+      const std::string name = per_family ? inst.value("family", std::string()) : std::string();
+      if (!families.count(name)) order.push_back(name);
+      Family& f = families[name];
+      if (!r.contains("fitted_rate") || !r["fitted_rate"].is_number() || !r.contains("predicted_rate") ||
+          !r["predicted_rate"].is_number()) {
+        ++f.not_stated;
+        continue;
+      }
+      ++f.judged;
+      f.agree += r.value("agrees", false);
+      const double fitted = r["fitted_rate"].get<double>(), predicted = r["predicted_rate"].get<double>();
+      const double deviation = std::abs(fitted - predicted) / std::max(std::abs(predicted), 1e-300);
+      if (deviation > f.worst)
+        f.worst = deviation, f.fitted = fitted, f.predicted = predicted,
+        f.half_width = r.contains("ci_half_width") && r["ci_half_width"].is_number() ? r["ci_half_width"].get<double>() : NAN;
+    }
+    std::string line = "rate of $" + S + "$ against " + against + ":";
+    bool first = true;
+    for (const auto& name : order) {
+      const Family& f = families[name];
+      line += first ? " " : "; ";
+      first = false;
+      if (!name.empty()) line += prose_tex(name) + ": ";
+      if (f.judged == 0) {
+        line += "not stated for these instances";
+        continue;
+      }
+      // Enough digits to show the deviation: a relative deviation 1e-7 needs 9 digits.
+      const int digits = std::clamp(f.worst > 0 ? int(std::ceil(-std::log10(f.worst))) + 2 : 6, 4, 12);
+      line += fmt::format("${}/{}$ agree, largest relative deviation ${}$ ($\\hat\\lambda = {}", f.agree, f.judged,
+                          math_number(f.worst, 2), math_number(f.fitted, digits));
+      if (std::isfinite(f.half_width)) line += " \\pm " + math_number(f.half_width, 2);
+      line += "$ against $" + math_number(f.predicted, digits) + "$)";
+      if (f.not_stated > 0) line += fmt::format(", not stated for ${}$", f.not_stated);
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
 /// The clauses of a statement-runner check, each in symbols with its extreme value over the
 /// instances ("" for a measurement hook's check: its key number says it).
 std::vector<std::string> clause_results(const json& c) {
@@ -489,11 +559,19 @@ std::vector<std::string> source_counterexamples(const json& c) {
 bool is_finding(const json& c);
 std::string summary_line(const json& c);
 
+/// What a measurement found against a remark of its source (evidence.against_source), or "".
+std::string against_source(const json& c) {
+  const json* e = c.contains("evidence") ? &c["evidence"] : nullptr;
+  if (!e || !e->is_object() || !e->contains("against_source") || !(*e)["against_source"].is_string()) return "";
+  return (*e)["against_source"].get<std::string>();
+}
+
 /// One line for the summary: the first clause in symbols, or the key number's first part; a
 /// finding also says how it fails, family by family, and which counterexamples to the printed
 /// statement its controls found.
 std::string summary_result(const json& c) {
   std::string against;
+  if (const std::string a = against_source(c); !a.empty()) against += prose_tex(a) + "; ";
   for (const auto& d : source_counterexamples(c)) against += "the statement as printed fails: " + prose_tex(d) + " (violated); ";
   return against + summary_line(c);
 }
@@ -504,7 +582,9 @@ std::string summary_line(const json& c) {
   const auto clauses = clause_results(c);
   if (!clauses.empty()) {
     const std::string families = is_finding(c) ? family_counts(c) : "";
-    return instance_count(c) + (families.empty() ? "" : " (" + families + ")") + "; " + clauses.front();
+    std::string rates;
+    for (const auto& l : rate_results(c, false)) rates += "; " + l;
+    return instance_count(c) + (families.empty() ? "" : " (" + families + ")") + "; " + clauses.front() + rates;
   }
   const std::string k = c.value("key_number", std::string());
   return prose_tex(k.substr(0, k.find(';')));
@@ -517,10 +597,11 @@ bool as_expected(const json& c) {
 }
 
 /// A finding: attnflow disagrees with a published statement (a verdict against its expectation,
-/// or a control inside the printed statement violated), or a conjecture failed.
+/// a control inside the printed statement violated, or a measurement against a remark of its
+/// source), or a conjecture failed.
 bool is_finding(const json& c) {
   return !as_expected(c) || (c["kind"].get<std::string>() == "conjecture" && c["verdict"].get<std::string>() == "violated") ||
-         !source_counterexamples(c).empty();
+         !source_counterexamples(c).empty() || !against_source(c).empty();
 }
 
 struct Appendix {
@@ -570,6 +651,7 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
     key = "\\begin{itemize}\n";
     if (const std::string n = instance_count(c); !n.empty()) key += "\\item Instances: " + n + ".\n";
     for (const auto& l : clauses) key += "\\item " + l + ".\n";
+    for (const auto& l : rate_results(c, true)) key += "\\item " + l + ".\n";
     key += "\\end{itemize}\n";
   } else if (c.contains("key_number")) {
     key = breakable(prose_tex(c["key_number"].get<std::string>())) + "\n";

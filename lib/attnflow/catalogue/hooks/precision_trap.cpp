@@ -111,6 +111,15 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
                         "epsilon. In {} of {} cases double precision loses b^2 against 1 in the logits and shows a "
                         "spurious merger. This contradicts the remark in [A] that both tokens go to one point.",
                         spurious, measured.size());
+  // What the Summary lists as a finding: the measurement contradicts a remark of its source.
+  if (j.verdict == Verdict::Holds && !measured.empty()) {
+    const json& m = measured.back();
+    j.evidence["against_source"] = fmt::format(
+        "[A] remarks that both tokens go to one point; at sufficient precision they do not (2b(T) = {:.3g} at eps = {}, "
+        "{}), and double precision shows a spurious merger in {} of {} cases",
+        2 * m["b_T"].get<double>(), m["epsilon"].get<std::string>(), m["precision"].get<std::string>(), spurious,
+        measured.size());
+  }
   j.evidence["verdict_rule"] =
       "holds: at the high precision b(T)/b(T - T/8) > 1 - 1e-6 and b(T) > sqrt(eps); violated: b zero or still "
       "decaying like e^-t";
