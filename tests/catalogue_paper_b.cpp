@@ -103,6 +103,21 @@ BOOST_AUTO_TEST_CASE(phase_diagram_reported) {
   BOOST_TEST(heat["z"].size() == 3u);  // one row per beta
   BOOST_TEST(heat["x_label"] == "t");
   BOOST_TEST(!heat["series"].empty());  // the predicted curve gamma_beta(t) = 1 - delta
+  // d < n: gamma (pairwise-orthogonal starts) is not the prediction, and the evidence says so;
+  // the dimension is in the figure's legend too.
+  BOOST_TEST(r.evidence["note"].get<std::string>().rfind("d < n", 0) == 0u);
+  BOOST_TEST(heat["z_label"].get<std::string>().find("d = 2") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(phase_diagram_at_d_at_least_n_follows_gamma) {
+  // Where gamma applies (d >= n, as [B] Fig. 3), the Monte-Carlo F crosses 1/2 near its t_delta:
+  // inside the band where F goes from 0.1 to 0.9, for each beta whose t_delta lies before T.
+  const auto r = run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 8}, {"t_end", 12}, {"samples", 61}, {"betas", {0.5, 2}}});
+  BOOST_TEST(r.evidence["note"].get<std::string>().find("d >= n") != std::string::npos);
+  for (const auto& row : r.evidence["per_beta"]) {
+    BOOST_TEST_INFO(row.dump());
+    BOOST_TEST(row["t_delta_in_band_0.1_0.9"] == true);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
