@@ -17,6 +17,7 @@ const std::map<std::string, KeyLabel>& table() {
       {"confirmation_policy", {"confirmation policy", ""}},
       {"constant_C", {"constant", "C"}},
       {"finding", {"finding", ""}},
+      {"against_source", {"against a remark of the source", ""}},
       {"horizon", {"horizon", ""}},
       {"integration_error_rule", {"integration error rule", ""}},
       {"measurement", {"measurement", ""}},

@@ -432,7 +432,9 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
         f.worst = deviation, f.fitted = fitted, f.predicted = predicted,
         f.half_width = r.contains("ci_half_width") && r["ci_half_width"].is_number() ? r["ci_half_width"].get<double>() : NAN;
     }
-    std::string line = "rate of $" + S + "$ against " + against + ":";
+    // The Summary names the rate only (its symbol is in the section); the section gives each
+    // family's numbers.
+    std::string line = per_family ? "rate of $" + S + "$ against " + against + ":" : "rate against " + against + ":";
     bool first = true;
     for (const auto& name : order) {
       const Family& f = families[name];
@@ -445,8 +447,9 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
       }
       // Enough digits to show the deviation: a relative deviation 1e-7 needs 9 digits.
       const int digits = std::clamp(f.worst > 0 ? int(std::ceil(-std::log10(f.worst))) + 2 : 6, 4, 12);
-      line += fmt::format("${}/{}$ agree, largest relative deviation ${}$ ($\\hat\\lambda = {}", f.agree, f.judged,
-                          math_number(f.worst, 2), math_number(f.fitted, digits));
+      line += fmt::format("${}/{}$ agree, largest relative deviation ${}$", f.agree, f.judged, math_number(f.worst, 2));
+      if (!per_family) continue;
+      line += fmt::format(" ($\\hat\\lambda = {}", math_number(f.fitted, digits));
       if (std::isfinite(f.half_width)) line += " \\pm " + math_number(f.half_width, 2);
       line += "$ against $" + math_number(f.predicted, digits) + "$)";
       if (f.not_stated > 0) line += fmt::format(", not stated for ${}$", f.not_stated);
