@@ -13,7 +13,7 @@ BOOST_AUTO_TEST_CASE(operators_become_symbols) {
   BOOST_TEST(prose_tex("a <= b") == "a $\\leq$ b");
   BOOST_TEST(prose_tex("i != j") == "i $\\neq$ j");
   BOOST_TEST(prose_tex("pair +-x") == "pair $\\pm$x");
-  BOOST_TEST(prose_tex("lambda < 0: V = -diag(1, 0)") == "$\\lambda <$ 0: V = -diag(1, 0)");
+  BOOST_TEST(prose_tex("lambda < 0: V = -diag(1, 0)") == "$\\lambda <$ 0: V = $-$diag(1, 0)");
 }
 
 BOOST_AUTO_TEST_CASE(symbols_with_scripts_greek_roots_and_inner_products) {
@@ -21,11 +21,20 @@ BOOST_AUTO_TEST_CASE(symbols_with_scripts_greek_roots_and_inner_products) {
   BOOST_TEST(prose_tex("points on S^{d-1}") == "points on $S^{d-1}$");
   BOOST_TEST(prose_tex("the scale sqrt(log d / d)") == "the scale $\\sqrt{\\log d / d}$");
   BOOST_TEST(prose_tex("|<Q phi_1, K phi_1>|") == "\\textbar{}$\\langle Q \\varphi_{1}, K \\varphi_{1}\\rangle$\\textbar{}");
-  BOOST_TEST(prose_tex("psi^T (z_i - z_i^ref)") == "$\\psi^\\top$ ($z_{i}$ - $z_{i}^{\\mathrm{ref}}$)");
+  BOOST_TEST(prose_tex("psi^T (z_i - z_i^ref)") == "$\\psi^\\top$ ($z_{i} - z_{i}^{\\mathrm{ref}}$)");
   BOOST_TEST(prose_tex("max_(k>=2) |lambda_k|") == "$\\max_{k\\geq 2}$ \\textbar{}$\\lambda_{k}$\\textbar{}");
   BOOST_TEST(prose_tex("Delta_k(digits)") == "$\\Delta_{k}$(digits)");
   BOOST_TEST(prose_tex("e_j'") == "$e_{j}'$");
   BOOST_TEST(prose_tex("within 10^-digits") == "within $10^{-\\mathrm{digits}}$");
+}
+
+BOOST_AUTO_TEST_CASE(a_minus_sign_is_not_a_hyphen) {
+  BOOST_TEST(prose_tex("V = -I") == "V = $-$I");
+  BOOST_TEST(prose_tex("beta = -0.5") == "$\\beta$ = $-$0.5");
+  BOOST_TEST(prose_tex("|D - 0|") == "\\textbar{}D $-$ 0\\textbar{}");
+  BOOST_TEST(prose_tex("non-decreasing, left-most") == "non-decreasing, left-most");
+  BOOST_TEST(prose_tex("decaying like t^-0.41") == "decaying like $t^{-0.41}$");
+  BOOST_TEST(prose_tex("1 \u2212 \u03b4") == "1 $-$ $\\delta$");
 }
 
 BOOST_AUTO_TEST_CASE(numbers_in_exponent_form_read_as_powers_of_ten) {

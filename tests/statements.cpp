@@ -392,7 +392,9 @@ BOOST_AUTO_TEST_CASE(a_cluster_count_at_delta_is_judged_with_its_ambiguity) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(statement_families_and_generators)
+// Nested in `statements`: ctest runs each file's suite of the same name only.
+BOOST_AUTO_TEST_SUITE(statements)
+BOOST_AUTO_TEST_SUITE(families_and_generators)
 
 BOOST_AUTO_TEST_CASE(families_are_judged_and_regressed_apart) {
   const json j = {
@@ -428,6 +430,41 @@ BOOST_AUTO_TEST_CASE(families_are_judged_and_regressed_apart) {
       BOOST_TEST(i["verdict"] == "violated", i.dump());
       BOOST_TEST(i.value("confirmation", "").find(": violated") != std::string::npos, i.dump());
     }
+  // The clause's figure draws both families and says which instances it shows.
+  const json& fig = r.figures["clause 1: diameter"];
+  BOOST_TEST(fig["selection"] == "every instance (4), every family (2)");
+  std::string names_drawn;
+  for (const auto& [name, series] : fig["series"].items()) names_drawn += name + "; ";
+  BOOST_TEST(names_drawn.find("attractive") != std::string::npos, names_drawn);
+  BOOST_TEST(names_drawn.find("repulsive") != std::string::npos, names_drawn);
+}
+
+BOOST_AUTO_TEST_CASE(a_clause_figure_takes_every_family_in_turn) {
+  // Three families of three instances: four curves, the first of each family and then the second
+  // of the first; the caption's selection says so.
+  json j = {{"id", "three-families"},
+            {"kind", "conjecture"},
+            {"statement", "Collapse at three scales of V."},
+            {"model", {{"model", "layer-normalized"}, {"beta", 1}, {"V", {{"scaled-identity", "0.5"}}}}},
+            {"ensemble",
+             {{"instances", 3},
+              {"n", 4},
+              {"d", 3},
+              {"start", "hemisphere"},
+              {"families",
+               {{{"name", "a"}, {"override", json::object()}},
+                {{"name", "b"}, {"override", {{"model", {{"V", {{"scaled-identity", "0.25"}}}}}}}},
+                {{"name", "c"}, {"override", {{"model", {{"V", {{"scaled-identity", "0.75"}}}}}}}}}}}},
+            {"horizon", {{"layers", 50}}},
+            {"conclusion", {{{"observable", "diameter"}, {"tends_to", 0}}}}};
+  const CheckResult r = run_entry(statement_entry(parse_statement(j, "test")), json::object(), 20231);
+  const json& fig = r.figures["clause 1: diameter"];
+  BOOST_TEST(fig["selection"] == "4 of 9 instances, every family (3)");
+  std::vector<std::string> drawn;
+  for (const auto& [name, series] : fig["series"].items()) drawn.push_back(name.substr(0, name.find(" (")));
+  std::sort(drawn.begin(), drawn.end());
+  BOOST_TEST(drawn == (std::vector<std::string>{"instance 1", "instance 2", "instance 4", "instance 7"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(per_layer_draws_keep_their_first_layers_when_the_horizon_grows) {
@@ -501,6 +538,7 @@ BOOST_AUTO_TEST_CASE(a_limit_that_has_settled_elsewhere_is_violated_and_a_creepi
   BOOST_TEST(s.evidence["instances"][0]["clauses"][0].value("reason", "") == "still approaching at T");
 }
 
+BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(statements)

@@ -13,7 +13,8 @@
 // (ln D = ln C − λt on a log-y axis; ln Δ = ln c + 1·ln ε on log-log axes). It is drawn over
 // [x_min, x_max], the window it was fitted on, in the colour of the series `of`. A lines figure
 // may also hold "guides": [{label, x, y}], reference curves that are not data (a clause's
-// tolerance, a bound), drawn dotted in grey with their label in the legend.
+// tolerance, a bound), drawn dotted in grey with their label in the legend, and "selection": which
+// instances the curves are ("4 of 12 instances, every family (4)"), said in the caption.
 // Series are downsampled by series() below; the report downsamples again.
 #include <nlohmann/json.hpp>
 

@@ -849,9 +849,37 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
         r.observables.push_back(mean_observable(fmt::format("{}{}: mean value at T", prefix, s.regress[k]), values));
     }
   }
-  // One figure per clause: its observable against t (or the layer) for the first instances, on a
+  // One figure per clause: its observable against t (or the layer) for a few instances, on a
   // log scale where the clause is about a distance to a limit, with the rate fits drawn over them.
+  // The instances drawn take every family in turn (the first of each, then the second, ...), so a
+  // figure shows all families when they fit, and its caption says which instances it shows.
   constexpr std::size_t kFigureInstances = 4;
+  std::vector<std::size_t> drawn;
+  std::vector<std::string> families;
+  for (const auto& o : e.instances)
+    if (std::find(families.begin(), families.end(), o.family) == families.end()) families.push_back(o.family);
+  for (std::size_t round = 0; drawn.size() < kFigureInstances && drawn.size() < e.instances.size(); ++round)
+    for (const auto& family : families) {
+      std::size_t seen = 0;
+      for (std::size_t i = 0; i < e.instances.size(); ++i)
+        if (e.instances[i].family == family && seen++ == round && drawn.size() < kFigureInstances) drawn.push_back(i);
+    }
+  std::sort(drawn.begin(), drawn.end());
+  std::string selection;
+  {
+    std::vector<std::string> shown_families, left_out;
+    for (const auto& family : families) {
+      const bool shown = std::any_of(drawn.begin(), drawn.end(), [&](std::size_t i) { return e.instances[i].family == family; });
+      (shown ? shown_families : left_out).push_back(family);
+    }
+    selection = drawn.size() == e.instances.size()
+                    ? fmt::format("every instance ({})", e.instances.size())
+                    : fmt::format("{} of {} instances", drawn.size(), e.instances.size());
+    if (families.size() > 1)
+      selection += left_out.empty() ? fmt::format(", every family ({})", families.size())
+                                    : fmt::format(", {} of {} families (the rest are in the tables)", shown_families.size(),
+                                                  families.size());
+  }
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     const ConclusionSpec& cl = s.conclusions[c];
     const ObservableDef& o = *find_observable(cl.observable);
@@ -860,7 +888,8 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     const std::string y_label =
         !distance || cl.value == 0 ? o.label : fmt::format("distance of the {} to {:g}", o.label, cl.value);
     json fig = line_figure({s.layers > 0 ? "layer" : "t", y_label, false, distance});
-    for (std::size_t i = 0; i < e.instances.size() && i < kFigureInstances; ++i) {
+    fig["selection"] = selection;
+    for (const std::size_t i : drawn) {
       const auto& jd = e.instances[i].judgement;
       if (c >= jd.series.size() || jd.series[c].is_null()) continue;
       const std::string name =
@@ -874,7 +903,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
                 f["x_max"].get<double>(), "fitted rate", name);
     }
     // The first drawn instance's reference: its tolerance (each instance has its own) or the bound.
-    for (std::size_t i = 0; i < e.instances.size() && i < kFigureInstances; ++i) {
+    for (const std::size_t i : drawn) {
       const auto& jd = e.instances[i].judgement;
       if (c >= jd.guides.size() || jd.guides[c].is_null()) continue;
       add_guide(fig,

@@ -283,7 +283,9 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     dotted += (dotted.empty() ? "; dotted: " : ", ") + label;
   }
   t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
-  t << caption(title, fmt::format("{} of {} {} drawn{}{}{}", drawn, curves.size(), curves.size() == 1 ? "curve" : "curves",
+  const std::string selection = str(f, "selection");  // which instances the curves are (figure.hpp)
+  t << caption(title, fmt::format("{}{} of {} {} drawn{}{}{}", selection.empty() ? "" : "Shows " + selection + "; ", drawn,
+                                  curves.size(), curves.size() == 1 ? "curve" : "curves",
                                   drawn < curves.size() ? " (the others have no point on this axis)" : "",
                                   fits.empty() ? "" : "; dashed: fitted lines", dotted));
   if (!legend && (curves.size() > 1 || !fits.empty())) {

@@ -33,7 +33,7 @@ const std::map<char32_t, const char*>& unicode_table() {
       {U'Φ', "$\\Phi$"},
       {U'⟨', "$\\langle$"},
       {U'⟩', "$\\rangle$"},
-      {U'−', "-"},
+      {U'−', "$-$"},
       {U'–', "--"},
       {U'—', "---"},
       {U'≈', "$\\approx$"},

@@ -102,7 +102,7 @@ std::string math_word(const std::string& w) {
   if (const auto g = greek().find(w); g != greek().end()) return g->second;
   if (const auto o = operator_names().find(w); o != operator_names().end()) return o->second;
   bool digits = true;
-  for (char c : w) digits = digits && digit(c);
+  for (char c : w) digits = digits && (digit(c) || c == '.');
   if (w.size() == 1 || digits) return w;
   return "\\mathrm{" + w + "}";
 }
@@ -122,6 +122,9 @@ std::optional<std::pair<std::string, std::size_t>> script_argument(const std::st
   std::size_t k = i + (s[i] == '-' && super ? 1 : 0);
   const std::size_t first = k;
   while (k < s.size() && alnum(s[k])) ++k;
+  // A decimal exponent (t^-0.41): its fraction too.
+  if (k > first && digit(s[first]) && k + 1 < s.size() && s[k] == '.' && digit(s[k + 1]))
+    for (++k; k < s.size() && digit(s[k]);) ++k;
   if (k == first) return std::nullopt;
   return std::make_pair("{" + std::string(s[i] == '-' ? "-" : "") + math_word(s.substr(first, k - first)) + "}", k);
 }
@@ -391,6 +394,14 @@ std::string prose_tex(const std::string& s) {
       }
       pending += run;
       i = k;
+      continue;
+    }
+    // A minus sign, not a hyphen: before a number or a symbol ("V = -I", "-0.5") or between
+    // spaces ("|D - 0|"); a hyphen inside a word ("non-decreasing") stays.
+    if (c == '-' && i + 1 < s.size() && (i == 0 || std::string(" (=[,:;").find(s[i - 1]) != std::string::npos) &&
+        (alnum(s[i + 1]) || (s[i + 1] == ' ' && i > 0 && s[i - 1] == ' '))) {
+      math("-");
+      ++i;
       continue;
     }
     // A comparison between spaces: "lambda < 0".
