@@ -9,6 +9,7 @@
 #include "attnflow/odeint_compat.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "verify_support.hpp"
 
 #include <cmath>
 #include <map>
@@ -206,6 +207,124 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(equiangular_start_follows_the_rho_ode, T, GammaKin
   j["init"] = {{"kind", "equiangular"}, {"rho", "0.3"}};
   j["rtol"] = "1e-13", j["atol"] = "1e-15";
   BOOST_TEST(gamma_error<double>(j, true).vs_gamma > 1e-3);
+}
+
+/// Pre-LN from an equiangular start with unit norms: by symmetry every |x_i| = r and every
+/// ⟨θ_i, θ_j⟩ = ρ, with (derived from ẋ_i = A_i(Θ), THEORY.md S-normalization)
+///   r' = (e^β + (n−1)ρe^{βρ}) / Z,   ρ' = (2/r) e^{βρ}(1−ρ)(1+(n−1)ρ) / Z,
+/// Z = e^β + (n−1)e^{βρ} (SA) or n (USA): the Post-LN ρ ODE slowed by the speed factor r.
+template <class T> struct PreLnOde {
+  bool usa;
+  T beta;
+  int n;
+  void operator()(const std::vector<T>& s, std::vector<T>& ds, const T&) const {
+    using std::exp;
+    const T rho = s[0], r = s[1], e = exp(beta * rho);
+    const T Z = usa ? T(n) : exp(beta) + T(n - 1) * e;
+    ds.resize(2);
+    ds[0] = T(2) * e * (T(1) - rho) * (T(1) + T(n - 1) * rho) / (r * Z);
+    ds[1] = (exp(beta) + T(n - 1) * rho * e) / Z;
+  }
+};
+
+/// (ρ, r) at t = k/10, k = 0..20, by Bulirsch–Stoer at 60 digits (rtol = atol = 1e-45).
+std::vector<std::vector<mpfr>> pre_ln_reference(bool usa, const std::string& beta, int n, const std::string& rho0) {
+  namespace odeint = boost::numeric::odeint;
+  MpfrDigitsScope scope(60);
+  using S = std::vector<mpfr>;
+  const mpfr tol = from_decimal<mpfr>("1e-45");
+  S s{from_decimal<mpfr>(rho0), mpfr(1)};
+  std::vector<mpfr> ts;
+  std::vector<S> out;
+  for (int k = 0; k < kGammaSamples; ++k) ts.push_back(mpfr(k) / 10);
+  odeint::integrate_times(odeint::bulirsch_stoer<S, mpfr, S, mpfr>(tol, tol),
+                          PreLnOde<mpfr>{usa, from_decimal<mpfr>(beta), n}, s, ts.begin(), ts.end(), mpfr(1) / 100,
+                          [&](const S& x, const mpfr&) { out.push_back(x); });
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(pre_ln_equiangular_start_follows_its_rho_and_r_odes, T, GammaKinds) {
+  // The directions' inner products follow ρ(t) and every norm follows r(t), to the integrator's
+  // tolerance, for both forms; judged against the Post-LN formula (r ≡ 1) the same run fails.
+  const GammaSettings<T> k;
+  std::optional<MpfrDigitsScope> scope;
+  if (k.digits > 0) scope.emplace(k.digits);
+  for (const char* model : {"sa-pre-ln", "usa-pre-ln"}) {
+    const bool usa = std::string(model) == "usa-pre-ln";
+    json j = orthogonal_config(model, k.n, k.n + 1, "2", false);
+    j["init"] = {{"kind", "equiangular"}, {"rho", "0.3"}};
+    j["method"] = k.method, j["rtol"] = k.rtol, j["atol"] = k.atol;
+    if (k.digits > 0) j["precision"] = {{"digits", k.digits}};
+    const SimConfig c = parse_sim_config(j);
+    const Trajectory<T> tr = simulate<T>(c);
+    BOOST_REQUIRE(tr.stats.stop_reason == "end");
+    const auto reference = pre_ln_reference(usa, "2", c.n, "0.3");
+    const std::vector<mpfr>& post_ln = gamma_reference(usa, "2", c.n, "0.3");
+    BOOST_REQUIRE(reference.size() == tr.samples());
+    double vs_rho = 0, vs_r = 0, vs_post_ln = 0;
+    for (std::size_t s = 0; s < tr.samples(); ++s) {
+      Tokens<T> theta = tr.x[s];
+      for (int i = 0; i < c.n; ++i) {
+        const T norm = sqrt(T(tr.x[s].row(i).squaredNorm()));
+        vs_r = std::max(vs_r, to_double(abs(convert_scalar<mpfr>(norm) - reference[s][1])));
+        theta.row(i) /= norm;
+      }
+      const Matrix<T> G = theta * theta.transpose();
+      for (int i = 0; i < c.n; ++i)
+        for (int m = i + 1; m < c.n; ++m) {
+          vs_rho = std::max(vs_rho, to_double(abs(convert_scalar<mpfr>(G(i, m)) - reference[s][0])));
+          vs_post_ln = std::max(vs_post_ln, to_double(abs(convert_scalar<mpfr>(G(i, m)) - post_ln[s])));
+        }
+    }
+    BOOST_TEST_CONTEXT(model << " (" << k.name << "): |rho| " << vs_rho << ", |r| " << vs_r) {
+      BOOST_TEST(vs_rho <= k.bound);
+      BOOST_TEST(vs_r <= k.bound);
+      BOOST_TEST(to_double(reference.back()[1]) > 1.5);  // the norms grew: the tokens are free in R^d
+      BOOST_TEST(vs_post_ln > 1e-3);                       // slower than Post-LN: the check tells them apart
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pre_ln_is_enclosed_through_the_rigorous_twin) {
+  // prove --enclose takes the pre-LN flows through Model<T> on intervals (verify/model_series.hpp):
+  // the enclosure at t = 0.5 holds a 100-digit run and not the same point moved by 1e-6.
+  for (const char* model : {"sa-pre-ln", "usa-pre-ln"}) {
+    json j = {{"model", model}, {"n", 3}, {"d", 2}, {"beta", "1"}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
+              {"init",
+               {{"kind", "explicit"},
+                {"points", json::array({json::array({"1", "0.2"}), json::array({"0.3", "1.5"}), json::array({"-0.8", "0.6"})})}}},
+              {"time", {{"t_end", 0.5}, {"samples", 2}}}};
+    BOOST_TEST_CONTEXT(model) {
+      const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+      BOOST_TEST(in.general());
+      const auto [dbl, mpfi] = testing::enclose_in_both_kinds(in, 0.5);
+      BOOST_TEST_REQUIRE(dbl.ok, dbl.reason);
+      BOOST_TEST_REQUIRE(mpfi.ok, mpfi.reason);
+      const Trajectory<mpfr> ref = testing::hundred_digit_solution(j, {0.0, 0.5}, "1e-28");
+      MpfrDigitsScope digits(100);
+      for (const verify::FlowResult* f : {&dbl, &mpfi}) {
+        BOOST_TEST(testing::box_contains(f->boxes.back(), ref.x.back()));
+        BOOST_TEST(f->boxes.back().max_width() < 1e-9);
+        Tokens<mpfr> moved = ref.x.back();
+        moved(0, 0) += from_decimal<mpfr>("1e-6");
+        BOOST_TEST(!testing::box_contains(f->boxes.back(), moved));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(pre_ln_refuses_a_token_at_the_origin) {
+  // A start at the origin has no direction to attend to: bad input, named by its place.
+  json j = orthogonal_config("sa-pre-ln", 2, 2, "1", true);
+  j["init"] = {{"kind", "explicit"}, {"points", json::array({json::array({"0", "0"}), json::array({"1", "0"})})}};
+  BOOST_CHECK_EXCEPTION(simulate<double>(parse_sim_config(j)), InputError,
+                        [](const InputError& e) { return std::string(e.what()).find("init.points[0]") != std::string::npos; });
+  // and the field at a token at the origin refuses to divide by zero.
+  j["init"] = {{"kind", "explicit"}, {"points", json::array({json::array({"0.5", "0"}), json::array({"1", "0"})})}};
+  const SimConfig c = parse_sim_config(j);
+  const Model<double> m = build_model<double>(c);
+  State<double> x{0, 0, 1, 0}, dx;
+  BOOST_CHECK_THROW(m.rhs(x, dx, 0.0), DegenerateStateError);
 }
 
 BOOST_AUTO_TEST_CASE(gamma_check_can_fail) {

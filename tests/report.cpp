@@ -237,7 +237,9 @@ BOOST_AUTO_TEST_CASE(labelled_figure_with_fit_shows_its_axis_labels) {
   BOOST_TEST(r.text.find("estimated rate 0.5") !=
              std::string::npos);  // the fit's legend entry (no fi/fl: pdftotext drops ligatures)
   BOOST_TEST(r.tex.find("ymode=log") != std::string::npos);
-  // The fit is drawn from its own data file: y = exp(ln 2 − 0.5 k) at k = 10 and 40.
+  // The fit is drawn from its own data file: y = exp(ln 2 − 0.5 k) at k = 10 and 40, drawn 3 times
+  // above the data on this log axis (the caption says so).
+  BOOST_TEST(r.tex.find("dashed: fitted lines, drawn 3 times above the data") != std::string::npos);
   bool found = false;
   for (const auto& f : fs::directory_iterator(r.dir / "report-data"))
     if (f.path().filename().string().find("-fit.dat") != std::string::npos) {
@@ -247,8 +249,8 @@ BOOST_AUTO_TEST_CASE(labelled_figure_with_fit_shows_its_axis_labels) {
       in >> header >> header >> x0 >> y0 >> x1 >> y1;
       if (x0 == 10 && x1 == 40) {
         found = true;
-        BOOST_TEST(y0 == 2 * std::exp(-5.0), boost::test_tools::tolerance(1e-8));
-        BOOST_TEST(y1 == 2 * std::exp(-20.0), boost::test_tools::tolerance(1e-8));
+        BOOST_TEST(y0 == 3 * 2 * std::exp(-5.0), boost::test_tools::tolerance(1e-8));
+        BOOST_TEST(y1 == 3 * 2 * std::exp(-20.0), boost::test_tools::tolerance(1e-8));
       }
     }
   BOOST_TEST(found);

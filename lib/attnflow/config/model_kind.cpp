@@ -23,6 +23,12 @@ const std::vector<ModelInfo>& model_catalogue() {
        true, true, Normalization::Softmax, false},
       {ModelKind::EulerRenormalize, "euler-renormalize", "x_i^{k+1} = normalize(x_i + eta sum_j P_ij V x_j)", true,
        true, Normalization::Softmax, false},
+      // Pre-LN (Karagodin, Ge, Polyanskiy, Rigollet, arXiv:2510.22026): tokens free in R^d, the
+      // attention sees their directions theta_i = x_i/|x_i| only.
+      {ModelKind::SaPreLn, "sa-pre-ln", "dx_i/dt = sum_j P_ij(theta) V theta_j, theta_j = x_j/|x_j|", false, false,
+       Normalization::Softmax, false},
+      {ModelKind::UsaPreLn, "usa-pre-ln", "dx_i/dt = (1/n) sum_j e^{beta<Q theta_i, K theta_j>} V theta_j", false,
+       false, Normalization::Uniform, false},
   };
   return models;
 }

@@ -16,7 +16,9 @@ enum class ModelKind {
   Ffn,
   Causal,
   LayerNormalized,
-  EulerRenormalize
+  EulerRenormalize,
+  SaPreLn,
+  UsaPreLn
 };
 
 struct ModelInfo {

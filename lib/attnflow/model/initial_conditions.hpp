@@ -94,6 +94,11 @@ template <class T> Tokens<T> initial_tokens(const SimConfig& c) {
         input_error("init.points[" + std::to_string(i) + "]", "a sphere model needs a nonzero point (x_i = p_i/|p_i|)");
     normalize_rows(x);
   }
+  // Pre-LN attends to the directions x_i/|x_i|: a token at the origin has none.
+  if (c.model->kind == ModelKind::SaPreLn || c.model->kind == ModelKind::UsaPreLn)
+    for (int i = 0; i < n; ++i)
+      if (!(to_double(x.row(i).squaredNorm()) > 0))
+        input_error("init.points[" + std::to_string(i) + "]", "a pre-LN model needs a nonzero point (it attends to x_i/|x_i|)");
   return x;
 }
 

@@ -79,6 +79,8 @@ template <class T> class Model {
 
   bool discrete() const { return info->discrete; }
   bool on_sphere() const { return info->on_sphere; }
+  /// Pre-LN: the attention reads the tokens' directions, the tokens themselves move in R^d.
+  bool attends_to_directions() const { return info->kind == ModelKind::SaPreLn || info->kind == ModelKind::UsaPreLn; }
   /// The Euclidean flows, whose logits grow like e^{2t}, take them relative to a reference token
   /// (RelativeLogits in attention.hpp).
   bool relative_logits() const {
@@ -113,7 +115,7 @@ template <class T> class Model {
   /// general mask (the fast kernel knows the causal one only).
   void rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
     if constexpr (has_fast_kernel<T>) {
-      if (!mask.empty()) return reference_rhs(xs, dxdt, t);
+      if (!mask.empty() || attends_to_directions()) return reference_rhs(xs, dxdt, t);
       dxdt.resize(xs.size());
       cache_.with([&](ModelCache<T>& c) { fast_rhs(xs, dxdt, t, c); });
     } else {
@@ -128,10 +130,14 @@ template <class T> class Model {
     const Tokens<T> X = x;
     Tokens<T> out = Tokens<T>::Zero(n, d);
     const Positions p(*this, X, t);
+    const Tokens<T> theta = attends_to_directions() ? directions(X) : Tokens<T>();
     for (const auto& head : heads) {
       const Matrix<T> V = head.V.at_time(t);
-      Tokens<T> a = attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal,
-                           p.relative(), &mask);
+      Tokens<T> a = attends_to_directions()
+                        ? attend(theta, theta, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization,
+                                 causal, {}, &mask)
+                        : attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal,
+                                 p.relative(), &mask);
       switch (info->kind) {
         case ModelKind::SaRescaled: a -= X * V.transpose(); break;  // Σ_j P_ij V (z_j − z_i), Σ_j P_ij = 1
         case ModelKind::Ffn: {
@@ -147,6 +153,20 @@ template <class T> class Model {
     if (on_sphere()) project_tangent_rows(X, out);
     dxdt.resize(xs.size());
     as_tokens(dxdt, n, d) = out;
+  }
+
+  /// Every token's direction x_i/|x_i|; a token at the origin has none (pre-LN is undefined there).
+  Tokens<T> directions(const Tokens<T>& X) const {
+    using std::sqrt;
+    Tokens<T> theta = X;
+    for (int i = 0; i < n; ++i) {
+      const T norm = sqrt(X.row(i).squaredNorm());
+      if (!ScalarOrder<T>::certainly_positive(norm))
+        throw DegenerateStateError("token " + std::to_string(i) +
+                                   " is at the origin: its direction, which pre-LN attends to, is undefined");
+      theta.row(i) /= norm;
+    }
+    return theta;
   }
 
   /// One layer of a discrete model, in place: layer index k (0-based).

@@ -46,6 +46,7 @@ std::string caption(const std::string& title, const std::string& shows) {
 constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast (the PDF compiles in seconds)
 constexpr std::size_t kMaxLegendEntries = 10;  // more would cover the plot; the data files keep every name
 constexpr std::size_t kMaxMarkedPoints = 60;   // beyond this marks turn a curve into a smudge
+constexpr double kFitOffset = 3;                // a fit on a log axis, shifted by half a decade: visible, still near
 
 // Fixed colours, so a fitted line is drawn in the colour of the series it was fitted to.
 const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black",   "orange!90!black", "violet",
@@ -256,10 +257,12 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     const double x0 = fit["x_min"].get<double>(), x1 = fit["x_max"].get<double>();
     if (log_x && !(x0 > 0 && x1 > 0)) continue;
     // A straight line in axis coordinates: its two ends suffice (pgfplots joins them in log space).
+    // On a log y axis it is drawn kFitOffset times above its data, where it would otherwise hide
+    // under the curve it was fitted to (the caption says so); the slope, the point, is unchanged.
     std::string content = "x y\n";
     bool ok = true;
     for (double x : {x0, x1}) {
-      const double X = log_x ? std::log(x) : x, Y = icpt + slope * X;
+      const double X = log_x ? std::log(x) : x, Y = icpt + slope * X + (log_y ? std::log(kFitOffset) : 0.0);
       if (log_y && std::abs(Y) > 700) ok = false;
       content += fmt::format("{:.10g} {:.10g}\n", x, log_y ? std::exp(Y) : Y);
     }
@@ -284,10 +287,11 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
   }
   t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
   const std::string selection = str(f, "selection");  // which instances the curves are (figure.hpp)
+  const std::string fits_offset = fmt::format("; dashed: fitted lines, drawn {:g} times above the data", kFitOffset);
   t << caption(title, fmt::format("{}{} of {} {} drawn{}{}{}", selection.empty() ? "" : "Shows " + selection + "; ", drawn,
                                   curves.size(), curves.size() == 1 ? "curve" : "curves",
                                   drawn < curves.size() ? " (the others have no point on this axis)" : "",
-                                  fits.empty() ? "" : "; dashed: fitted lines", dotted));
+                                  fits.empty() ? "" : log_y ? fits_offset : "; dashed: fitted lines", dotted));
   if (!legend && (curves.size() > 1 || !fits.empty())) {
     t << "{\\scriptsize Curves:";
     for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)

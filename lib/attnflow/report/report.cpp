@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -386,22 +387,33 @@ bool non_empty_list(const json& c, const char* key) { return c.contains(key) && 
 
 const json* field(const json& j, const char* key) { return j.is_object() && j.contains(key) ? &j[key] : nullptr; }
 
-/// The rate clauses of a statement-runner check: the fitted rates against the prediction, family
-/// by family (`per_family`), or in one line over all instances (for the Summary).
-std::vector<std::string> rate_results(const json& c, bool per_family) {
-  std::vector<std::string> out;
+/// A statement-runner check's clauses (evidence.specification.conclusion) and its instance rows,
+/// or nothing for a check without them (a measurement hook's).
+std::optional<std::pair<json, json>> clauses_and_instances(const json& c) {
   const json evidence = c.value("evidence", json::object());
   const json* spec = field(evidence, "specification");
   const json* conclusion = spec ? field(*spec, "conclusion") : nullptr;
   const json* instances = field(evidence, "instances");
-  if (!conclusion || !conclusion->is_array() || !instances || !instances->is_array()) return out;
+  if (!conclusion || !conclusion->is_array() || !instances || !instances->is_array()) return std::nullopt;
+  return std::make_pair(*conclusion, *instances);
+}
+
+/// The rate clauses of a statement-runner check: the fitted rates against the prediction, family
+/// by family (`per_family`), or in one line over all instances (for the Summary).
+std::vector<std::string> rate_results(const json& c, bool per_family) {
+  std::vector<std::string> out;
+  const auto read = clauses_and_instances(c);
+  if (!read) return out;
+  const json *conclusion = &read->first, *instances = &read->second;
   for (std::size_t k = 0; k < conclusion->size(); ++k) {
     const json& cl = (*conclusion)[k];
     if (!cl.is_object() || !cl.contains("rate") || !cl["rate"].is_object() || cl["rate"].empty()) continue;
     const auto label = find_key_label(cl.value("observable", std::string()));
     if (!label) continue;
     const std::string S = label->symbol.empty() ? "\text{" + prose_tex(label->label) + "}" : label->symbol;
-    const auto& [relation, claim] = *cl["rate"].items().begin();
+    // The one entry {relation: claim}, copied out (items()' proxies die with their temporary).
+    const std::string relation = cl["rate"].begin().key();
+    const json claim = cl["rate"].begin().value();
     const std::string against =
         claim.is_string() ? "the " + prose_tex(claim.get<std::string>()) + " rate"
                           : "$" + std::string(relation == ">=" ? "\\ge " : relation == "<=" ? "\\le " : "") +
@@ -463,11 +475,9 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
 /// instances ("" for a measurement hook's check: its key number says it).
 std::vector<std::string> clause_results(const json& c) {
   std::vector<std::string> out;
-  const json evidence = c.value("evidence", json::object());
-  const json* spec = field(evidence, "specification");
-  const json* conclusion = spec ? field(*spec, "conclusion") : nullptr;
-  const json* instances = field(evidence, "instances");
-  if (!conclusion || !conclusion->is_array() || !instances || !instances->is_array()) return out;
+  const auto read = clauses_and_instances(c);
+  if (!read) return out;
+  const json *conclusion = &read->first, *instances = &read->second;
   for (std::size_t k = 0; k < conclusion->size(); ++k) {
     const json& cl = (*conclusion)[k];
     if (!cl.is_object() || !cl.contains("observable") || !cl["observable"].is_string()) continue;
