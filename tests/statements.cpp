@@ -95,6 +95,8 @@ BOOST_AUTO_TEST_CASE(false_claims_are_violated_and_confirmed) {
   BOOST_TEST(fig["log_y"] == true);
   BOOST_TEST(fig["series"].size() == 4u);
   BOOST_TEST(fig["fit"].size() == 4u);
+  for (const auto& f : fig["fit"])  // each names its instance: four entries "fitted rate" told nothing apart
+    BOOST_TEST(f["label"].get<std::string>().rfind("fitted rate, instance ", 0) == 0u, f.dump());
   BOOST_REQUIRE(usa.controls.size() == 1u);
   BOOST_TEST(to_string(usa.controls[0].verdict) == "holds", usa.controls[0].evidence.dump());
 }

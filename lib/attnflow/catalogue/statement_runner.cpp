@@ -900,7 +900,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
       const json& f = jd.fits[c];
       if (f.is_object() && f.contains("slope"))
         add_fit(fig, f["slope"].get<double>(), f["intercept"].get<double>(), f["x_min"].get<double>(),
-                f["x_max"].get<double>(), "fitted rate", name);
+                f["x_max"].get<double>(), fmt::format("fitted rate, instance {}", i + 1), name);
     }
     // The first drawn instance's reference: its tolerance (each instance has its own) or the bound.
     for (const std::size_t i : drawn) {
