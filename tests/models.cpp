@@ -313,6 +313,21 @@ BOOST_AUTO_TEST_CASE(pre_ln_is_enclosed_through_the_rigorous_twin) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(pre_ln_attention_for_diagnostics_is_the_one_the_flow_uses) {
+  // The attention matrix a diagnostic reads is formed from the directions, as in the field: for
+  // tokens off the unit sphere it differs from the matrix of the raw tokens.
+  json j = {{"model", "sa-pre-ln"}, {"n", 3}, {"d", 2}, {"beta", "2"}, {"Q", "identity"}, {"K", "identity"},
+            {"V", "identity"}, {"time", {{"t_end", 1}, {"samples", 2}}}};
+  const Model<double> m = build_model<double>(parse_sim_config(j));
+  Tokens<double> x(3, 2);
+  x << 2, 0, 0, 0.5, -3, 3;
+  Tokens<double> theta = x;
+  for (int i = 0; i < 3; ++i) theta.row(i) /= x.row(i).norm();
+  const Matrix<double> I = Matrix<double>::Identity(2, 2);
+  BOOST_TEST(max_abs(m.attention(x, 0.0) - attention_matrix<double>(theta, I, I, 2.0)) < 1e-15);
+  BOOST_TEST(max_abs(m.attention(x, 0.0) - attention_matrix<double>(x, I, I, 2.0)) > 1e-2);
+}
+
 BOOST_AUTO_TEST_CASE(pre_ln_refuses_a_token_at_the_origin) {
   // A start at the origin has no direction to attend to: bad input, named by its place.
   json j = orthogonal_config("sa-pre-ln", 2, 2, "1", true);

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <sstream>
 #include <unistd.h>
 
@@ -342,6 +343,28 @@ BOOST_AUTO_TEST_CASE(axes_a_reader_would_choose) {
   BOOST_TEST(wide.find("ymode=log") != std::string::npos);
   BOOST_TEST(wide.find("enlarge x limits=false") != std::string::npos);
   BOOST_TEST(wide.find("\\hyphenpenalty=10000") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_fit_stays_the_curve_it_was_fitted_as_when_its_log_axis_is_drawn_linear) {
+  // ln y = ln 2 − 0.1 t fitted on a log y axis; the data span less than a decade, so the axis is
+  // drawn linear: the fit is then sampled along y = 3 · 2e^{−0.1 t} (offset as on a log axis), not
+  // drawn as the straight line between two values of ln y.
+  json f = line_figure({"t", "y", false, true});
+  f["series"]["a"] = series({0, 1, 2}, {2, 2 * std::exp(-0.1), 2 * std::exp(-0.2)});
+  add_fit(f, -0.1, std::log(2.0), 0, 2, "fit", "a");
+  std::vector<DataFile> files;
+  std::size_t counter = 0;
+  const std::string tex = figure_tex("title", "f", f, "d/", counter, files);
+  BOOST_TEST(tex.find("ymode=log") == std::string::npos);
+  BOOST_TEST(tex.find("drawn 3 times above the data") != std::string::npos);
+  const auto fit = std::find_if(files.begin(), files.end(), [](const DataFile& d) { return d.path.find("-fit.dat") != std::string::npos; });
+  BOOST_REQUIRE(fit != files.end());
+  std::istringstream in(fit->content);
+  std::string header;
+  std::getline(in, header);
+  std::size_t points = 0;
+  for (double x, y; in >> x >> y; ++points) BOOST_TEST(y == 3 * 2 * std::exp(-0.1 * x), boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(points > 2u);
 }
 
 BOOST_AUTO_TEST_CASE(legend_order_is_natural_not_bytewise) {

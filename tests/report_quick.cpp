@@ -313,6 +313,13 @@ BOOST_AUTO_TEST_CASE(rates_are_printed_against_their_prediction_per_family) {
   BOOST_TEST(summary.find("rate against the linearised rate: $12/12$ agree") != std::string::npos);
   // A deviation is printed with the digits that show it: 2.00000021 against 2 (relative 1e-7).
   BOOST_TEST(section.find("\\hat\\lambda = 2.00000021 \\pm 6.5\\cdot 10^{-8}$ against $2$") != std::string::npos);
+  // An observable without a symbol is named by its label, in \text{…}.
+  json planted = quick();
+  for (auto& c : planted["checks"])
+    if (c["id"] == "B-6.4") c["evidence"]["specification"]["conclusion"][2]["observable"] = "horizon";
+  const std::string tex2 = report_tex(planted, "d/");
+  BOOST_TEST(tex2.find("rate of $\\text{horizon}$ against the survey rate") != std::string::npos);
+  BOOST_TEST(tex2.find('\t') == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(instance_tables_say_where_each_rows_config_is) {

@@ -865,21 +865,16 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
         if (e.instances[i].family == family && seen++ == round && drawn.size() < kFigureInstances) drawn.push_back(i);
     }
   std::sort(drawn.begin(), drawn.end());
-  std::string selection;
-  {
-    std::vector<std::string> shown_families, left_out;
-    for (const auto& family : families) {
-      const bool shown = std::any_of(drawn.begin(), drawn.end(), [&](std::size_t i) { return e.instances[i].family == family; });
-      (shown ? shown_families : left_out).push_back(family);
-    }
-    selection = drawn.size() == e.instances.size()
-                    ? fmt::format("every instance ({})", e.instances.size())
-                    : fmt::format("{} of {} instances", drawn.size(), e.instances.size());
-    if (families.size() > 1)
-      selection += left_out.empty() ? fmt::format(", every family ({})", families.size())
-                                    : fmt::format(", {} of {} families (the rest are in the tables)", shown_families.size(),
-                                                  families.size());
-  }
+  const auto shown_families = std::count_if(families.begin(), families.end(), [&](const std::string& family) {
+    return std::any_of(drawn.begin(), drawn.end(), [&](std::size_t i) { return e.instances[i].family == family; });
+  });
+  std::string selection = drawn.size() == e.instances.size()
+                              ? fmt::format("every instance ({})", e.instances.size())
+                              : fmt::format("{} of {} instances", drawn.size(), e.instances.size());
+  if (families.size() > 1)
+    selection += std::size_t(shown_families) == families.size()
+                     ? fmt::format(", every family ({})", families.size())
+                     : fmt::format(", {} of {} families (the rest are in the tables)", shown_families, families.size());
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     const ConclusionSpec& cl = s.conclusions[c];
     const ObservableDef& o = *find_observable(cl.observable);

@@ -31,6 +31,9 @@ struct ModelInfo {
   bool causal;
 };
 
+/// Pre-LN: the tokens move in R^d, the attention reads their directions x_i/|x_i|.
+inline bool attends_to_directions(ModelKind kind) { return kind == ModelKind::SaPreLn || kind == ModelKind::UsaPreLn; }
+
 const std::vector<ModelInfo>& model_catalogue();
 const ModelInfo& model_info(ModelKind kind);
 /// Throws InputError("model: unknown model ...") for an unknown id.

@@ -38,102 +38,59 @@ template <class T, class Row> Eigen::Index reference_index(const Row& v, Eigen::
   return r;
 }
 
-/// The attention matrix under a general mask: attention_matrix's computation over the keys each
-/// row allows (a disallowed key has weight 0; the softmax normalises over the allowed ones, USA
-/// divides by n as with the causal mask).
-template <class T>
-Matrix<T> masked_attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
-                                  Normalization norm, bool causal, const RelativeLogits<T>& relative,
-                                  const std::vector<std::uint8_t>& mask) {
-  using std::exp;
-  using Order = ScalarOrder<T>;
-  const Eigen::Index n = x.rows();
-  const Tokens<T> qx = x * Q.transpose(), kx = x * K.transpose();
-  Matrix<T> L = (qx * kx.transpose()) * beta;
-  const bool shifted = relative.positions && norm == Normalization::Softmax;
-  Matrix<T> U;
-  if (shifted) U = relative.map ? Matrix<T>((qx * K) * *relative.map * beta) : Matrix<T>((qx * K) * beta);
-  Matrix<T> P = Matrix<T>::Zero(n, n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    auto allowed = [&](Eigen::Index j) { return (!causal || j <= i) && mask[static_cast<std::size_t>(i * n + j)] != 0; };
-    Eigen::Index first = 0;
-    while (first < n && !allowed(first)) ++first;
-    if (first == n)  // parse_sim_config refuses such a row: a model built otherwise is a bug
-      throw std::logic_error("masked_attention_matrix: row " + std::to_string(i) + " allows no key");
-    if (shifted) {
-      const auto& p = *relative.positions;
-      Eigen::Index r = first;
-      for (Eigen::Index j = first + 1; j < n; ++j)
-        if (allowed(j) && Order::point(L(i, j)) > Order::point(L(i, r))) r = j;
-      for (Eigen::Index j = 0; j < n; ++j) {
-        if (!allowed(j)) continue;
-        T s = 0;
-        for (Eigen::Index k = 0; k < p.cols(); ++k) s += U(i, k) * T(p(j, k) - p(r, k));
-        L(i, j) = s;
-      }
-    }
-    T row_max = Order::point(L(i, first));
-    for (Eigen::Index j = first + 1; j < n; ++j)
-      if (allowed(j) && Order::point(L(i, j)) > row_max) row_max = Order::point(L(i, j));
-    T z = 0;
-    for (Eigen::Index j = 0; j < n; ++j)
-      if (allowed(j)) P(i, j) = T(exp(L(i, j) - row_max)), z += P(i, j);
-    if (norm == Normalization::Softmax) {
-      for (Eigen::Index j = 0; j < n; ++j)
-        if (allowed(j)) P(i, j) /= z;
-    } else {
-      const T scale = exp(row_max) / T(n);
-      for (Eigen::Index j = 0; j < n; ++j)
-        if (allowed(j)) P(i, j) *= scale;
-    }
-  }
-  return P;
-}
-
 /// Attention matrix of the tokens x (n×d). With `causal`, token i only sees j ≤ i; with `mask`
-/// (n×n row-major, SimConfig::mask), only the j its row allows. With `relative.positions`
-/// (softmax), each row's logits are taken relative to its reference token.
+/// (n×n row-major, SimConfig::mask), only the j its row allows as well: a key it does not see has
+/// weight 0, the softmax normalises over the ones it sees, USA divides by n. With
+/// `relative.positions` (softmax), each row's logits are taken relative to its reference token.
 template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T>& Q, const Matrix<T>& K, const T& beta,
                                               Normalization norm = Normalization::Softmax, bool causal = false,
                                               const RelativeLogits<T>& relative = {},
                                               const std::vector<std::uint8_t>* mask = nullptr) {
-  if (mask && !mask->empty()) return masked_attention_matrix(x, Q, K, beta, norm, causal, relative, *mask);
   using std::exp;
   using Order = ScalarOrder<T>;
   const Eigen::Index n = x.rows();
+  const bool masked = mask && !mask->empty();
   const Tokens<T> qx = x * Q.transpose();  // rows Q x_i
   const Tokens<T> kx = x * K.transpose();  // rows K x_j
   Matrix<T> L = (qx * kx.transpose()) * beta;
   const bool shifted = relative.positions && norm == Normalization::Softmax;
   Matrix<T> U;  // rows u_iᵀ = β (Q y_i)ᵀ K M
   if (shifted) U = relative.map ? Matrix<T>((qx * K) * *relative.map * beta) : Matrix<T>((qx * K) * beta);
-  Matrix<T> P(n, n);
+  Matrix<T> P = Matrix<T>::Zero(n, n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index last = causal ? i : n - 1;
+    auto sees = [&](Eigen::Index j) { return j <= last && (!masked || (*mask)[static_cast<std::size_t>(i * n + j)] != 0); };
+    Eigen::Index first = 0;
+    while (first <= last && !sees(first)) ++first;
+    if (first > last)  // parse_sim_config refuses such a row: a model built otherwise is a bug
+      throw std::logic_error("attention_matrix: row " + std::to_string(i) + " sees no key");
     if (shifted) {
       const auto& p = *relative.positions;
-      const Eigen::Index r = reference_index<T>(L.row(i), last);
-      for (Eigen::Index j = 0; j <= last; ++j) {
+      Eigen::Index r = first;  // the reference token: the row's largest logit (of points)
+      for (Eigen::Index j = first + 1; j <= last; ++j)
+        if (sees(j) && Order::point(L(i, j)) > Order::point(L(i, r))) r = j;
+      for (Eigen::Index j = first; j <= last; ++j) {
+        if (!sees(j)) continue;
         T s = 0;
         for (Eigen::Index k = 0; k < p.cols(); ++k) s += U(i, k) * T(p(j, k) - p(r, k));
         L(i, j) = s;
       }
     }
     // Any constant shift is exact; the row's maximum (of points, for interval scalars) keeps exp finite.
-    T row_max = Order::point(L(i, 0));
-    for (Eigen::Index j = 1; j <= last; ++j)
-      if (Order::point(L(i, j)) > row_max) row_max = Order::point(L(i, j));
+    T row_max = Order::point(L(i, first));
+    for (Eigen::Index j = first + 1; j <= last; ++j)
+      if (sees(j) && Order::point(L(i, j)) > row_max) row_max = Order::point(L(i, j));
     T z = 0;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      P(i, j) = j <= last ? T(exp(L(i, j) - row_max)) : T(0);
-      z += P(i, j);
-    }
+    for (Eigen::Index j = first; j <= last; ++j)
+      if (sees(j)) P(i, j) = T(exp(L(i, j) - row_max)), z += P(i, j);
     if (norm == Normalization::Softmax) {
-      for (Eigen::Index j = 0; j <= last; ++j) P(i, j) /= z;
+      for (Eigen::Index j = first; j <= last; ++j)
+        if (sees(j)) P(i, j) /= z;
     } else {
       // exp(L - m) · exp(m) / n: the same numbers as exp(L)/n, computed in the stable order.
       const T scale = exp(row_max) / T(n);
-      for (Eigen::Index j = 0; j <= last; ++j) P(i, j) *= scale;
+      for (Eigen::Index j = first; j <= last; ++j)
+        if (sees(j)) P(i, j) *= scale;
     }
   }
   return P;

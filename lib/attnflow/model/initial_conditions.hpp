@@ -86,19 +86,16 @@ template <class T> Tokens<T> initial_tokens(const SimConfig& c) {
   Tokens<T> x(n, d);
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < d; ++k) x(i, k) = from_decimal<T>(init.points[static_cast<std::size_t>(i * d + k)]);
-  if (c.model->on_sphere) {
-    // The start is x_i = p_i/‖p_i‖, normalised in T: the start `prove` encloses for the same
-    // points (docs/config.md), so one config is one instance for both. A zero point has no direction.
+  // A sphere model starts at x_i = p_i/‖p_i‖, normalised in T: the start `prove` encloses for the
+  // same points (docs/config.md), so one config is one instance for both. Pre-LN attends to the
+  // directions p_i/‖p_i‖. Either way a zero point has no direction.
+  if (c.model->on_sphere || attends_to_directions(c.model->kind))
     for (int i = 0; i < n; ++i)
       if (!(to_double(x.row(i).squaredNorm()) > 0))
-        input_error("init.points[" + std::to_string(i) + "]", "a sphere model needs a nonzero point (x_i = p_i/|p_i|)");
-    normalize_rows(x);
-  }
-  // Pre-LN attends to the directions x_i/|x_i|: a token at the origin has none.
-  if (c.model->kind == ModelKind::SaPreLn || c.model->kind == ModelKind::UsaPreLn)
-    for (int i = 0; i < n; ++i)
-      if (!(to_double(x.row(i).squaredNorm()) > 0))
-        input_error("init.points[" + std::to_string(i) + "]", "a pre-LN model needs a nonzero point (it attends to x_i/|x_i|)");
+        input_error("init.points[" + std::to_string(i) + "]",
+                    std::string(c.model->on_sphere ? "a sphere model" : "a pre-LN model") +
+                        " needs a nonzero point (it reads x_i/|x_i|)");
+  if (c.model->on_sphere) normalize_rows(x);
   return x;
 }
 

@@ -79,8 +79,7 @@ template <class T> class Model {
 
   bool discrete() const { return info->discrete; }
   bool on_sphere() const { return info->on_sphere; }
-  /// Pre-LN: the attention reads the tokens' directions, the tokens themselves move in R^d.
-  bool attends_to_directions() const { return info->kind == ModelKind::SaPreLn || info->kind == ModelKind::UsaPreLn; }
+  bool attends_to_directions() const { return attnflow::attends_to_directions(info->kind); }
   /// The Euclidean flows, whose logits grow like e^{2t}, take them relative to a reference token
   /// (RelativeLogits in attention.hpp).
   bool relative_logits() const {
@@ -105,6 +104,9 @@ template <class T> class Model {
       return attention_matrix(x, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal, {},
                               &mask);
     }
+    if (attends_to_directions())
+      return attention_matrix(directions(x), head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
+                              {}, &mask);
     const Positions p(*this, x, t);
     return attention_matrix(p.keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
                             p.relative(), &mask);
@@ -156,17 +158,11 @@ template <class T> class Model {
   }
 
   /// Every token's direction x_i/|x_i|; a token at the origin has none (pre-LN is undefined there).
-  Tokens<T> directions(const Tokens<T>& X) const {
-    using std::sqrt;
-    Tokens<T> theta = X;
-    for (int i = 0; i < n; ++i) {
-      const T norm = sqrt(X.row(i).squaredNorm());
-      if (!ScalarOrder<T>::certainly_positive(norm))
-        throw DegenerateStateError("token " + std::to_string(i) +
-                                   " is at the origin: its direction, which pre-LN attends to, is undefined");
-      theta.row(i) /= norm;
-    }
-    return theta;
+  static Tokens<T> directions(Tokens<T> x) {
+    unit_rows(x, [](int i) {
+      return "token " + std::to_string(i) + " is at the origin: its direction, which pre-LN attends to, is undefined";
+    });
+    return x;
   }
 
   /// One layer of a discrete model, in place: layer index k (0-based).
@@ -179,18 +175,26 @@ template <class T> class Model {
                                info->normalization, causal, {}, &mask);
     const T step = info->kind == ModelKind::EulerRenormalize ? eta : T(1);
     Tokens<T> y = X + a * step;
-    for (int i = 0; i < n; ++i) {
-      const T norm = sqrt(y.row(i).squaredNorm());
-      if (!ScalarOrder<T>::certainly_positive(norm))
-        throw DegenerateStateError("token " + std::to_string(i) + " has zero length at layer " + std::to_string(k + 1) +
-                                   ": x + update = 0 cannot be normalised");
-      y.row(i) /= norm;
-    }
+    unit_rows(y, [k](int i) {
+      return "token " + std::to_string(i) + " has zero length at layer " + std::to_string(k + 1) +
+             ": x + update = 0 cannot be normalised";
+    });
     x = y;
   }
 
  private:
   mutable CacheSlot<T> cache_;
+
+  /// Divides every row by its length; a row of length zero (not certainly positive, for an
+  /// interval) has no direction: DegenerateStateError with why(i).
+  template <class Why> static void unit_rows(Tokens<T>& y, const Why& why) {
+    using std::sqrt;
+    for (Eigen::Index i = 0; i < y.rows(); ++i) {
+      const T norm = sqrt(y.row(i).squaredNorm());
+      if (!ScalarOrder<T>::certainly_positive(norm)) throw DegenerateStateError(why(static_cast<int>(i)));
+      y.row(i) /= norm;
+    }
+  }
 
   /// The state x (z for sa-rescaled), the keys the logits are formed from (e^{tV} z for
   /// sa-rescaled) and, for the Euclidean flows, how to take them relative to a reference token.

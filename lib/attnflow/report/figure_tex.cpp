@@ -47,6 +47,7 @@ constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast
 constexpr std::size_t kMaxLegendEntries = 10;  // more would cover the plot; the data files keep every name
 constexpr std::size_t kMaxMarkedPoints = 60;   // beyond this marks turn a curve into a smudge
 constexpr double kFitOffset = 3;                // a fit on a log axis, shifted by half a decade: visible, still near
+constexpr int kFitSamples = 33;                 // points of a fit drawn on axes other than its own (a curve there)
 
 // Fixed colours, so a fitted line is drawn in the colour of the series it was fitted to.
 const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black",   "orange!90!black", "violet",
@@ -200,6 +201,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     }
   }
   const bool log_x = flag(f, "log_x"), log_y = flag(f, "log_y"), paths = flag(f, "paths");
+  const bool fit_log_x = flag(figure, "log_x"), fit_log_y = flag(figure, "log_y");  // the fits' coordinates
   std::vector<std::pair<std::string, const json*>> curves;
   if (f.contains("series") && f["series"].is_object())
     for (auto it = f["series"].begin(); it != f["series"].end(); ++it)
@@ -255,16 +257,22 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
       continue;
     const double slope = fit["slope"].get<double>(), icpt = fit["intercept"].get<double>();
     const double x0 = fit["x_min"].get<double>(), x1 = fit["x_max"].get<double>();
-    if (log_x && !(x0 > 0 && x1 > 0)) continue;
-    // A straight line in axis coordinates: its two ends suffice (pgfplots joins them in log space).
-    // On a log y axis it is drawn kFitOffset times above its data, where it would otherwise hide
-    // under the curve it was fitted to (the caption says so); the slope, the point, is unchanged.
+    if (fit_log_x && !(x0 > 0 && x1 > 0)) continue;
+    // A straight line in the coordinates it was fitted in (the figure's own axes, before a log
+    // axis over less than a decade was drawn linear): its two ends suffice when those are the
+    // drawn axes (pgfplots joins them in log space), else it is sampled along its length. On a log
+    // y axis it is drawn kFitOffset times above its data, where it would otherwise hide under the
+    // curve it was fitted to (the caption says so); the slope, the point, is unchanged.
+    const bool straight = fit_log_x == log_x && fit_log_y == log_y;
+    const int points = straight ? 2 : kFitSamples;
     std::string content = "x y\n";
     bool ok = true;
-    for (double x : {x0, x1}) {
-      const double X = log_x ? std::log(x) : x, Y = icpt + slope * X + (log_y ? std::log(kFitOffset) : 0.0);
-      if (log_y && std::abs(Y) > 700) ok = false;
-      content += fmt::format("{:.10g} {:.10g}\n", x, log_y ? std::exp(Y) : Y);
+    for (int k = 0; k < points; ++k) {
+      const double u = double(k) / (points - 1);
+      const double x = fit_log_x ? x0 * std::pow(x1 / x0, u) : x0 + u * (x1 - x0);
+      const double X = fit_log_x ? std::log(x) : x, Y = icpt + slope * X + (fit_log_y ? std::log(kFitOffset) : 0.0);
+      if (fit_log_y && std::abs(Y) > 700) ok = false;
+      content += fmt::format("{:.10g} {:.10g}\n", x, fit_log_y ? std::exp(Y) : Y);
     }
     if (!ok) continue;
     const std::string of = str(fit, "of");
@@ -291,7 +299,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
   t << caption(title, fmt::format("{}{} of {} {} drawn{}{}{}", selection.empty() ? "" : "Shows " + selection + "; ", drawn,
                                   curves.size(), curves.size() == 1 ? "curve" : "curves",
                                   drawn < curves.size() ? " (the others have no point on this axis)" : "",
-                                  fits.empty() ? "" : log_y ? fits_offset : "; dashed: fitted lines", dotted));
+                                  fits.empty() ? "" : fit_log_y ? fits_offset : "; dashed: fitted lines", dotted));
   if (!legend && (curves.size() > 1 || !fits.empty())) {
     t << "{\\scriptsize Curves:";
     for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)

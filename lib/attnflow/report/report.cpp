@@ -387,6 +387,11 @@ bool non_empty_list(const json& c, const char* key) { return c.contains(key) && 
 
 const json* field(const json& j, const char* key) { return j.is_object() && j.contains(key) ? &j[key] : nullptr; }
 
+/// An observable in mathematics: its symbol, or its label as text when it has none.
+std::string symbol_tex(const KeyLabel& label) {
+  return label.symbol.empty() ? "\\text{" + prose_tex(label.label) + "}" : label.symbol;
+}
+
 /// A statement-runner check's clauses (evidence.specification.conclusion) and its instance rows,
 /// or nothing for a check without them (a measurement hook's).
 std::optional<std::pair<json, json>> clauses_and_instances(const json& c) {
@@ -410,7 +415,7 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
     if (!cl.is_object() || !cl.contains("rate") || !cl["rate"].is_object() || cl["rate"].empty()) continue;
     const auto label = find_key_label(cl.value("observable", std::string()));
     if (!label) continue;
-    const std::string S = label->symbol.empty() ? "\text{" + prose_tex(label->label) + "}" : label->symbol;
+    const std::string S = symbol_tex(*label);
     // The one entry {relation: claim}, copied out (items()' proxies die with their temporary).
     const std::string relation = cl["rate"].begin().key();
     const json claim = cl["rate"].begin().value();
@@ -483,7 +488,7 @@ std::vector<std::string> clause_results(const json& c) {
     if (!cl.is_object() || !cl.contains("observable") || !cl["observable"].is_string()) continue;
     const auto label = find_key_label(cl["observable"].get<std::string>());
     if (!label || cl.contains("rate")) continue;  // rates are compared in the evidence, not summarised
-    std::string S = label->symbol.empty() ? "\\text{" + prose_tex(label->label) + "}" : label->symbol;
+    std::string S = symbol_tex(*label);
     if (cl.contains("delta") && cl["delta"].is_number())
       S += "\\ (\\delta = " + math_number(cl["delta"].get<double>(), 3) + ")";
     const bool every = cl.value("at", std::string()) == "every-sample";
