@@ -343,6 +343,12 @@ BOOST_AUTO_TEST_CASE(axes_a_reader_would_choose) {
   BOOST_TEST(wide.find("ymode=log") != std::string::npos);
   BOOST_TEST(wide.find("enlarge x limits=false") != std::string::npos);
   BOOST_TEST(wide.find("\\hyphenpenalty=10000") != std::string::npos);
+  // Five decades: pgfplots labels each. 148 decades: ticks every 25, at integer decades, not
+  // pgfplots' 10^{-40}, 10^{-94}, 10^{-148}.
+  BOOST_TEST(tex_of({1e-4, 1e-2, 1}).find("ytick=") == std::string::npos);
+  const std::string deep = tex_of({1e-148, 1e-40, 1});
+  BOOST_TEST(deep.find(",ytick={1e-125,1e-100,1e-75,1e-50,1e-25,1e0}") != std::string::npos, deep);
+  BOOST_TEST(tex_of({1e-12, 1e-3, 0.5}).find(",ytick={1e-12,1e-10,1e-8,1e-6,1e-4,1e-2}") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_fit_stays_the_curve_it_was_fitted_as_when_its_log_axis_is_drawn_linear) {

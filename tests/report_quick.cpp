@@ -13,8 +13,13 @@
 #include "attnflow/report/report.hpp"
 #include "attnflow/version.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <numeric>
 #include <regex>
 #include <sstream>
 
@@ -115,6 +120,97 @@ std::vector<std::string> overfull(const std::string& log, double limit) {
   static const std::regex box(R"(Overfull \\[hv]box \(([0-9.]+)pt too (wide|high)\)[^\n]*)");
   for (auto it = std::sregex_iterator(log.begin(), log.end(), box); it != std::sregex_iterator(); ++it)
     if (std::stod((*it)[1]) > limit) out.push_back((*it)[0]);
+  return out;
+}
+
+
+/// A word of `pdftotext -bbox` output: its page and box, in points from the top left.
+struct Word {
+  int page;
+  double x0, y0, x1, y1;
+  std::string text;
+};
+
+std::vector<Word> words_of(const std::string& html) {
+  static const std::regex item(R"re(<page |<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="([0-9.]+)" yMax="([0-9.]+)">([^<]*)</word>)re");
+  std::vector<Word> out;
+  int page = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), item); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    if (!m[1].matched) {
+      ++page;
+      continue;
+    }
+    out.push_back({page, std::stod(m[1]), std::stod(m[2]), std::stod(m[3]), std::stod(m[4]), m[5]});
+  }
+  return out;
+}
+
+/// Pairs of tick-like labels (a number, or a power of ten with its exponent) that touch or overlap
+/// on a page: side by side closer than half a point, or stacked over a third of their height.
+std::vector<std::string> colliding_labels(const std::string& html) {
+  // An exponent is a smaller, raised word that starts where its base ends (pdftotext may list it
+  // apart from its base): one label with it.
+  std::vector<Word> labels = words_of(html);
+  std::vector<bool> exponent(labels.size(), false);
+  std::size_t page_start = 0;
+  for (std::size_t e = 0; e < labels.size(); ++e) {
+    if (labels[e].page != labels[page_start].page) page_start = e;
+    for (std::size_t b = page_start; b < labels.size() && labels[b].page == labels[e].page; ++b) {
+      Word &w = labels[e], &base = labels[b];
+      if (b == e || exponent[b] || std::abs(w.x0 - base.x1) >= 0.3 ||
+          !(w.y1 - w.y0 < base.y1 - base.y0 && w.y1 < base.y1 - 1 && w.y1 > base.y0))
+        continue;
+      base.text += "^" + w.text, base.x1 = w.x1, base.y0 = std::min(base.y0, w.y0);
+      exponent[e] = true;
+      break;
+    }
+  }
+  for (std::size_t k = labels.size(); k-- > 0;)
+    if (exponent[k]) labels.erase(labels.begin() + long(k));
+  static const std::regex tick("(−|-)?[0-9]+(\\.[0-9]+)?|10\\^(−|-)?[0-9]+");
+  labels.erase(std::remove_if(labels.begin(), labels.end(), [](const Word& w) { return !std::regex_match(w.text, tick); }),
+               labels.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = i + 1; j < labels.size() && labels[j].page == labels[i].page; ++j) {
+      const Word &a = labels[i], &b = labels[j];
+      const double ix = std::min(a.x1, b.x1) - std::max(a.x0, b.x0), iy = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+      const double height = std::min(a.y1 - a.y0, b.y1 - b.y0);
+      if ((iy > 0.5 * height && ix > -0.5) || (ix > 0.5 && iy > height / 3))
+        out.push_back(fmt::format("page {}: '{}' and '{}' at ({:.0f}, {:.0f})", a.page, a.text, b.text, a.x0, a.y0));
+    }
+  return out;
+}
+
+/// The numbers of `what` ("Figure", "Table") captions in reading order, each once (a table's
+/// caption is not repeated on its later pages, but a cross-reference may name one again).
+std::vector<int> caption_numbers(const std::string& text, const std::string& what) {
+  std::vector<int> out;
+  const std::regex re(what + " ([0-9]+): ");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back(std::stoi((*it)[1]));
+  return out;
+}
+
+/// The data each picture draws (its data files' contents, in order), for the pictures whose data
+/// another picture draws too.
+std::vector<std::string> duplicate_pictures(const std::string& tex, const fs::path& dir) {
+  static const std::regex picture(R"(\\begin\{tikzpicture\}([\s\S]*?)\\end\{tikzpicture\})"),
+      file(R"(table\[[^\]]*\] \{([^}]+)\})"), title(R"(title=\{\\small ([^}]*)\})");
+  std::map<std::string, std::string> first_title;
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(tex.begin(), tex.end(), picture); it != std::sregex_iterator(); ++it) {
+    const std::string body = (*it)[1];
+    std::string data;
+    for (auto f = std::sregex_iterator(body.begin(), body.end(), file); f != std::sregex_iterator(); ++f)
+      data += slurp(dir / (*f)[1].str()) + "\n--\n";
+    if (data.empty()) continue;
+    std::smatch t;
+    const std::string name = std::regex_search(body, t, title) ? t[1].str() : "(untitled)";
+    const auto [at, fresh] = first_title.emplace(data, name);
+    if (!fresh) out.push_back(name + " draws the data of " + at->second);
+  }
   return out;
 }
 
@@ -263,8 +359,23 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
   BOOST_TEST(text.find("attnflow report") != std::string::npos);
   const std::size_t figures = count_matches(tex, std::regex("\\\\begin\\{tikzpicture\\}"));
   BOOST_TEST(figures > 15u);
-  BOOST_TEST(count_matches(text, std::regex("Figure [0-9]+: ")) == figures);
   BOOST_TEST(count_matches(tex, std::regex("\\\\captionof\\{figure\\}")) == figures);
+  // Figures and tables are numbered in the order they are read, every table with its caption.
+  std::vector<int> expected(figures);
+  std::iota(expected.begin(), expected.end(), 1);
+  BOOST_TEST(caption_numbers(text, "Figure") == expected, boost::test_tools::per_element());
+  const std::size_t tables = count_matches(tex, std::regex("\\\\begin\\{longtable\\}")) +
+                             count_matches(tex, std::regex("\\\\captionof\\{table\\}"));
+  BOOST_TEST(tables > 50u);
+  expected.resize(tables);
+  std::iota(expected.begin(), expected.end(), 1);
+  BOOST_TEST(caption_numbers(text, "Table") == expected, boost::test_tools::per_element());
+  // No two tick labels touch, and no two pictures draw the same data.
+  run({"pdftotext", "-bbox", "report.pdf", "bbox.html"}, "pdftotext-bbox.txt");
+  for (const auto& c : colliding_labels(slurp(dir / "bbox.html"))) BOOST_TEST_INFO(c);
+  BOOST_TEST(colliding_labels(slurp(dir / "bbox.html")).empty());
+  for (const auto& d : duplicate_pictures(tex, dir)) BOOST_TEST_INFO(d);
+  BOOST_TEST(duplicate_pictures(tex, dir).empty());
   // No number prints as "nan", and every instance's seed is printed in full.
   BOOST_TEST(count_matches(text, std::regex("\\bnan\\b", std::regex::icase)) == 0u);
   // The mathematics a reader reads is typeset: no ASCII operator, root, transpose or sphere, and no
@@ -297,6 +408,44 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
     if (tex.find(s) == std::string::npos) ++missing, BOOST_TEST_MESSAGE("seed not printed: " << s);
   BOOST_TEST(missing == 0u);
   BOOST_TEST(tex.find("10^{13}") == std::string::npos);  // the seeds' old form, 4.876·10^13
+}
+
+BOOST_AUTO_TEST_CASE(the_scans_for_colliding_labels_and_duplicate_pictures_find_what_is_planted) {
+  // Two x tick labels 10^{-3} and 10^{-2} run into each other, a y label sits on another; the
+  // third pair is apart, and a word's exponent is part of its label, not a collision.
+  const std::string page =
+      R"(<page width="612" height="792">)"
+      R"(<word xMin="100.0" yMin="200.0" xMax="110.0" yMax="207.0">10</word>)"
+      R"(<word xMin="110.0" yMin="199.0" xMax="115.0" yMax="203.0">−3</word>)"
+      R"(<word xMin="115.2" yMin="200.0" xMax="125.2" yMax="207.0">10</word>)"
+      R"(<word xMin="125.2" yMin="199.0" xMax="130.2" yMax="203.0">−2</word>)"
+      R"(<word xMin="50.0" yMin="100.0" xMax="58.0" yMax="107.0">0.5</word>)"
+      R"(<word xMin="51.0" yMin="103.0" xMax="57.0" yMax="110.0">1</word>)"
+      R"(<word xMin="300.0" yMin="300.0" xMax="310.0" yMax="307.0">10</word>)"
+      R"(<word xMin="330.0" yMin="300.0" xMax="340.0" yMax="307.0">20</word>)"
+      R"(</page>)";
+  const auto found = colliding_labels(page);
+  for (const auto& c : found) BOOST_TEST_MESSAGE(c);
+  BOOST_TEST(found.size() == 2u);
+  BOOST_TEST(colliding_labels(R"(<page ><word xMin="1" yMin="1" xMax="9" yMax="8">10</word>)"
+                              R"(<word xMin="9" yMin="0" xMax="13" yMax="4">6</word></page>)")
+                 .empty());
+  // A figure drawn twice under two names.
+  json planted = quick();
+  std::string copied;
+  for (auto& c : planted["checks"])
+    if (c.contains("figures") && c["figures"].is_object() && !c["figures"].empty() && copied.empty()) {
+      copied = c["figures"].begin().key();
+      c["figures"]["zz copy"] = c["figures"].begin().value();
+    }
+  BOOST_REQUIRE(!copied.empty());
+  const fs::path dir = fresh_dir("duplicate");
+  write_report(planted, dir.string(), false);
+  std::size_t found_copy = 0;
+  for (const auto& d : duplicate_pictures(slurp(dir / "report.tex"), dir)) found_copy += d.find("zz copy") == 0;
+  BOOST_TEST(found_copy == 1u);
+  BOOST_TEST(caption_numbers("Table 1: a. Figure 1: b. Table 2: c", "Table") == (std::vector<int>{1, 2}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(rates_are_printed_against_their_prediction_per_family) {

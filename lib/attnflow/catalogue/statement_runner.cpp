@@ -601,6 +601,51 @@ EnsembleOutcome check_ensemble(const StatementSpec& s, const CheckContext& ctx, 
   return e;
 }
 
+/// The horizon as a reader needs it: T, and how far an instance still converging at T is rerun.
+std::string horizon_text(const StatementSpec& s) {
+  const std::string t = s.layers > 0 ? std::to_string(s.layers) + " layers" : fmt::format("{:g}", s.t_end);
+  if (!(s.extend_cap > 1)) return fmt::format("T = {}, not extended", t);
+  return fmt::format("T = {}; an instance still converging at T is rerun with {:g} times the horizon, up to {:g}T", t,
+                     s.extend_factor, s.extend_cap);
+}
+
+/// One figure of the clause figures, and the clauses (numbered from 1) whose curves it draws.
+struct ClauseFigure {
+  std::vector<std::size_t> clauses;
+  std::string label;
+  json figure;
+};
+
+/// Whether figure `part` draws nothing that `whole` does not: each of its curves and fits, with the
+/// same data, and the same guides and axes.
+bool draws_within(const json& part, const json& whole) {
+  for (auto it = part.begin(); it != part.end(); ++it) {
+    if (it.key() == "series") {
+      const json& all = whole.value("series", json::object());
+      for (auto c = it->begin(); c != it->end(); ++c)
+        if (!all.contains(c.key()) || all[c.key()] != c.value()) return false;
+    } else if (it.key() == "fit") {
+      const json all = whole.value("fit", json::array());
+      for (const json& f : it->is_array() ? *it : json::array({*it}))
+        if (std::find(all.begin(), all.end(), f) == all.end()) return false;
+    } else if (it.key() != "selection" && (!whole.contains(it.key()) || whole[it.key()] != it.value())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// "clause 1: diameter", or "clause 1 (also clauses 3 and 4): diameter" for a shared figure (the
+/// first clause leads, so the figure keeps its place among the others).
+std::string clause_figure_title(const std::vector<std::size_t>& clauses, const std::string& label) {
+  std::string also;
+  for (std::size_t k = 1; k < clauses.size(); ++k)
+    also += fmt::format("{}{}", k == 1 ? "" : k + 1 == clauses.size() ? " and " : ", ", clauses[k]);
+  return clauses.size() == 1 ? fmt::format("clause {}: {}", clauses[0], label)
+                             : fmt::format("clause {} (also clause{} {}): {}", clauses[0], clauses.size() > 2 ? "s" : "",
+                                           also, label);
+}
+
 std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
   const long n = static_cast<long>(e.instances.size());
   std::string k = fmt::format("{}/{} instances hold, {} violated (confirmed), {} inconclusive", e.holds, n, e.violated,
@@ -809,9 +854,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
        }()},
       {"tolerance_rule", kToleranceRule},
       {"confirmation_policy", kConfirmationRule},
-      {"horizon", fmt::format("T = {} (x{:g} while unsettled, up to x{:g})",
-                              s.layers > 0 ? std::to_string(s.layers) + " layers" : fmt::format("{:g}", s.t_end),
-                              s.extend_factor, s.extend_cap)},
+      {"horizon", horizon_text(s)},
       {"instances", per},
       {"specification", s.source_json}};
   if (!e.probability.is_null()) r.evidence["probability"] = e.probability;
@@ -875,6 +918,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     selection += std::size_t(shown_families) == families.size()
                      ? fmt::format(", every family ({})", families.size())
                      : fmt::format(", {} of {} families (the rest are in the tables)", shown_families, families.size());
+  std::vector<ClauseFigure> clause_figures;
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     const ConclusionSpec& cl = s.conclusions[c];
     const ObservableDef& o = *find_observable(cl.observable);
@@ -908,8 +952,20 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
                 jd.guides[c]);
       break;
     }
-    if (!fig["series"].empty()) r.figures[fmt::format("clause {}: {}", c + 1, o.label)] = fig;
+    if (fig["series"].empty()) continue;
+    // Clauses that draw the same curves (a limit and the rates of one observable; a rate that
+    // applies to fewer instances draws some of them) share one figure: the one that draws them all.
+    const auto shared = std::find_if(clause_figures.begin(), clause_figures.end(), [&](const ClauseFigure& f) {
+      return draws_within(fig, f.figure) || draws_within(f.figure, fig);
+    });
+    if (shared == clause_figures.end()) {
+      clause_figures.push_back({{c + 1}, o.label, std::move(fig)});
+      continue;
+    }
+    shared->clauses.push_back(c + 1);
+    if (!draws_within(fig, shared->figure)) shared->figure = std::move(fig);
   }
+  for (auto& f : clause_figures) r.figures[clause_figure_title(f.clauses, f.label)] = std::move(f.figure);
   for (const auto& f : s.figures)
     if (f == "token-paths") add_token_paths(r, e);
   for (std::size_t k = 0; k < s.controls.size(); ++k) {

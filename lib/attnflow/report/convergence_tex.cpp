@@ -16,7 +16,9 @@ std::string cell(const std::vector<double>& v, std::size_t r, int digits, bool f
 
 void write_convergence_tex(std::ostream& out, const ConvergenceTable& table, const std::string& caption) {
   const auto& names = table.column_names();
-  out << "\\begin{table}[htbp]\\centering\n\\caption{" << prose_tex(caption) << "}\n";
+  // In place, not a float: the report's tables are numbered in the order they are read (the
+  // longtables cannot float, so a floating table would take a number out of sequence).
+  out << "\\begin{center}\\captionof{table}{" << prose_tex(caption) << "}\n";
   out << "\\begin{tabular}{" << std::string(names.size(), 'r') << "}\n\\toprule\n";
   for (std::size_t c = 0; c < names.size(); ++c) out << (c ? " & " : "") << prose_tex(names[c]);
   out << " \\\\\n\\midrule\n";
@@ -30,7 +32,7 @@ void write_convergence_tex(std::ostream& out, const ConvergenceTable& table, con
     }
     out << " \\\\\n";
   }
-  out << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+  out << "\\bottomrule\n\\end{tabular}\n\\end{center}\n";
 }
 
 }  // namespace attnflow

@@ -48,6 +48,7 @@ constexpr std::size_t kMaxLegendEntries = 10;  // more would cover the plot; the
 constexpr std::size_t kMaxMarkedPoints = 60;   // beyond this marks turn a curve into a smudge
 constexpr double kFitOffset = 3;                // a fit on a log axis, shifted by half a decade: visible, still near
 constexpr int kFitSamples = 33;                 // points of a fit drawn on axes other than its own (a curve there)
+constexpr int kMaxLogTicksX = 7, kMaxLogTicksY = 6;  // labels like 10^{-148} side by side stay apart
 
 // Fixed colours, so a fitted line is drawn in the colour of the series it was fitted to.
 const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black",   "orange!90!black", "violet",
@@ -176,15 +177,47 @@ std::size_t legend_columns(const std::vector<std::pair<std::string, const json*>
   return std::min(columns, curves.size() + fits.size() + guides.size());
 }
 
-/// Whether the positive finite values of coordinate `axis` over the curves span a decade or more:
-/// a log axis over less than a decade puts its ticks at fractional powers (10^{-0.5}), which no
-/// reader would choose.
-bool spans_a_decade(const std::vector<std::pair<std::string, const json*>>& curves, const char* axis) {
+/// The smallest and largest positive finite values of coordinate `axis` over the curves ({inf, 0}
+/// when there is none).
+std::pair<double, double> positive_range(const std::vector<std::pair<std::string, const json*>>& curves,
+                                         const char* axis) {
   double lo = INFINITY, hi = 0;
   for (const auto& c : curves)
     for (const json& v : (*c.second)[axis])
       if (finite_number(v) && v.get<double>() > 0) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
+  return {lo, hi};
+}
+
+/// Whether the positive finite values of coordinate `axis` over the curves span a decade or more:
+/// a log axis over less than a decade puts its ticks at fractional powers (10^{-0.5}), which no
+/// reader would choose.
+bool spans_a_decade(const std::vector<std::pair<std::string, const json*>>& curves, const char* axis) {
+  const auto [lo, hi] = positive_range(curves, axis);
   return hi >= 10 * lo;
+}
+
+/// Ticks of a log axis over many decades: at the multiples of the smallest step of 1, 2, 5, 10, 20,
+/// 25, 50, 100, ... decades that gives at most `max_ticks` (pgfplots' own choice over 148 decades
+/// was 10^{-40}, 10^{-94}, 10^{-148}). Empty when every decade fits: pgfplots labels each one.
+std::string decade_ticks(const std::vector<std::pair<std::string, const json*>>& curves, const char* axis,
+                         int max_ticks) {
+  const auto [lo, hi] = positive_range(curves, axis);
+  if (!(hi > lo)) return "";
+  const long first = long(std::ceil(std::log10(lo))), last = long(std::floor(std::log10(hi)));
+  if (last - first + 1 <= max_ticks) return "";
+  // A double spans at most 632 decades, so the last step always fits.
+  auto ticks_at = [&](long step) {
+    long n = 0;
+    for (long e = first; e <= last; ++e) n += e % step == 0;
+    return n;
+  };
+  long step = 1;
+  for (const long s : {1L, 2L, 5L, 10L, 20L, 25L, 50L, 100L, 200L, 250L, 500L, 1000L})
+    if (ticks_at(step = s) <= max_ticks) break;
+  std::string ticks;
+  for (long e = first; e <= last; ++e)
+    if (e % step == 0) ticks += fmt::format("{}1e{}", ticks.empty() ? "" : ",", e);
+  return fmt::format(",{}tick={{{}}}", axis, ticks);
 }
 
 std::string lines_tex(const std::string& title, const json& figure, const std::string& prefix, std::size_t& counter,
@@ -227,6 +260,15 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
   // x spans exactly the data: no margin before a time or layer axis that starts at 0.
   t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major,enlarge x limits=false";
   if (paths) t << ",axis equal image";
+  // A linear y axis may carry a common factor (·10^{-2}) just above its top left corner, where a
+  // long title would sit on it: the title rises by the factor's height.
+  if (!log_y) t << ",title style={yshift=8pt}";
+  {
+    std::vector<std::pair<std::string, const json*>> drawn_data = curves;
+    drawn_data.insert(drawn_data.end(), guides.begin(), guides.end());
+    if (log_x) t << decade_ticks(drawn_data, "x", kMaxLogTicksX);
+    if (log_y) t << decade_ticks(drawn_data, "y", kMaxLogTicksY);
+  }
   if (legend)
     t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits, guides)
       << ",legend style={font=\\scriptsize,at={(attnflow-xlabel.south)},anchor=north,yshift=-2pt,draw=none}";

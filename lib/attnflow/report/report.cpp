@@ -183,10 +183,17 @@ std::string equal_columns(std::size_t count) {
   return spec;
 }
 
+/// The head of a numbered longtable: its caption on the first page, the header row (if any) on
+/// every page.
+std::string longtable_head(const std::string& caption, const std::string& header) {
+  const std::string row = header.empty() ? "" : "\\toprule\n" + header + " \\\\\n\\midrule\n";
+  return "\\caption{" + caption + "}\\\\\n" + row + "\\endfirsthead\n" + row + "\\endhead\n";
+}
+
 /// Per-instance rows as tables with named columns: numbers to the digits their error supports,
 /// values shared by every row stated once above, sentences listed below (verbatim: the
 /// measurement's own text), never in cells.
-std::string instances_table(const json& rows, const Names& names) {
+std::string instances_table(const json& rows, const Names& names, const std::string& caption) {
   std::vector<std::string> cols;
   for (const auto& row : rows)
     if (row.is_object())
@@ -219,9 +226,13 @@ std::string instances_table(const json& rows, const Names& names) {
   }
   for (std::size_t first = 0; first < table_cols.size(); first += kColumnsPerTable) {
     const std::size_t count = std::min(kColumnsPerTable, table_cols.size() - first);
-    t << "{\\scriptsize\\begin{longtable}{" << equal_columns(count) << "}\n\\toprule\n\\#";
-    for (std::size_t c = first; c < first + count; ++c) t << " & " << names.header(table_cols[c]);
-    t << " \\\\\n\\midrule\n\\endhead\n";
+    std::string header = "\\#";
+    for (std::size_t c = first; c < first + count; ++c) header += " & " + names.header(table_cols[c]);
+    const std::string part =
+        table_cols.size() > kColumnsPerTable
+            ? fmt::format(" (columns {} to {} of {})", first + 1, first + count, table_cols.size())
+            : "";
+    t << "{\\scriptsize\\begin{longtable}{" << equal_columns(count) << "}\n" << longtable_head(caption + part, header);
     for (std::size_t r = 0; r < shown; ++r) {
       const json& row = rows[r];
       const double error = row.is_object() && row.contains("error_estimate") && row["error_estimate"].is_number()
@@ -249,14 +260,14 @@ std::string instances_table(const json& rows, const Names& names) {
 
 /// Each list in a piece of evidence (the instances, ...) as tables under a heading that names it,
 /// preceded by `owner` ("" for the check itself, "Negative control k" for a control's).
-std::string evidence_lists(const json& evidence, const Names& names, const std::string& owner) {
+std::string evidence_lists(const json& evidence, const Names& names, const std::string& id, const std::string& owner) {
   std::string t;
   if (!evidence.is_object()) return t;
   for (auto it = evidence.begin(); it != evidence.end(); ++it)
     if (it.key() != "convergence" && it.key() != "certificates" && it.value().is_array() && !it.value().empty() &&
         it.value()[0].is_object()) {
-      t += "\\subsection*{" + (owner.empty() ? "" : owner + ": ") + names.header(it.key()) + "}\n" +
-           instances_table(it.value(), names);
+      const std::string heading = (owner.empty() ? "" : owner + ": ") + names.header(it.key());
+      t += "\\subsection*{" + heading + "}\n" + instances_table(it.value(), names, esc(id) + ", " + heading);
       if (it.value()[0].contains("config") && it.value()[0]["config"].is_object())
         t += "\\noindent{\\small Each row's \\texttt{simulate} configuration is in results.json, beside the row "
              "(its \\texttt{config}): \\texttt{attnflow simulate --config} on it reruns the instance, with "
@@ -266,7 +277,7 @@ std::string evidence_lists(const json& evidence, const Names& names, const std::
 }
 
 /// The full evidence of a check (its appendix): named fields, then each list as tables.
-std::string evidence_tex(const json& evidence, const Names& names) {
+std::string evidence_tex(const json& evidence, const Names& names, const std::string& id) {
   std::ostringstream t;
   if (!evidence.is_object() || evidence.empty()) return "";
   std::string rows;
@@ -277,8 +288,8 @@ std::string evidence_tex(const json& evidence, const Names& names) {
   if (!rows.empty())
     t << "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.26\\linewidth-2\\tabcolsep\\relax}"
          ">{\\raggedright\\arraybackslash}p{\\dimexpr0.74\\linewidth-2\\tabcolsep\\relax}}\n"
-      << rows << "\\end{longtable}}\n";
-  t << evidence_lists(evidence, names, "");
+      << longtable_head(esc(id) + ": the evidence's named values", "") << rows << "\\end{longtable}}\n";
+  t << evidence_lists(evidence, names, id, "");
   return t.str();
 }
 
@@ -356,7 +367,7 @@ std::string controls_rows(const json& controls) {
 
 /// What each control measured, in the appendix: the runner's line, verbatim (it may name
 /// observables by key).
-std::string control_results(const json& controls, const Names& names) {
+std::string control_results(const json& controls, const Names& names, const std::string& id) {
   std::string rows;
   std::size_t number = 0;
   for (const auto& ctl : controls) {
@@ -375,11 +386,12 @@ std::string control_results(const json& controls, const Names& names) {
   std::string lists;
   number = 0;
   for (const auto& ctl : controls)
-    lists += evidence_lists(ctl.value("evidence", json::object()), names, fmt::format("Negative control {}", ++number));
+    lists +=
+        evidence_lists(ctl.value("evidence", json::object()), names, id, fmt::format("Negative control {}", ++number));
   if (rows.empty()) return lists;
   return "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.35\\linewidth-2\\tabcolsep\\relax}"
-         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.65\\linewidth-2\\tabcolsep\\relax}}\n\\toprule\n"
-         "negative control & what it measured \\\\\n\\midrule\n\\endhead\n" +
+         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.65\\linewidth-2\\tabcolsep\\relax}}\n" +
+         longtable_head(esc(id) + ": what each negative control measured", "negative control & what it measured") +
          rows + "\\bottomrule\n\\end{longtable}}\n" + lists;
 }
 
@@ -707,8 +719,8 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
     }
   v.set("certificates", certificates);
   TemplateValues a;
-  a.set("id", id).set("label", label).set("evidence", evidence_tex(evidence, g.names));
-  const std::string controls = non_empty_list(c, "controls") ? control_results(c["controls"], g.names) : "";
+  a.set("id", id).set("label", label).set("evidence", evidence_tex(evidence, g.names, id));
+  const std::string controls = non_empty_list(c, "controls") ? control_results(c["controls"], g.names, id) : "";
   a.set("controls", controls).flag("has_controls", !controls.empty());
   v.flag("has_appendix", g.appendix);
   return {render_template("check_section.tex", v), render_template("check_appendix.tex", a)};
