@@ -25,6 +25,7 @@ BOOST_AUTO_TEST_CASE(symbols_with_scripts_greek_roots_and_inner_products) {
   BOOST_TEST(prose_tex("max_(k>=2) |lambda_k|") == "$\\max_{k\\geq 2}$ \\textbar{}$\\lambda_{k}$\\textbar{}");
   BOOST_TEST(prose_tex("Delta_k(digits)") == "$\\Delta_{k}$(digits)");
   BOOST_TEST(prose_tex("e_j'") == "$e_{j}'$");
+  BOOST_TEST(prose_tex("t_delta inside F's band") == "$t_{\\delta}$ inside F's band");  // a possessive, not F′s
   BOOST_TEST(prose_tex("within 10^-digits") == "within $10^{-\\mathrm{digits}}$");
 }
 

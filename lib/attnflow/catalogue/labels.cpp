@@ -30,6 +30,7 @@ const std::map<std::string, KeyLabel>& table() {
       {"tolerance_rule", {"tolerance rule", ""}},
       {"undecided_pairs_total", {"undecided pairs", ""}},
       {"undecided_rule", {"undecided rule", ""}},
+      {"band_rule", {"band rule", ""}},
       {"verdict_rule", {"verdict rule", ""}},
       {"key_number", {"key result", ""}},
       // lists of a check's evidence
@@ -94,7 +95,9 @@ const std::map<std::string, KeyLabel>& table() {
       {"t_0.9", {"time the fraction reaches 0.9", "t_{0.9}"}},
       {"t_delta_beyond_T", {"predicted time beyond the horizon", "t_\\delta > T"}},
       {"t_delta_gamma", {"predicted time", "t_\\delta"}},
-      {"t_delta_in_band_0.1_0.9", {"prediction between the 0.1 and 0.9 times", ""}},
+      {"t_delta_place", {"prediction against the band", ""}},
+      {"band_opens", {"band opens (0.1, with its errors)", ""}},
+      {"band_closes", {"band closes (0.9, with its errors)", ""}},
       {"t_end", {"end time", "T"}},
       {"t_half_monte_carlo", {"time the fraction reaches 1/2", "t_{1/2}"}},
       {"t_half_runs_all_pairs_close", {"runs with every pair close at the half time", ""}},

@@ -276,7 +276,9 @@ std::optional<std::pair<std::string, std::size_t>> symbol_at(const std::string& 
       scripted = true;
       continue;
     }
-    if (k < s.size() && s[k] == '\'' && (scripted || letter_base) && !has_sup) {
+    // A prime, not the possessive of "F's band".
+    const bool possessive = k + 1 < s.size() && s[k + 1] == 's' && (k + 2 >= s.size() || !alnum(s[k + 2]));
+    if (k < s.size() && s[k] == '\'' && !possessive && (scripted || letter_base) && !has_sup) {
       tex += "'";
       ++k;
       scripted = has_sup = true;

@@ -1,6 +1,6 @@
 // [B] Fig. 3, the phase diagram: the Monte-Carlo fraction F(t, β) of pairs with ⟨x_i,x_j⟩ > 1 − δ
 // (δ = 1e-3) from uniform starts, against the curve {γ_β(t) = 1 − δ} of B-6.8's γ (SA). Reported per
-// β: where F crosses 1/2 (and the band 0.1..0.9) against t_δ(β).
+// β: where F crosses 1/2, and whether t_δ(β) lies in F's band 0.1..0.9 (the rule fixed in advance).
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace attnflow {
 
@@ -21,18 +22,26 @@ using nlohmann::json;
 
 constexpr double kDelta = 1e-3;  // ⟨x_i,x_j⟩ > 1 − δ  ⇔  ‖x_i − x_j‖²/2 < δ
 constexpr double kSafety = 10;   // fixed in advance; multiplies the derived error of ‖x_i − x_j‖²/2
+constexpr double kBandSe = 4;    // fixed in advance: the band's edges carry 4 standard errors
 
-/// The fraction of close pairs at every sample, and how many pairs were within `tol` of the threshold.
-template <class T> std::vector<double> fractions(const Trajectory<T>& tr, double tol, long& undecided) {
+/// The fraction of close pairs at every sample; `low` and `high` count a pair within `tol` of the
+/// threshold as not close and as close; `undecided` counts those pairs over all samples.
+template <class T>
+std::vector<double> fractions(const Trajectory<T>& tr, double tol, long& undecided, std::vector<double>& low,
+                              std::vector<double>& high) {
   std::vector<double> f;
   for (const auto& x : tr.x) {
-    long close = 0, pairs = 0;
+    long close = 0, pairs = 0, near = 0, near_close = 0;
     for (Eigen::Index i = 0; i < x.rows(); ++i)
       for (Eigen::Index j = i + 1; j < x.rows(); ++j) {
         const double D = to_double(T((x.row(i) - x.row(j)).squaredNorm() / 2));
-        ++pairs, close += D < kDelta, undecided += std::abs(D - kDelta) <= tol;
+        const bool is_near = std::abs(D - kDelta) <= tol;
+        ++pairs, close += D < kDelta, near += is_near, near_close += is_near && D < kDelta;
       }
-    f.push_back(pairs ? double(close) / double(pairs) : 0.0);
+    const double all = pairs ? double(pairs) : 1.0;
+    f.push_back(double(close) / all), low.push_back(double(close - near_close) / all);
+    high.push_back(double(close - near_close + near) / all);
+    undecided += near;
   }
   return f;
 }
@@ -64,8 +73,10 @@ json from_run(const json& cfg, const MeasuredRun<double>& run) {
   const double ddist =
       2 * std::sqrt(double(tr.d)) * run.error_estimate + 16 * tr.n * tr.d * std::numeric_limits<double>::epsilon();
   long undecided = 0;
+  std::vector<double> low, high;
   json out = {{"beta", cfg.at("beta")}, {"config", cfg}};
-  out["fraction"] = fractions(tr, kSafety * 2 * ddist, undecided);
+  out["fraction"] = fractions(tr, kSafety * 2 * ddist, undecided, low, high);
+  out["fraction_low"] = low, out["fraction_high"] = high;
   out["t"] = std::vector<double>(tr.t.begin(), tr.t.end());
   out["undecided"] = undecided;
   return out;
@@ -79,13 +90,11 @@ json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool con
   const MpfrDigitsScope scope(tight.precision.digits);
   const Trajectory<mpfr> tr = simulate<mpfr>(tight);
   long undecided = 0;
-  std::vector<double> t;
+  std::vector<double> t, low, high;
   for (const auto& x : tr.t) t.push_back(to_double(x));
-  return {{"beta", inst.at("beta")},
-          {"config", cfg},
-          {"fraction", fractions(tr, 0.0, undecided)},
-          {"t", t},
-          {"undecided", undecided}};
+  const std::vector<double> f = fractions(tr, 0.0, undecided, low, high);
+  return {{"beta", inst.at("beta")}, {"config", cfg},        {"fraction", f},          {"fraction_low", low},
+          {"fraction_high", high},   {"t", t},               {"undecided", undecided}};
 }
 
 /// Every instance's run and twin through the SIMD lanes (run_measured_batch): the same result as
@@ -100,52 +109,122 @@ std::vector<json> measure_many(const HookParams& p, const std::vector<json>& ins
   return out;
 }
 
+/// Where t_δ(β) lies against F's transition band.
+enum class BandPlace { Inside, Before, After, Undetermined };
+
+/// The band {t : 0.1 <= F <= 0.9} with its errors: it opens when F, counting every undecided pair as
+/// close, plus kBandSe standard errors reaches 0.1 (`opens`), and closes when F, counting them as
+/// not close, minus kBandSe standard errors reaches 0.9 (`closes`); NaN: not by T. t_δ NaN: γ does
+/// not reach 1 − δ on its grid.
+BandPlace place_in_band(double t_delta, double opens, double closes, double t_end) {
+  if (std::isnan(t_delta)) return std::isnan(closes) ? BandPlace::Undetermined : BandPlace::After;
+  if (std::isnan(opens)) return t_delta <= t_end ? BandPlace::Before : BandPlace::Undetermined;
+  if (t_delta < opens) return BandPlace::Before;
+  if (std::isnan(closes)) return BandPlace::Undetermined;
+  return t_delta <= closes ? BandPlace::Inside : BandPlace::After;
+}
+
+std::string place_text(BandPlace place) {
+  switch (place) {
+    case BandPlace::Inside: return "t_delta inside F's band";
+    case BandPlace::Before: return "t_delta before F's band";
+    case BandPlace::After: return "t_delta after F's band";
+    case BandPlace::Undetermined: break;
+  }
+  return "undecided (F's band or t_delta not reached by T)";
+}
+
+/// The mean over runs at every sample, and its standard error.
+struct MeanSeries {
+  std::vector<double> mean, se;
+};
+
+MeanSeries mean_of(const std::vector<const json*>& runs, const char* key, std::size_t samples) {
+  MeanSeries out{std::vector<double>(samples, 0.0), std::vector<double>(samples, 0.0)};
+  std::vector<double> sq(samples, 0.0);
+  for (const json* r : runs) {
+    const auto f = (*r)[key].get<std::vector<double>>();
+    for (std::size_t k = 0; k < samples && k < f.size(); ++k) out.mean[k] += f[k], sq[k] += f[k] * f[k];
+  }
+  const double m = double(runs.size());
+  for (std::size_t k = 0; k < samples; ++k) {
+    out.mean[k] /= m;
+    const double var = m > 1 ? std::max(0.0, (sq[k] - m * out.mean[k] * out.mean[k]) / (m - 1)) : 0.0;
+    out.se[k] = std::sqrt(var / m);
+  }
+  return out;
+}
+
 HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   HookJudgement j;
   const std::vector<double> betas = p.reals("betas", 0, 1000, 1024);
   const std::vector<double> t_axis = measured.empty() ? std::vector<double>{} : measured[0]["t"].get<std::vector<double>>();
   const double t_end = p.real("t_end", 0.1, 1e5);
-  const int n = int(p.integer("n", 2, 1024));
+  const int n = int(p.integer("n", 2, 1024)), d = int(p.integer("d", 2, 64));
   json rows = json::array();
   std::vector<std::vector<double>> heat;
   long undecided = 0;
   double fmax = 0;
+  std::size_t outside = 0, undetermined = 0;
+  std::vector<std::size_t> suspects;
+  std::string beta_list, halves, predictions;  // the key number: one list per quantity, β in grid order
+  std::map<std::string, std::string> places;   // each place of t_δ against the band, and its β
   for (double b : betas) {
-    std::vector<double> mean(t_axis.size(), 0.0), sq(t_axis.size(), 0.0), all_close(t_axis.size(), 0.0), f_mid, f_end;
-    long m = 0;
-    for (const json& r : measured) {
+    std::vector<double> all_close(t_axis.size(), 0.0), f_mid, f_end;
+    std::vector<const json*> runs;
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+      const json& r = measured[i];
       if (r["beta"] != b) continue;
+      if (runs.empty()) suspects.push_back(i);  // the β's first run, should its place be confirmed
+      runs.push_back(&r);
       const auto f = r["fraction"].get<std::vector<double>>();
-      ++m, undecided += r["undecided"].get<long>(), f_mid.push_back(f[f.size() / 2]), f_end.push_back(f.back());
+      undecided += r["undecided"].get<long>(), f_mid.push_back(f[f.size() / 2]), f_end.push_back(f.back());
       const auto first = std::find(f.begin(), f.end(), 1.0);  // every pair close from here on ([B] Fig. 3's statistic)
       for (std::size_t k = 0; k < t_axis.size() && k < f.size(); ++k)
-        mean[k] += f[k], sq[k] += f[k] * f[k], all_close[k] += first != f.end() && k >= std::size_t(first - f.begin());
+        all_close[k] += first != f.end() && k >= std::size_t(first - f.begin());
     }
-    for (std::size_t k = 0; k < t_axis.size(); ++k) mean[k] /= double(m), all_close[k] /= double(m), fmax = std::max(fmax, mean[k]);
-    const double var = m > 1 ? std::max(0.0, (sq.back() - double(m) * mean.back() * mean.back()) / double(m - 1)) : 0.0;
+    const MeanSeries F = mean_of(runs, "fraction", t_axis.size()), low = mean_of(runs, "fraction_low", t_axis.size()),
+                     high = mean_of(runs, "fraction_high", t_axis.size());
+    std::vector<double> opening(t_axis.size()), closing(t_axis.size());
+    for (std::size_t k = 0; k < t_axis.size(); ++k) {
+      all_close[k] /= double(runs.size()), fmax = std::max(fmax, F.mean[k]);
+      opening[k] = high.mean[k] + kBandSe * high.se[k], closing[k] = low.mean[k] - kBandSe * low.se[k];
+    }
     // t_δ(β): γ_β(t) = 1 − δ, on a fine grid up to 20 T (reported as beyond T when past it).
     std::vector<double> fine;
     for (int k = 0; k <= 4000; ++k) fine.push_back(20 * t_end * k / 4000.0);
     const double t_delta = crossing(fine, gamma_curve(false, n, b, fine), 1 - kDelta);
-    const double t_half = crossing(t_axis, mean, 0.5), t10 = crossing(t_axis, mean, 0.1), t90 = crossing(t_axis, mean, 0.9);
-    rows.push_back({{"beta", b}, {"runs", m}, {"t_half_monte_carlo", t_half}, {"t_0.1", t10}, {"t_0.9", t90},
-                    {"t_delta_gamma", t_delta}, {"t_delta_beyond_T", !(t_delta <= t_end)},
-                    {"t_delta_in_band_0.1_0.9", t10 <= t_delta && t_delta <= t90}, {"half_minus_predicted", t_half - t_delta},
-                    {"F_at_T", mean.back()}, {"F_se_at_T", std::sqrt(var / double(m))},
+    const double t_half = crossing(t_axis, F.mean, 0.5), t10 = crossing(t_axis, F.mean, 0.1),
+                 t90 = crossing(t_axis, F.mean, 0.9);
+    const double opens = crossing(t_axis, opening, 0.1), closes = crossing(t_axis, closing, 0.9);
+    const BandPlace place = place_in_band(t_delta, opens, closes, t_end);
+    outside += place == BandPlace::Before || place == BandPlace::After, undetermined += place == BandPlace::Undetermined;
+    if (place == BandPlace::Inside || place == BandPlace::Undetermined) suspects.pop_back();
+    rows.push_back({{"beta", b}, {"runs", runs.size()}, {"t_half_monte_carlo", t_half}, {"t_0.1", t10}, {"t_0.9", t90},
+                    {"band_opens", opens}, {"band_closes", closes}, {"t_delta_gamma", t_delta},
+                    {"t_delta_beyond_T", !(t_delta <= t_end)}, {"t_delta_place", place_text(place)},
+                    {"half_minus_predicted", t_half - t_delta}, {"F_at_T", F.mean.back()}, {"F_se_at_T", F.se.back()},
                     {"runs_all_pairs_close_by_T", all_close.back()}, {"t_half_runs_all_pairs_close", crossing(t_axis, all_close, 0.5)}});
-    heat.push_back(mean);
+    heat.push_back(F.mean);
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T/2", b), f_mid));
     j.observables.push_back(mean_observable(fmt::format("beta {:g}: mean F at T", b), f_end));
     // A level not crossed is said as such, never printed as nan.
-    const std::string half = std::isfinite(t_half) ? fmt::format("F = 1/2 at t = {:.3g}", t_half)
-                                                   : fmt::format("F does not reach 1/2 by T = {:g}", t_end);
-    const std::string predicted = std::isfinite(t_delta) ? fmt::format("γ = 1 − δ at t = {:.3g}", t_delta)
-                                                         : fmt::format("γ = 1 − δ not reached by t = {:g}", 20 * t_end);
-    j.key_number += fmt::format("{}β = {:g}: {}, {}", j.key_number.empty() ? "" : "; ", b, half, predicted);
+    beta_list += fmt::format("{}{:g}", beta_list.empty() ? "" : " / ", b);
+    halves += (halves.empty() ? "" : " / ") +
+              (std::isfinite(t_half) ? fmt::format("{:.3g}", t_half) : fmt::format("not by T = {:g}", t_end));
+    predictions += (predictions.empty() ? "" : " / ") + (std::isfinite(t_delta) ? fmt::format("{:.3g}", t_delta)
+                                                                                : fmt::format("beyond {:g}", 20 * t_end));
+    std::string& listed = places[place_text(place)];
+    listed += fmt::format("{}{:g}", listed.empty() ? "" : ", ", b);
   }
+  for (const auto& [place, listed] : places)
+    j.key_number += fmt::format("{}{} for β = {}", j.key_number.empty() ? "" : "; ", place, listed);
+  j.key_number += fmt::format(". β = {}: F = 1/2 at t = {}; γ = 1 − δ at t = {}", beta_list, halves, predictions);
   j.evidence = {{"per_beta", rows}, {"threshold", "|x_i - x_j|^2 / 2 < 1e-3"}, {"undecided_pairs_total", undecided},
                 {"undecided_rule", fmt::format("|D - 1e-3| <= {:g} x 2 (2 sqrt(d) error_estimate + 16 n d eps)", kSafety)},
-                {"note", p.integer("d", 2, 64) >= n
+                {"band_rule", fmt::format("the band opens when F (undecided pairs close) + {0:g} se reaches 0.1 and closes "
+                                          "when F (undecided pairs not close) - {0:g} se reaches 0.9", kBandSe)},
+                {"note", d >= n
                              ? "gamma is the curve of pairwise-orthogonal starts (d >= n, B-6.8); uniform starts in "
                                "d >= n are nearly orthogonal and follow it within O(sqrt(log d / d)) (B-6.9)"
                              : "d < n: gamma, the curve of pairwise-orthogonal starts (d >= n), is not the prediction "
@@ -169,12 +248,25 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   if (!curve_t.empty()) curves["predicted γᵦ(t) = 1 − δ"] = series(curve_t, curve_b);
   j.figures["fraction_heat_map"] =
       heatmap_figure({"t", "β", false, geometric},
-                     fmt::format("fraction of pairs with ⟨xᵢ, xⱼ⟩ > 1 − δ (n = {}, d = {})", n, p.integer("d", 2, 64)),
+                     fmt::format("fraction of pairs with ⟨xᵢ, xⱼ⟩ > 1 − δ (n = {}, d = {})", n, d),
                      t_axis, ys, zs, curves);
   j.figures["fraction_heat_map"]["z_min"] = 0, j.figures["fraction_heat_map"]["z_max"] = 1;
   // The dimension the runs used, beside n: γ is the curve of pairwise-orthogonal starts (d ≥ n).
-  j.key_number = fmt::format("n = {}, d = {}: ", n, p.integer("d", 2, 64)) + j.key_number;
-  if (p.text("claim") == "reported") {
+  j.key_number = fmt::format("n = {}, d = {}: ", n, d) + j.key_number;
+  if (p.text("claim") == "band") {
+    // The rule fixed in advance (proofs/phase-diagram.tex): t_δ(β) inside F's band for every β.
+    // γ is the prediction only for nearly orthogonal starts (d >= n): below, nothing is judged.
+    j.evidence["verdict_rule"] =
+        "d >= n only (gamma is the curve of orthogonal starts; below, reported): holds when t_delta(beta) lies in "
+        "F's band for every beta; violated when it lies before or after the band for some beta (the first run of "
+        "each such beta re-measured at >= 20 more digits); otherwise inconclusive (the band not reached by T)";
+    if (d < n)
+      j.verdict = Verdict::Reported;
+    else if (outside > 0)
+      j.verdict = Verdict::Violated, j.suspects = suspects;
+    else
+      j.verdict = undetermined > 0 ? Verdict::Inconclusive : Verdict::Holds;
+  } else if (p.text("claim") == "reported") {
     j.verdict = Verdict::Reported;
   } else {  // "clusters": the mean F crosses 1/2 before T
     j.verdict = fmax >= 0.5 ? Verdict::Holds : Verdict::Violated;
@@ -196,10 +288,10 @@ MeasurementHook hook_phase_diagram() {
            {"samples", 41},
            {"betas", {0.5, 1, 2, 4, 8, 16}},
            {"V", "identity"},
-           {"claim", "reported"}},
+           {"claim", "band"}},
           false,
           [](const HookParams& p) {
-            (void)p.choice("claim", {"reported", "clusters"}), (void)p.choice("V", {"identity", "minus-identity"});
+            (void)p.choice("claim", {"band", "reported", "clusters"}), (void)p.choice("V", {"identity", "minus-identity"});
             (void)p.integer("n", 2, 1024), (void)p.integer("d", 2, 64), (void)p.real("t_end", 0.1, 1e5);
             (void)p.integer("samples", 3, 10001);
             return p.beta_grid("runs", 100000);
