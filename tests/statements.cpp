@@ -7,6 +7,7 @@
 #include "cli_support.hpp"
 
 #include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/diagnostics/gamma_curve.hpp"
 #include "attnflow/diagnostics/positive_definite.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"
 #include "attnflow/model/model.hpp"
@@ -49,6 +50,28 @@ void expect_confirmed(const json& instances) {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(statements)
+
+BOOST_AUTO_TEST_CASE(an_equiangular_start_follows_the_scalar_ode_from_its_own_inner_product) {
+  // S-equiangular (survey-2025): SA and USA from <x_i, x_j> = 0.2 stay equiangular on the ODE
+  // started at 0.2 and collapse at 2 and 2e^beta; a uniform start (the control) leaves the curve.
+  const StatementSpec s = load_statement(example("survey-2025/S-equiangular"));
+  const CheckResult r = run_entry(statement_entry(s), {{"n", 4}, {"d", 5}, {"betas", {1}}}, 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  BOOST_REQUIRE(r.evidence["instances"].size() == 2u);  // one per family
+  for (const auto& i : r.evidence["instances"]) {
+    BOOST_TEST_INFO(i.dump());
+    const auto& deviation = i["clauses"][0];
+    BOOST_TEST(deviation["at_T"].get<double>() <= deviation["tolerance_at_T"].get<double>());
+  }
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
+  // The reference starts where the tokens start: gamma_curve from 0.2 is 0.2 at t = 0, and 1 is a
+  // fixed point; from 0 it is B-6.8's gamma.
+  BOOST_TEST(gamma_curve(false, 4, 1.0, {0.0, 1.0}, 0.2)[0] == 0.2);
+  BOOST_TEST(gamma_curve(true, 4, 1.0, {0.0, 3.0}, 1.0)[1] == 1.0);
+  BOOST_TEST(gamma_curve(false, 4, 1.0, {0.0, 1.0}, 0.2)[1] > gamma_curve(false, 4, 1.0, {0.0, 1.0})[1]);
+}
 
 BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {
   const CheckResult r = run_example("hemisphere-collapse");

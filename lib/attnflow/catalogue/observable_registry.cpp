@@ -99,7 +99,7 @@ template <class T> T norm_above_start_bound(const Tokens<T>& x, const Observable
   return max_norm(x, c) - bound;
 }
 
-/// max_{i≠j} |⟨x_i, x_j⟩ − γ(t)|, γ the reference curve.
+/// max_{i≠j} |⟨x_i, x_j⟩ − γ(t)|, γ the reference curve (from the start's common inner product).
 template <class T> T gamma_deviation(const Tokens<T>& x, const ObservableContext<T>& c) {
   using std::abs;
   const T g = T(c.reference);
@@ -119,7 +119,10 @@ std::vector<double> gamma_reference(const SimConfig& c, const std::vector<double
       for (const MatrixSpec& m : w->values)
         if (m.kind != MatrixSpec::Kind::Identity)
           input_error("gamma_deviation", "needs Q = K = V = I (the gamma ODE of [B] Thm 6.8)");
-  return gamma_curve(usa, c.n, decimal_as_double(c.beta), times);
+  // From the start's common inner product: ρ for an equiangular start, 0 for orthogonal starts
+  // (and for uniform ones in d >> n, nearly orthogonal: B-6.9's deviation).
+  const double start = c.init.kind == "equiangular" ? decimal_as_double(c.init.rho) : 0.0;
+  return gamma_curve(usa, c.n, decimal_as_double(c.beta), times, start);
 }
 
 /// s_i = sign⟨x_i, x_1⟩: the tokens split into the groups of x_1 and of −x_1.

@@ -2,7 +2,9 @@
 // γ(t) of [B] Theorem 6.8 (pairwise-orthogonal start): the common inner product, solving
 //   SA : γ' = 2 e^{βγ}(1 − γ)((n−1)γ + 1) / (e^β + (n−1)e^{βγ}),
 //   USA: γ' = (2/n) e^{βγ}(1 − γ)((n−1)γ + 1),   γ(0) = 0.
-// Shared by B-6.8, B-6.9 and the phase diagram.
+// The same ODE from γ(0) = ρ is the common inner product of an equiangular start (every
+// ⟨x_i, x_j⟩ = ρ): symmetry keeps the tokens equiangular. Shared by B-6.8, B-6.9, S-equiangular
+// and the phase diagram.
 #include "attnflow/integrate/integrate.hpp"
 #include "attnflow/integrate/vector_field.hpp"
 
@@ -13,11 +15,11 @@
 
 namespace attnflow {
 
-/// γ(t) at `times` (increasing, the first ≥ 0) in T, the scalar ODE integrated by `method` at
-/// rtol = atol = `tol` (for MPFR at the thread's current precision).
+/// γ(t) at `times` (increasing, the first ≥ 0) in T, the scalar ODE from γ(0) = `start` integrated
+/// by `method` at rtol = atol = `tol` (for MPFR at the thread's current precision).
 template <class T>
 std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<T>& times, Method method,
-                              const T& tol, const T& first_step) {
+                              const T& tol, const T& first_step, const T& start = T(0)) {
   auto rhs = [usa, n, beta](const State<T>& g, State<T>& dg, const T&) {
     using std::exp;
     const T e = exp(beta * g[0]);
@@ -30,7 +32,8 @@ std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<
   s.rtol = s.atol = tol;
   s.dt = first_step;
   s.sample_times = times;
-  const Trajectory<T> tr = integrate(vector_field<T>("gamma", 1, 1, rhs), Tokens<T>(Tokens<T>::Zero(1, 1)), s);
+  const Trajectory<T> tr =
+      integrate(vector_field<T>("gamma", 1, 1, rhs), Tokens<T>(Tokens<T>::Constant(1, 1, start)), s);
   if (tr.stats.stop_reason != "end") throw std::runtime_error("gamma_curve: " + tr.stats.stop_reason);
   std::vector<T> out;
   for (const auto& x : tr.x) out.push_back(x(0, 0));
@@ -38,8 +41,9 @@ std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<
 }
 
 /// γ(t) in double, integrated far more tightly (1e-15) than any flow it is compared with.
-inline std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times) {
-  return gamma_curve_at<double>(usa, n, beta, times, Method::dopri5, 1e-15, 1e-4);
+inline std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times,
+                                       double start = 0) {
+  return gamma_curve_at<double>(usa, n, beta, times, Method::dopri5, 1e-15, 1e-4, start);
 }
 
 }  // namespace attnflow
