@@ -152,10 +152,18 @@ void register_check(CLI::App& app) {
     return r.all_as_expected ? 0 : 1;
   });
 
-  auto* list = app.add_subcommand("list", "print the catalogue: id, kind, source, statement");
+  auto* list = app.add_subcommand(
+      "list", "print the catalogue, then the statement files of the survey-2025 suite: id, kind, source, statement");
   add_command(list, [] {
-    for (const auto& e : catalogue())
+    auto print = [](const CatalogueEntry& e) {
       std::cout << fmt::format("{:<18} {:<22} {:<16} {}\n", e.id, e.kind, e.source, e.summary);
+    };
+    for (const auto& e : catalogue()) print(e);
+    // The 2024-2026 statements live in statement files (checks/statements/survey-2025/), run by
+    // the suite that names them.
+    const SuiteFile survey = load_suite("survey-2025");
+    std::cout << "\nstatement files of the " << survey.name << " suite (attnflow check --suite " << survey.name << "):\n";
+    for (const auto& e : survey.statements) print(e);
     return 0;
   });
 }
