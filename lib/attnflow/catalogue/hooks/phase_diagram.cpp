@@ -124,6 +124,18 @@ BandPlace place_in_band(double t_delta, double opens, double closes, double t_en
   return t_delta <= closes ? BandPlace::Inside : BandPlace::After;
 }
 
+/// The place as a record (the evidence's `t_delta_place`).
+const char* place_code(BandPlace place) {
+  switch (place) {
+    case BandPlace::Inside: return "inside";
+    case BandPlace::Before: return "before";
+    case BandPlace::After: return "after";
+    case BandPlace::Undetermined: break;
+  }
+  return "undecided";
+}
+
+/// The place in words (the key number).
 std::string place_text(BandPlace place) {
   switch (place) {
     case BandPlace::Inside: return "t_delta inside F's band";
@@ -175,7 +187,6 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     for (std::size_t i = 0; i < measured.size(); ++i) {
       const json& r = measured[i];
       if (r["beta"] != b) continue;
-      if (runs.empty()) suspects.push_back(i);  // the β's first run, should its place be confirmed
       runs.push_back(&r);
       const auto f = r["fraction"].get<std::vector<double>>();
       undecided += r["undecided"].get<long>(), f_mid.push_back(f[f.size() / 2]), f_end.push_back(f.back());
@@ -199,10 +210,14 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     const double opens = crossing(t_axis, opening, 0.1), closes = crossing(t_axis, closing, 0.9);
     const BandPlace place = place_in_band(t_delta, opens, closes, t_end);
     outside += place == BandPlace::Before || place == BandPlace::After, undetermined += place == BandPlace::Undetermined;
-    if (place == BandPlace::Inside || place == BandPlace::Undetermined) suspects.pop_back();
+    // A place outside the band is confirmed on the β's first run, re-measured at more digits.
+    if (place == BandPlace::Before || place == BandPlace::After)
+      suspects.push_back(std::size_t(std::find_if(measured.begin(), measured.end(),
+                                                  [&](const json& r) { return r["beta"] == b; }) -
+                                     measured.begin()));
     rows.push_back({{"beta", b}, {"runs", runs.size()}, {"t_half_monte_carlo", t_half}, {"t_0.1", t10}, {"t_0.9", t90},
                     {"band_opens", opens}, {"band_closes", closes}, {"t_delta_gamma", t_delta},
-                    {"t_delta_beyond_T", !(t_delta <= t_end)}, {"t_delta_place", place_text(place)},
+                    {"t_delta_beyond_T", !(t_delta <= t_end)}, {"t_delta_place", place_code(place)},
                     {"half_minus_predicted", t_half - t_delta}, {"F_at_T", F.mean.back()}, {"F_se_at_T", F.se.back()},
                     {"runs_all_pairs_close_by_T", all_close.back()}, {"t_half_runs_all_pairs_close", crossing(t_axis, all_close, 0.5)}});
     heat.push_back(F.mean);
