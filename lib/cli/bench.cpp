@@ -1,8 +1,10 @@
-// attnflow bench [--json] [--quick] [--only KEY,…]: the performance ratios, measured
-// side by side in one run, each printed beside its goal.
+// The attnflow-bench program, which `attnflow bench [--json] [--quick] [--only KEY,…]` runs: the
+// performance ratios, measured side by side in one run, each printed beside its goal.
 #include "attnflow/bench/registry.hpp"
 #include "attnflow/errors.hpp"
-#include "cli/commands.hpp"
+#include "cli/one_line.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 
@@ -54,18 +56,30 @@ int run_bench(bool json, bool quick, const std::vector<std::string>& only) {
 
 }  // namespace
 
-void register_bench(CLI::App& app) {
-  struct Options {
-    bool json = false, quick = false;
-    std::vector<std::string> only;
-  };
-  auto o = std::make_shared<Options>();
-  auto* sub =
-      app.add_subcommand("bench", "performance: RHS vs GEMM, 50-digit RHS vs its op count, memory, [A], [B] Fig. 3");
-  sub->add_flag("--json", o->json, "print one JSON object (keys, then details)");
-  sub->add_flag("--quick", o->quick, "smaller sizes and fewer runs (the definitions say which)");
-  sub->add_option("--only", o->only, "comma-separated keys to run")->delimiter(',');
-  add_command(sub, [o] { return run_bench(o->json, o->quick, o->only); });
-}
-
 }  // namespace attnflow::cli
+
+int main(int argc, char** argv) {
+  using attnflow::cli::one_line;
+  CLI::App app{"attnflow bench: performance: RHS vs GEMM, 50-digit RHS vs its op count, memory, [A], [B] Fig. 3",
+               "attnflow bench"};
+  bool json = false, quick = false;
+  std::vector<std::string> only;
+  app.add_flag("--json", json, "print one JSON object (keys, then details)");
+  app.add_flag("--quick", quick, "smaller sizes and fewer runs (the definitions say which)");
+  app.add_option("--only", only, "comma-separated keys to run")->delimiter(',');
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
+    std::cerr << "attnflow: error: " << one_line(e.what()) << " (see attnflow bench --help)\n";
+    return 2;
+  }
+  try {
+    return attnflow::cli::run_bench(json, quick, only);
+  } catch (const attnflow::InputError& e) {
+    std::cerr << "attnflow: error: " << one_line(e.what()) << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "attnflow: internal error: " << one_line(e.what()) << "\n";
+    return 3;
+  }
+}

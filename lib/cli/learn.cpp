@@ -1,6 +1,6 @@
 // attnflow learn --data imdb|yelp|amazon|all [--variants …] [--folds k] [--layers L] [--dim d]
 //                [--seed S] [--out DIR] → DIR/learn.json
-// A program of its own, attnflow-learn, which `attnflow learn` runs in its place (learn_forward.cpp):
+// A program of its own, attnflow-learn, which `attnflow learn` runs in its place (forward.cpp):
 // only it links LibTorch, whose 150 MB of libraries every other command would otherwise load at
 // start-up.
 #include "attnflow/errors.hpp"
