@@ -3,7 +3,7 @@
 // std::mt19937_64, whose output sequence the C++ standard fixes; the standard's distributions
 // (std::normal_distribution, std::uniform_int_distribution, std::shuffle) are not fixed and
 // differ between libstdc++ and libc++, so every transform from bits to values is written here,
-// once. tests/random_source.cpp pins drawn values for fixed seeds.
+// once. tests/base/random_source.cpp pins drawn values for fixed seeds.
 #include <cmath>
 #include <cstdint>
 #include <iterator>

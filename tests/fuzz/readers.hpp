@@ -1,6 +1,6 @@
 #pragma once
 // Every reader of input JSON, as the program applies it to a file of its kind: shared by the
-// libFuzzer targets (tests/fuzz/) and by the value-type mutation test (tests/input_value_types.cpp),
+// libFuzzer targets (tests/fuzz/) and by the value-type mutation test (tests/cli/input_value_types.cpp),
 // so the two exercise the same code. A reader either accepts its input or throws InputError.
 #include "attnflow/catalogue/statement_spec.hpp"
 #include "attnflow/config/sim_config.hpp"

@@ -2,7 +2,7 @@
 // Mutations that change the JSON type of one value (a number becomes a string, an object an
 // array, …): the class of input that reaches a reader's typed access with the wrong type. Used by
 // the libFuzzer targets' custom mutator (fuzz_reader.hpp) and, exhaustively over the project's own
-// files, by tests/input_value_types.cpp.
+// files, by tests/cli/input_value_types.cpp.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>

@@ -10,7 +10,7 @@ namespace attnflow {
 namespace {
 
 // Keys written by the statement runner and the measurement hooks (catalogue/hooks/). A key missing
-// here fails tests/report_quick.cpp, so a new key gets its label where it is introduced.
+// here fails tests/report/report_quick.cpp, so a new key gets its label where it is introduced.
 const std::map<std::string, KeyLabel>& table() {
   static const std::map<std::string, KeyLabel> t = {
       // evidence of a check

@@ -21,7 +21,7 @@ constexpr std::array<MethodTraits, 6> kMethods = {{
 const MethodTraits& traits(Method m) {
   for (const auto& t : kMethods)
     if (t.method == m) return t;
-  return kMethods[2];  // unreachable: every enumerator is in the table (tests/sim_config.cpp)
+  return kMethods[2];  // unreachable: every enumerator is in the table (tests/config/sim_config.cpp)
 }
 
 std::optional<Method> method_named(std::string_view name) {

@@ -102,7 +102,7 @@ template <class T> ExponentialFit fit_exponential(const std::vector<T>& t, const
 /// transient has decayed below rounding (short but exact).
 ///
 /// What the defaults buy (measured over 200 seeds, 1e-3..1e-2 multiplicative noise; see
-/// tests/diagnostics_rates.cpp): a pure exponential keeps ~94% coverage of the 95% interval with
+/// tests/diagnostics/diagnostics_rates.cpp): a pure exponential keeps ~94% coverage of the 95% interval with
 /// ~60% of the samples in the window; a floor that biases y upwards (error magnitudes) keeps
 /// ~95% with margin 1e4 (margin 100: ~0%, the last 1% of log-bias dominates); a strong early
 /// transient (2.5·e^{−1.4t} on top of the decay) keeps ~86%, the full-range fit 0%. The gap is

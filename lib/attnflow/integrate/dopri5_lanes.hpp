@@ -4,7 +4,7 @@
 // and Hairer's dense output: the dense_output_loop of integrate.hpp, lane by lane. Each lane keeps
 // its own time, step and samples, and a finished lane takes the next system, so a system's result
 // does not depend on the other systems, on how many lanes are used, on the thread count or on the
-// instruction set (tests/dopri5_lanes.cpp checks it bit for bit). The fast path of integrate_batch
+// instruction set (tests/integrate/dopri5_lanes.cpp checks it bit for bit). The fast path of integrate_batch
 // for the [B] Fig. 3 ensembles; systems it does not cover are integrated by integrate().
 #include "attnflow/integrate/batch.hpp"
 #include "attnflow/model/sphere_lanes.hpp"

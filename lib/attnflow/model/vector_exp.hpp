@@ -3,7 +3,7 @@
 // kernel's most frequent operation: at n = 32, d = 2 one right-hand side is 528 exponentials
 // and ~4,000 multiply-adds. The variant is chosen once: AVX2 with FMA (4 lanes), else SLEEF's
 // portable C with fma(). Both evaluate the same FMA-based algorithm and give bit-identical results
-// (checked in tests/vector_exp.cpp; SLEEF's AVX-512 variant gives the same bits too), so results
+// (checked in tests/model/vector_exp.cpp; SLEEF's AVX-512 variant gives the same bits too), so results
 // do not depend on the machine, the array's length or its alignment. (A CPU without FMA, before
 // 2013, gets SLEEF's C without it, whose last bits may differ.) AVX-512 only through
 // exp_in_place_wide: on this machine its exponentials lowered the clock for the GEMMs around them

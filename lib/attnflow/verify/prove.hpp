@@ -233,7 +233,7 @@ double prove_benchmark_seconds(const std::string& instance_path);
 /// width at t_end in max_width. Throws if the enclosure is lost on the way.
 double enclose_benchmark_seconds(const std::string& instance_path, double t_end, double& max_width);
 
-/// Interval self-tests (tests/verify_interval.cpp): outward-rounded end points of the enclosures
+/// Interval self-tests (tests/verify/verify_interval.cpp): outward-rounded end points of the enclosures
 /// of e^x and √x computed by the given kind ("double" or "mpfi", digits) on the interval [x, x].
 std::pair<double, double> exp_enclosure(const std::string& kind, const std::string& x, int digits = 40);
 std::pair<double, double> sqrt_enclosure(const std::string& kind, const std::string& x, int digits = 40);

@@ -1,6 +1,6 @@
 // Hostile input: each reader refuses malformed or adversarial files with exit 2 and one
 // line naming the field, never a signal, an internal error (exit 3) or a silent default; and a
-// report's LaTeX run takes no shell (tests/report.cpp).
+// report's LaTeX run takes no shell (tests/report/report.cpp).
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"

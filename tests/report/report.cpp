@@ -317,7 +317,7 @@ BOOST_AUTO_TEST_CASE(appendix_is_rendered_from_the_certificate) {
 BOOST_AUTO_TEST_CASE(old_form_figures_still_render) {
   const Rich& r = rich();
   BOOST_REQUIRE(r.outcome.compiled);
-  // Titled in words (these keys have no label: the report records them for tests/report_quick.cpp).
+  // Titled in words (these keys have no label: the report records them for tests/report/report_quick.cpp).
   BOOST_TEST(r.text.find("old plain") != std::string::npos);
   BOOST_TEST(r.text.find("old phase diagram") != std::string::npos);
   BOOST_TEST(r.tex.find("old\\_plain") == std::string::npos);
