@@ -73,6 +73,30 @@ BOOST_AUTO_TEST_CASE(an_equiangular_start_follows_the_scalar_ode_from_its_own_in
   BOOST_TEST(gamma_curve(false, 4, 1.0, {0.0, 1.0}, 0.2)[1] > gamma_curve(false, 4, 1.0, {0.0, 1.0})[1]);
 }
 
+BOOST_AUTO_TEST_CASE(the_circle_synchronizes_for_negative_beta_and_the_triangle_below_minus_two_thirds_does_not) {
+  // S-circle (survey-2025): on S^1 with Q = K = V = I, random starts synchronize at beta = -0.1
+  // (repulsive, above -0.16) as at beta = 1, for SA and USA; the control, the equilateral triangle
+  // perturbed by 1e-3 at beta = -1, stays a triangle (stable below -2/3): violated, confirmed; at
+  // beta = -0.5 the same start synchronizes.
+  const StatementSpec s = load_statement(example("survey-2025/S-circle"));
+  BOOST_TEST(s.betas.front() < 0);  // a negative beta is an input like any other
+  const CheckResult r = run_entry(statement_entry(s), {{"instances", 1}, {"n", 4}, {"betas", {-0.1, 1}}}, 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  BOOST_REQUIRE(r.evidence["instances"].size() == 4u);  // two betas, two families
+  for (const auto& i : r.evidence["instances"]) {
+    BOOST_TEST_INFO(i.dump());
+    const auto& diameter = i["clauses"][0];
+    BOOST_TEST(diameter["distance_T"].get<double>() <= diameter["reached_if_below"].get<double>());
+  }
+  BOOST_REQUIRE(r.controls.size() == 2u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
+  for (const auto& i : r.controls[0].evidence["instances"])  // still a triangle: side about sqrt(3)
+    BOOST_TEST(i["clauses"][0]["distance_T"].get<double>() > 1.7, i.dump());
+  // The same triangle at beta = -0.5 (above -2/3) is unstable: it synchronizes.
+  BOOST_TEST(to_string(r.controls[1].verdict) == "holds", r.controls[1].evidence.dump());
+}
+
 BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {
   const CheckResult r = run_example("hemisphere-collapse");
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);

@@ -457,8 +457,9 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     if (!e.at("betas").is_array() || e.at("betas").empty() || e.at("betas").size() > 64)
       input_error(w + "ensemble.betas", "must be a list of 1 to 64 numbers");
     for (std::size_t k = 0; k < e.at("betas").size(); ++k) {
+      // Any finite beta: negative (repulsive) attention is a model input like any other, and each
+      // instance's config is validated by the model it names.
       const double b = finite_number(e.at("betas")[k], w + "ensemble.betas[" + std::to_string(k) + "]");
-      if (!(b >= 0)) input_error(w + "ensemble.betas[" + std::to_string(k) + "]", "must be >= 0");
       s.betas.push_back(b);
     }
   }
