@@ -90,6 +90,25 @@ BOOST_AUTO_TEST_CASE(placeholders_escape_unless_raw_and_sections_follow_flags) {
   BOOST_TEST(out == "a\\_b\\$ $\\alpha$ yes not\n");
 }
 
+BOOST_AUTO_TEST_CASE(a_list_renders_once_per_item_with_its_own_values_and_the_outer_ones) {
+  TemplateValues v;
+  v.set("unit", "s").list("rows", {TemplateValues{}.set("name", "a_1").flag("last", false),
+                                   TemplateValues{}.set("name", "b").flag("last", true)});
+  const std::string text = "<<#rows>><<name>> <<unit>><<^last>>, <</last>><</rows>>.\n";
+  BOOST_TEST(render_template_text(text, v, "inline") == "a\\_1 s, b s.\n");
+  // A name inside the list that no item provides, or that only some items provide, is a typo.
+  TemplateValues partial = v;
+  partial.lists["rows"][0].set("extra", "x");
+  BOOST_CHECK_THROW((void)render_template_text("<<#rows>><<extra>><</rows>>\n", partial, "t"), InputError);
+  BOOST_CHECK_THROW((void)render_template_text("<<#rows>><<nmae>><</rows>>\n", v, "t"), InputError);
+  // Outside its section an item's name is unknown.
+  BOOST_CHECK_THROW((void)render_template_text("<<#rows>><</rows>><<name>>\n", v, "t"), InputError);
+  // An empty list renders nothing.
+  TemplateValues empty;
+  empty.list("rows", {});
+  BOOST_TEST(render_template_text("[<<#rows>><<name>><</rows>>]\n", empty, "inline") == "[]\n");
+}
+
 BOOST_AUTO_TEST_CASE(a_typo_in_a_template_fails_with_its_name) {
   TemplateValues v;
   v.set("x", "1");

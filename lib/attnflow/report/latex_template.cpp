@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <kainjow/mustache.hpp>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace attnflow {
@@ -49,17 +51,75 @@ std::string join_standalone_section_lines(const std::string& body) {
   return out;
 }
 
+/// The names a section may use: its own values, then those of the sections around it (Mustache's
+/// context stack). A list's items are one scope of the names every item provides.
+struct Scope {
+  std::set<std::string> text, flags;
+  std::map<std::string, Scope> lists;  // a list's name → the scope of its items
+  bool unchecked = false;              // an empty list's body: never rendered, so not checked
+};
+
+Scope scope_of(const TemplateValues& v) {
+  Scope s;
+  for (const auto& [name, value] : v.text) s.text.insert(name);
+  for (const auto& [name, value] : v.flags) s.flags.insert(name);
+  for (const auto& [name, items] : v.lists) {
+    Scope item;
+    if (items.empty()) item.unchecked = true;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      Scope one = scope_of(items[k]);
+      if (k == 0) {
+        item = std::move(one);
+        continue;
+      }
+      std::set<std::string> text, flags;  // the names every item has
+      for (const auto& n : item.text)
+        if (one.text.count(n)) text.insert(n);
+      for (const auto& n : item.flags)
+        if (one.flags.count(n)) flags.insert(n);
+      item.text = std::move(text), item.flags = std::move(flags);
+    }
+    s.lists[name] = std::move(item);
+  }
+  return s;
+}
+
 /// Every placeholder name must be provided: a typo in a template is an error, not a blank.
 void check_names(const std::string& body, const TemplateValues& v, const std::string& origin) {
   static const std::regex tag(R"(<<\s*([#^/&]?)\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>)");
+  std::vector<Scope> stack = {scope_of(v)};
   for (auto it = std::sregex_iterator(body.begin(), body.end(), tag); it != std::sregex_iterator(); ++it) {
     const std::string sigil = (*it)[1], name = (*it)[2];
-    const bool section = sigil == "#" || sigil == "^" || sigil == "/";
-    const bool known = section ? v.flags.count(name) > 0 : v.text.count(name) > 0;
+    if (sigil == "/") {
+      if (stack.size() > 1) stack.pop_back();
+      continue;
+    }
+    const bool section = sigil == "#" || sigil == "^";
+    bool known = false;
+    const Scope* list_items = nullptr;
+    for (auto s = stack.rbegin(); s != stack.rend() && !known; ++s) {
+      if (s->unchecked) known = true;
+      if (!section) known = known || s->text.count(name) > 0;
+      if (section && s->lists.count(name)) known = true, list_items = &s->lists.at(name);
+      if (section) known = known || s->flags.count(name) > 0;
+    }
     if (!known)
-      input_error(origin, "unknown " + std::string(section ? "flag" : "placeholder") + " <<" + sigil + name +
+      input_error(origin, "unknown " + std::string(section ? "flag or list" : "placeholder") + " <<" + sigil + name +
                               ">> (attnflow provides it for no template of this kind)");
+    if (section) stack.push_back(sigil == "#" && list_items ? *list_items : Scope{});
   }
+}
+
+kainjow::mustache::data to_data(const TemplateValues& v) {
+  kainjow::mustache::data data;
+  for (const auto& [name, value] : v.text) data.set(name, value);
+  for (const auto& [name, value] : v.flags) data.set(name, kainjow::mustache::data(value));
+  for (const auto& [name, items] : v.lists) {
+    kainjow::mustache::data list{kainjow::mustache::data::type::list};
+    for (const auto& item : items) list.push_back(to_data(item));
+    data.set(name, list);
+  }
+  return data;
 }
 
 }  // namespace
@@ -72,10 +132,7 @@ std::string render_template_text(const std::string& text, const TemplateValues& 
   kainjow::mustache::mustache tmpl("{{=<< >>=}}" + body);
   if (!tmpl.is_valid()) input_error(origin, "malformed template: " + tmpl.error_message());
   tmpl.set_custom_escape([](const std::string& s) { return latex_escape(s); });
-  kainjow::mustache::data data;
-  for (const auto& [name, value] : values.text) data.set(name, value);
-  for (const auto& [name, value] : values.flags) data.set(name, kainjow::mustache::data(value));
-  std::string out = tmpl.render(data);
+  std::string out = tmpl.render(to_data(values));
   if (!tmpl.is_valid()) input_error(origin, "template failed to render: " + tmpl.error_message());
   return out;
 }

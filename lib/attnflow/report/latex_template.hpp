@@ -3,14 +3,21 @@
 // values escaped for LaTeX unless inserted with <<&name>>.
 #include <map>
 #include <string>
+#include <vector>
 
 namespace attnflow {
 
-/// The values a template may use: text (escaped or raw, as the template says) and flags for
-/// <<#flag>> and <<^flag>> sections.
+/// The values a template may use: text (escaped or raw, as the template says), flags for
+/// <<#flag>> and <<^flag>> sections, and lists for <<#list>> … <</list>> sections, rendered once
+/// per item with the item's own values (a table's rows, a plot's curves).
 struct TemplateValues {
   std::map<std::string, std::string> text;
   std::map<std::string, bool> flags;
+  std::map<std::string, std::vector<TemplateValues>> lists;
+  TemplateValues& list(const std::string& name, std::vector<TemplateValues> items) {
+    lists[name] = std::move(items);
+    return *this;
+  }
   TemplateValues& set(const std::string& name, const std::string& value) {
     text[name] = value;
     return *this;

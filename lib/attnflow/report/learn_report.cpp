@@ -127,12 +127,13 @@ TemplateValues blank_values() {
   TemplateValues v;
   std::istringstream names(
       "preamble macros data_sets version git tokenizer readout name title sentences sha256 folds repeats d layers "
-      "epochs seed ci_method test method lexicon index variant_rows accuracy_chart comparison_rows mechanism_columns "
-      "mechanism_header mechanism_rows mechanism_notes example_figures");
+      "epochs seed ci_method test method lexicon index mechanism_columns mechanism_header mechanism_rows "
+      "mechanism_notes xmin xmax ymin ymax bar_count data_file lexicon_accuracy");
   for (std::string n; names >> n;) v.set(n, "");
   std::istringstream flags(
       "document data_set has_model imdb has_sha256 has_lexicon has_chart has_comparisons has_mechanism has_examples");
   for (std::string f; flags >> f;) v.flag(f, false);
+  for (const char* list : {"variants", "ticks", "comparisons", "examples"}) v.list(list, {});
   return v;
 }
 
@@ -151,8 +152,8 @@ struct Accuracy {
 };
 
 /// Bars of the trained variants with their intervals; the lexicon, which is not trained, is a
-/// dashed line across them.
-std::string accuracy_chart(const std::vector<Accuracy>& all, const std::string& stem, Output& out) {
+/// dashed line across them (learn.tex draws it). Sets the chart's values; false when there are no bars.
+bool accuracy_chart(const std::vector<Accuracy>& all, const std::string& stem, Output& out, TemplateValues& v) {
   std::vector<Accuracy> bars;
   const Accuracy* lexicon = nullptr;
   for (const auto& a : all) {
@@ -162,43 +163,27 @@ std::string accuracy_chart(const std::vector<Accuracy>& all, const std::string& 
       bars.push_back(a);
   }
   if (bars.empty() && lexicon) bars.push_back(*lexicon), lexicon = nullptr;
-  if (bars.empty()) return "";
-  std::string data = "x accuracy plus minus\n", ticks;
+  if (bars.empty()) return false;
+  std::string data = "x accuracy plus minus\n";
+  std::vector<TemplateValues> ticks;
   double lo = 1, hi = 0;
   for (std::size_t k = 0; k < bars.size(); ++k) {
     const auto& b = bars[k];
     data += fmt::format("{} {:.6g} {:.6g} {:.6g}\n", k + 1, b.accuracy, std::max(0.0, b.high - b.accuracy),
                         std::max(0.0, b.accuracy - b.low));
-    ticks += (k ? "," : "") + std::string("{") + variant_label(b.id) + "}";
+    ticks.push_back(TemplateValues{}.set("label", variant_label(b.id)).flag("last", k + 1 == bars.size()));
     lo = std::min({lo, b.low, b.accuracy}), hi = std::max({hi, b.high, b.accuracy});
   }
   if (lexicon) lo = std::min(lo, lexicon->accuracy), hi = std::max(hi, lexicon->accuracy);
   // From chance (0.5) or below, so bars of similar height are not made to look far apart.
   const double ymin = std::max(0.0, std::min(0.5, std::floor(lo * 10) / 10));
   const double ymax = std::min(1.0, std::max(ymin + 0.1, std::ceil((hi + 0.03) * 20) / 20));
-  const std::string file = out.add(stem + "-accuracy.dat", data);
-  const double x0 = 0.4, x1 = double(bars.size()) + 0.6;
-  std::ostringstream t;
-  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[ybar,bar width=0.55,width=0.8\\linewidth,height=6cm,"
-    << fmt::format("xmin={},xmax={:.1f},ymin={:.2f},ymax={:.2f},", x0, x1, ymin, ymax) << "xtick={1,...," << bars.size()
-    << "},xticklabels={" << ticks
-    << "},xticklabel style={font=\\small,align=center,text width=2.2cm},ylabel={accuracy},ymajorgrids,"
-       "yticklabel style={/pgf/number format/fixed,/pgf/number format/precision=2}]\n"
-    << "\\addplot[fill=blue!35,draw=blue!60!black,error bars/.cd,y dir=both,y explicit,error bar style={black,thick}]"
-       " table[x=x,y=accuracy,y error plus=plus,y error minus=minus] {"
-    << file << "};\n";
-  if (lexicon)
-    t << fmt::format("\\draw[dashed,very thick,red!70!black] (axis cs:{0},{2:.6g}) -- (axis cs:{1:.1f},{2:.6g});\n", x0,
-                     x1, lexicon->accuracy);
-  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
-  return t.str();
-}
-
-std::string verdict_tex(const std::string& v) {
-  const char* colour = v.rfind("holds", 0) == 0      ? "green!45!black"
-                       : v.rfind("reversed", 0) == 0 ? "red!75!black"
-                                                     : "orange!85!black";
-  return fmt::format("\\textcolor{{{}}}{{{}}}", colour, esc(v));
+  v.set("data_file", out.add(stem + "-accuracy.dat", data)).list("ticks", std::move(ticks));
+  v.set("xmin", fmt::format("{}", 0.4)).set("xmax", fmt::format("{:.1f}", double(bars.size()) + 0.6));
+  v.set("ymin", fmt::format("{:.2f}", ymin)).set("ymax", fmt::format("{:.2f}", ymax));
+  v.set("bar_count", static_cast<long>(bars.size()));
+  if (lexicon) v.set("lexicon_accuracy", fmt::format("{:.6g}", lexicon->accuracy));
+  return true;
 }
 
 std::string shapes_cell(const Node& shapes) {
@@ -206,9 +191,10 @@ std::string shapes_cell(const Node& shapes) {
          shapes.integer_text("neither");
 }
 
-/// ⟨x_i^k, u⟩ against k for every token of one sentence (u: the first token's final position).
-std::string example_panel(const Node& example, const std::string& id, double layers_trained, char letter,
-                          const std::string& data_name, Output& out) {
+/// ⟨x_i^k, u⟩ against k for every token of one sentence (u: the first token's final position): the
+/// values of one item of learn.tex's examples list.
+TemplateValues example_panel(const Node& example, const std::string& id, double layers_trained, char letter,
+                             const std::string& data_name, Output& out) {
   const std::string sentence = trimmed(example.text("sentence"));
   const Node label = example.at("label");
   label.as_number();
@@ -242,30 +228,25 @@ std::string example_panel(const Node& example, const std::string& id, double lay
     }
     data += "\n";
   }
-  const std::string file = out.add(data_name, data);
-  std::ostringstream t;
-  t << "\\pgfplotstableread{" << file << "}\\attnflowlearntable\n"
-    << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[width=\\linewidth,height=5.6cm,grid=major,"
-    << fmt::format("xmin={:.10g},xmax={:.10g},ymin={:.3f},ymax={:.3f},", kmin, kmax > kmin ? kmax : kmin + 1, lo, hi)
-    << "xlabel={layer $k$},ylabel={$\\langle x_i^k, u\\rangle$},title={\\small " << variant_label(id)
-    << "},tick label style={font=\\scriptsize},label style={font=\\small}]\n";
+  TemplateValues v;
+  v.set("data_file", out.add(data_name, data)).set("title", variant_label(id));
+  v.set("kmin", fmt::format("{:.10g}", kmin)).set("kmax", fmt::format("{:.10g}", kmax > kmin ? kmax : kmin + 1));
+  v.set("ymin", fmt::format("{:.3f}", lo)).set("ymax", fmt::format("{:.3f}", hi));
   // The other tokens first, so the first token (the one u is taken from) is drawn on top.
   static const char* const colours[] = {"blue!70!black", "red!70!black",  "green!50!black", "orange!90!black",
                                         "violet",        "cyan!60!black", "brown",          "magenta!80!black"};
+  std::vector<TemplateValues> curves;
   for (std::size_t i = 1; i < tokens; ++i)
-    t << "\\addplot[" << colours[(i - 1) % (sizeof colours / sizeof colours[0])] << ",no marks] table[x=k,y=t" << i + 1
-      << "] {\\attnflowlearntable};\n";
-  t << "\\addplot[black,very thick,no marks] table[x=k,y=t1] {\\attnflowlearntable};\n";
-  if (layers_trained > kmin && layers_trained < kmax)
-    t << fmt::format(
-        "\\draw[densely dotted,very thick,gray] (axis cs:{0:.10g},{1:.3f}) -- (axis cs:{0:.10g},{2:.3f});\n",
-        layers_trained, lo, hi);
-  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
+    curves.push_back(TemplateValues{}
+                         .set("column", fmt::format("t{}", i + 1))
+                         .set("colour", colours[(i - 1) % (sizeof colours / sizeof colours[0])]));
+  v.list("tokens", std::move(curves));
+  v.flag("has_trained_line", layers_trained > kmin && layers_trained < kmax)
+      .set("trained_at", fmt::format("{:.10g}", layers_trained));
   const double lab = label.j->get<double>();
-  const std::string label_text = lab == 0 ? "negative" : lab == 1 ? "positive" : label.j->dump();
-  t << "{\\small (" << letter << ") " << variant_label(id) << ", sentence " << esc(index) << " (" << esc(label_text)
-    << "): ``" << esc(sentence) << "''\\par}\n";
-  return t.str();
+  v.set("letter", std::string(1, letter)).set("index", index).set("sentence", sentence);
+  v.set("label_text", lab == 0 ? "negative" : lab == 1 ? "positive" : label.j->dump());
+  return v;
 }
 
 struct DataSet {
@@ -294,7 +275,7 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
   // Variants: table and chart.
   const Node variants = ds.object("variants");
   if (variants.j->empty()) input_error(variants.path, "must hold at least one variant");
-  std::string rows;
+  std::vector<TemplateValues> rows;
   std::vector<std::string> methods;
   std::vector<Accuracy> accuracies;
   for (const auto& id : ordered_ids(*variants.j)) {
@@ -302,33 +283,46 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
     const Accuracy a{id, var.number("accuracy"), var.number("ci_low"), var.number("ci_high")};
     add_distinct(methods, var.text("ci_method"));
     for (const char* key : {"per_repeat", "per_fold"}) var.list(key);
-    rows += variant_label(id) + "\\newline{\\scriptsize\\texttt{" + esc(id) + "}} & " + fixed3(a.accuracy) + " & [" +
-            fixed3(a.low) + ", " + fixed3(a.high) + "] & " + esc(var.text("description")) + " \\\\\n";
+    rows.push_back(TemplateValues{}
+                       .set("label", variant_label(id))
+                       .set("id", id)
+                       .set("accuracy", fixed3(a.accuracy))
+                       .set("low", fixed3(a.low))
+                       .set("high", fixed3(a.high))
+                       .set("description", var.text("description")));
     accuracies.push_back(a);
     if (id == "lexicon") v.flag("has_lexicon", true).set("lexicon", fixed3(a.accuracy));
   }
-  v.set("variant_rows", rows).set("ci_method", joined(methods));
-  const std::string chart = accuracy_chart(accuracies, stem, out);
-  v.flag("has_chart", !chart.empty()).set("accuracy_chart", chart);
+  v.list("variants", std::move(rows)).set("ci_method", joined(methods));
+  v.flag("has_chart", accuracy_chart(accuracies, stem, out, v));
   // A lone lexicon is a bar, not a line: the caption's "dashed" is only for a baseline beside bars.
   if (accuracies.size() == 1) v.flag("has_lexicon", false);
 
   // The blog's claims, fold by fold.
   const Node comparisons = ds.list("comparisons");
-  std::string crows;
+  std::vector<TemplateValues> crows;
   std::vector<std::string> tests;
   for (std::size_t k = 0; k < comparisons.j->size(); ++k) {
     const Node c = comparisons.at(k);
     if (!c.j->is_object()) input_error(c.path, "must be an object");
     add_distinct(tests, c.text("test"));
-    crows += esc(c.text("claim")) + "\\newline{\\scriptsize " + variant_label(c.text("better")) + " vs " +
-             variant_label(c.text("worse")) + "} & $" + signed3(c.number("mean_difference")) + "$\\newline $[" +
-             signed3(c.number("ci_low")) + ", " + signed3(c.number("ci_high")) + "]$ & $" +
-             math_number(c.number("p_value"), 3) + "$ & " + c.integer_text("folds_better") + "\\,/\\," +
-             c.integer_text("folds_worse") + " of " + c.integer_text("folds") + " & " + verdict_tex(c.text("verdict")) +
-             " \\\\\n";
+    const std::string verdict = c.text("verdict");
+    crows.push_back(TemplateValues{}
+                        .set("claim", c.text("claim"))
+                        .set("better", variant_label(c.text("better")))
+                        .set("worse", variant_label(c.text("worse")))
+                        .set("difference", signed3(c.number("mean_difference")))
+                        .set("ci_low", signed3(c.number("ci_low")))
+                        .set("ci_high", signed3(c.number("ci_high")))
+                        .set("p", math_number(c.number("p_value"), 3))
+                        .set("folds_better", c.integer_text("folds_better"))
+                        .set("folds_worse", c.integer_text("folds_worse"))
+                        .set("folds", c.integer_text("folds"))
+                        .set("verdict", verdict)
+                        .flag("holds", verdict.rfind("holds", 0) == 0)
+                        .flag("reversed", verdict.rfind("reversed", 0) == 0));
   }
-  v.flag("has_comparisons", !crows.empty()).set("comparison_rows", crows).set("test", joined(tests));
+  v.flag("has_comparisons", !crows.empty()).list("comparisons", std::move(crows)).set("test", joined(tests));
 
   // The mechanism: one column per attention variant.
   const Node mechanism = ds.object("mechanism");
@@ -444,20 +438,19 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
     std::vector<std::size_t> with_example;
     for (std::size_t k = 0; k < m.size(); ++k)
       if (m[k].has("example")) with_example.push_back(k);
-    std::string figures;
+    std::vector<TemplateValues> figures;
     for (std::size_t e = 0; e < with_example.size(); ++e) {
       const std::size_t k = with_example[e];
       const bool paired = e % 2 == 1 || e + 1 < with_example.size();
-      if (e % 2 == 0 && e > 0) figures += "\\par\\medskip\n";
-      figures += fmt::format("\\begin{{minipage}}[t]{{{}\\linewidth}}\\raggedright\n", paired ? "0.48" : "0.62");
       // Numbered: two ids may have the same file-safe name.
       const std::string data_name = fmt::format("{}-tokens{}-{}.dat", stem, k + 1, safe_name(mids[k]));
-      figures += example_panel(m[k].object("example"), mids[k], m[k].number("layers_trained"), char('a' + e % 26),
-                               data_name, out);
-      figures += "\\end{minipage}";
-      figures += e % 2 == 0 && paired ? "\\hfill\n" : "\n";
+      TemplateValues panel = example_panel(m[k].object("example"), mids[k], m[k].number("layers_trained"),
+                                           char('a' + e % 26), data_name, out);
+      panel.set("width", paired ? "0.48" : "0.62").flag("new_row", e % 2 == 0 && e > 0);
+      panel.flag("pair_left", e % 2 == 0 && paired);
+      figures.push_back(std::move(panel));
     }
-    v.flag("has_examples", !figures.empty()).set("example_figures", figures);
+    v.flag("has_examples", !figures.empty()).list("examples", std::move(figures));
   }
   return render_template("learn.tex", v);
 }
