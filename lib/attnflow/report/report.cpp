@@ -38,12 +38,17 @@ constexpr std::size_t kMaxInstanceRows = 16;
 
 std::string esc(const std::string& s) { return latex_escape(s); }
 
-std::string verdict_tex(const std::string& v) {
-  const char* colour = v == "holds"          ? "green!45!black"
-                       : v == "violated"     ? "red!75!black"
-                       : v == "inconclusive" ? "orange!85!black"
-                                             : "blue!60!black";
-  return fmt::format("\\textcolor{{{}}}{{\\textbf{{{}}}}}", colour, esc(v));
+/// The colour a verdict is printed in (the templates write it as \textcolor{colour}{verdict}).
+std::string verdict_colour(const std::string& v) {
+  return v == "holds"          ? "green!45!black"
+         : v == "violated"     ? "red!75!black"
+         : v == "inconclusive" ? "orange!85!black"
+                               : "blue!60!black";
+}
+
+/// A verdict's values for a template: the verdict and its colour.
+TemplateValues& set_verdict(TemplateValues& v, const std::string& verdict) {
+  return v.set("verdict", verdict).set("verdict_colour", verdict_colour(verdict));
 }
 
 std::string number_tex(double v) {
@@ -347,21 +352,26 @@ std::string appendix_of(const std::string& file, std::string& problem) {
   }
 }
 
-std::string hypotheses_rows(const json& hypotheses) {
-  std::string rows;
+std::vector<TemplateValues> hypotheses_rows(const json& hypotheses) {
+  std::vector<TemplateValues> rows;
   for (const auto& h : hypotheses)
-    rows += scalar_tex(h.value("name", json(""))) + " & " + scalar_tex(h.value("established", json(""))) + " & " +
-            breakable(scalar_tex(h.value("detail", json("")))) + " \\\\\n";
+    rows.push_back(TemplateValues{}
+                       .set("name", scalar_tex(h.value("name", json(""))))
+                       .set("established", scalar_tex(h.value("established", json(""))))
+                       .set("detail", breakable(scalar_tex(h.value("detail", json(""))))));
   return rows;
 }
 
-std::string controls_rows(const json& controls) {
-  std::string rows;
-  std::size_t number = 0;
-  for (const auto& ctl : controls)
-    rows += fmt::format("{}. ", ++number) + scalar_tex(ctl.value("description", json(""))) + " & " +
-            scalar_tex(ctl.value("expected", json(""))) +
-            " & " + verdict_tex(ctl.value("verdict", std::string("?"))) + " \\\\\n";
+std::vector<TemplateValues> controls_rows(const json& controls) {
+  std::vector<TemplateValues> rows;
+  long number = 0;
+  for (const auto& ctl : controls) {
+    TemplateValues row;
+    row.set("number", ++number)
+        .set("description", scalar_tex(ctl.value("description", json(""))))
+        .set("expected", scalar_tex(ctl.value("expected", json(""))));
+    rows.push_back(set_verdict(row, ctl.value("verdict", std::string("?"))));
+  }
   return rows;
 }
 
@@ -665,39 +675,38 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
   const std::string id = c["id"].get<std::string>();
   const json evidence = c.value("evidence", json::object());
   // A catalogue statement's LaTeX is proofs/<id>.tex; a user's statement is its own text, made safe.
-  std::string statement = read_statement(id);
-  if (statement.empty() && evidence.is_object() && evidence.contains("statement") && evidence["statement"].is_string())
-    statement = "\\paragraph{Statement.} " + user_statement_tex(evidence["statement"].get<std::string>()) + "\n";
+  const std::string statement = read_statement(id);
+  const bool user_statement = statement.empty() && evidence.is_object() && evidence.contains("statement") &&
+                              evidence["statement"].is_string();
   const std::string label = std::to_string(index);
   TemplateValues v;
   v.set("id", id).set("kind", c["kind"].get<std::string>()).set("source", c["source"].get<std::string>());
   v.set("label", label).set("expected", c["expected"].get<std::string>());
-  v.set("verdict", verdict_tex(c["verdict"].get<std::string>())).set("instances", number_tex(c.value("instances", 0.0)));
+  set_verdict(v, c["verdict"].get<std::string>()).set("instances", number_tex(c.value("instances", 0.0)));
   v.flag("finding", is_finding(c));
   v.flag("has_statement", !statement.empty()).set("statement", statement);
-  std::string key;
+  v.flag("has_user_statement", user_statement)
+      .set("user_statement", user_statement ? user_statement_tex(evidence["statement"].get<std::string>()) : "");
+  // The key results: a list (the instance count, each clause, each rate), or the runner's line.
+  std::vector<TemplateValues> key;
   const auto clauses = clause_results(c);
   if (!clauses.empty()) {
-    key = "\\begin{itemize}\n";
-    if (const std::string n = instance_count(c); !n.empty()) key += "\\item Instances: " + n + ".\n";
-    for (const auto& l : clauses) key += "\\item " + l + ".\n";
-    for (const auto& l : rate_results(c, true)) key += "\\item " + l + ".\n";
-    key += "\\end{itemize}\n";
-  } else if (c.contains("key_number")) {
-    key = breakable(prose_tex(c["key_number"].get<std::string>())) + "\n";
+    if (const std::string n = instance_count(c); !n.empty()) key.push_back(TemplateValues{}.set("line", "Instances: " + n));
+    for (const auto& l : clauses) key.push_back(TemplateValues{}.set("line", l));
+    for (const auto& l : rate_results(c, true)) key.push_back(TemplateValues{}.set("line", l));
   }
-  v.set("key_results", key);
+  v.flag("has_key_list", !key.empty()).list("key_results", std::move(key));
+  const bool key_number = clauses.empty() && c.contains("key_number");
+  v.flag("has_key_number", key_number)
+      .set("key_number", key_number ? breakable(prose_tex(c["key_number"].get<std::string>())) : "");
   v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
-      .set("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : "");
+      .list("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : std::vector<TemplateValues>{});
   const bool convergence = evidence.is_object() && evidence.contains("convergence");
   v.flag("has_convergence", convergence).set("convergence", convergence ? convergence_tex(evidence["convergence"]) : "");
   v.flag("has_controls", non_empty_list(c, "controls"))
-      .set("controls", non_empty_list(c, "controls") ? controls_rows(c["controls"]) : "");
-  v.set("violations", non_empty_list(c, "violations")
-                          ? fmt::format("\\textbf{{{} violating instance(s)}} are saved in results.json as configs "
-                                        "for \\texttt{{attnflow simulate}}.\n",
-                                        c["violations"].size())
-                          : "");
+      .list("controls", non_empty_list(c, "controls") ? controls_rows(c["controls"]) : std::vector<TemplateValues>{});
+  v.flag("has_violations", non_empty_list(c, "violations"))
+      .set("violations", non_empty_list(c, "violations") ? static_cast<long>(c["violations"].size()) : 0L);
   const json figures = c.value("figures", json::object());
   std::string main_figure, other_figures;
   if (figures.is_object())
@@ -708,16 +717,17 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
     }
   v.flag("has_main_figure", !main_figure.empty()).set("main_figure", main_figure);
   v.flag("has_figures", !other_figures.empty()).set("figures", other_figures);
-  std::string certificates;
+  std::vector<TemplateValues> certificates;
   if (evidence.is_object() && evidence.contains("certificates") && evidence["certificates"].is_array())
     for (const auto& cert : evidence["certificates"]) {
       if (!cert.is_object()) continue;
       const std::string path = cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
       g.appendices.push_back({id, path.empty() ? "(unnamed)" : path});
-      certificates += "Proof certificate \\texttt{" + breakable(esc(g.appendices.back().certificate)) +
-                      "}: see Appendix~\\ref{app:" + std::to_string(g.appendices.size()) + "}.\n\n";
+      certificates.push_back(TemplateValues{}
+                                 .set("path", breakable(esc(g.appendices.back().certificate)))
+                                 .set("appendix", static_cast<long>(g.appendices.size())));
     }
-  v.set("certificates", certificates);
+  v.list("certificates", std::move(certificates));
   TemplateValues a;
   a.set("id", id).set("label", label).set("evidence", evidence_tex(evidence, g.names, id));
   const std::string controls = non_empty_list(c, "controls") ? control_results(c["controls"], g.names, id) : "";
@@ -745,18 +755,18 @@ std::string proof_appendices(Rendering& g) {
 }
 
 std::string summary_tex(const json& r) {
-  std::string findings, others;
+  std::vector<TemplateValues> findings, others;
   for (std::size_t k = 0; k < r["checks"].size(); ++k) {
     const json& c = r["checks"][k];
-    const std::string verdict = c["verdict"].get<std::string>(), expected = c["expected"].get<std::string>();
-    std::string row = "\\hyperref[attnflow-sec:" + std::to_string(k + 1) + "]{" + esc(c["id"].get<std::string>()) + "} & " +
-                      esc(c["kind"].get<std::string>()) + " & " + verdict_tex(verdict) +
-                      (as_expected(c) ? "" : " (expected " + esc(expected) + ")") + " & " + summary_result(c) +
-                      " \\\\\n";
-    (is_finding(c) ? findings : others) += row;
+    TemplateValues row;
+    row.set("section", static_cast<long>(k + 1)).set("id", c["id"].get<std::string>());
+    row.set("kind", c["kind"].get<std::string>()).set("expected", c["expected"].get<std::string>());
+    set_verdict(row, c["verdict"].get<std::string>()).flag("unexpected", !as_expected(c));
+    row.set("result", summary_result(c));
+    (is_finding(c) ? findings : others).push_back(std::move(row));
   }
   TemplateValues s;
-  s.set("findings", findings).flag("has_findings", !findings.empty()).set("rows", others);
+  s.flag("has_findings", !findings.empty()).list("findings", std::move(findings)).list("rows", std::move(others));
   return render_template("summary.tex", s);
 }
 
