@@ -1,5 +1,6 @@
 #include "attnflow/report/figure_tex.hpp"
 
+#include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/prose_math.hpp"
 
 #include <algorithm>
@@ -11,9 +12,9 @@ namespace attnflow {
 
 namespace {
 
-/// The first and last data rows of a path's table (after its header) as pgfplots marks: an open
-/// circle at the start, a dot at the end; dims = 2 (addplot) or 3 (addplot3).
-std::string endpoint_marks(const std::string& content, int dims, const std::string& colour) {
+/// The first and last data rows of a path's table (after its header) as pgfplots coordinates,
+/// "(x,y)" or "(x,y,z)" for dims = 3.
+std::pair<std::string, std::string> endpoints(const std::string& content, int dims = 2) {
   std::istringstream lines(content);
   std::string row, first, last;
   std::getline(lines, row);  // header
@@ -29,18 +30,26 @@ std::string endpoint_marks(const std::string& content, int dims, const std::stri
     if (dims == 3) p >> z;
     return dims == 3 ? fmt::format("({:.10g},{:.10g},{:.10g})", x, y, z) : fmt::format("({:.10g},{:.10g})", x, y);
   };
-  const std::string plot = dims == 3 ? "\\addplot3" : "\\addplot";
-  return plot + "[only marks,mark=o,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + point(first) +
-         "};\n" + plot + "[only marks,mark=*,mark size=2pt,color=" + colour + ",forget plot] coordinates {" +
-         point(last) + "};\n";
+  return {point(first), point(last)};
+}
+
+/// A 3-D path's start (an open circle) and end (a dot) as pgfplots marks.
+std::string endpoint_marks_3d(const std::string& content, const std::string& colour) {
+  const auto [first, last] = endpoints(content, 3);
+  return "\\addplot3[only marks,mark=o,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + first +
+         "};\n\\addplot3[only marks,mark=*,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + last +
+         "};\n";
 }
 
 using json = nlohmann::json;
 
 /// The numbered caption under a figure (a figure in place, not a float: it stays beside the text
 /// that reads it): the figure's title and what it shows.
+std::string caption_text(const std::string& title, const std::string& shows) {
+  return prose_tex(title) + (title.empty() ? "" : ". ") + prose_tex(shows);
+}
 std::string caption(const std::string& title, const std::string& shows) {
-  return "\\captionof{figure}{" + prose_tex(title) + (title.empty() ? "" : ". ") + prose_tex(shows) + ".}\n";
+  return "\\captionof{figure}{" + caption_text(title, shows) + ".}\n";
 }
 
 constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast (the PDF compiles in seconds)
@@ -198,7 +207,8 @@ bool spans_a_decade(const std::vector<std::pair<std::string, const json*>>& curv
 
 /// Ticks of a log axis over many decades: at the multiples of the smallest step of 1, 2, 5, 10, 20,
 /// 25, 50, 100, ... decades that gives at most `max_ticks` (pgfplots' own choice over 148 decades
-/// was 10^{-40}, 10^{-94}, 10^{-148}). Empty when every decade fits: pgfplots labels each one.
+/// was 10^{-40}, 10^{-94}, 10^{-148}), as "1e-25,1e0". Empty when every decade fits: pgfplots
+/// labels each one.
 std::string decade_ticks(const std::vector<std::pair<std::string, const json*>>& curves, const char* axis,
                          int max_ticks) {
   const auto [lo, hi] = positive_range(curves, axis);
@@ -217,7 +227,7 @@ std::string decade_ticks(const std::vector<std::pair<std::string, const json*>>&
   std::string ticks;
   for (long e = first; e <= last; ++e)
     if (e % step == 0) ticks += fmt::format("{}1e{}", ticks.empty() ? "" : ",", e);
-  return fmt::format(",{}tick={{{}}}", axis, ticks);
+  return ticks;
 }
 
 std::string lines_tex(const std::string& title, const json& figure, const std::string& prefix, std::size_t& counter,
@@ -256,25 +266,23 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
       if (is_series(g)) guides.emplace_back(str(g, "label", "reference"), &g);
   const bool legend = curves.size() + fits.size() + guides.size() <= kMaxLegendEntries &&
                       (curves.size() > 1 || !fits.empty() || !guides.empty());
-  std::ostringstream t;
-  // x spans exactly the data: no margin before a time or layer axis that starts at 0.
-  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title) << ",grid=major,enlarge x limits=false";
-  if (paths) t << ",axis equal image";
-  // A linear y axis may carry a common factor (·10^{-2}) just above its top left corner, where a
-  // long title would sit on it: the title rises by the factor's height.
-  if (!log_y) t << ",title style={yshift=8pt}";
+  // The figure's values for reports/figure_lines.tex. x spans exactly the data (no margin before a
+  // time or layer axis that starts at 0); a linear y axis may carry a common factor (·10^{-2}) just
+  // above its top left corner, where a long title would sit on it, so the title rises by its height.
+  TemplateValues v;
+  v.set("title", esc(title)).set("x_label", esc(str(f, "x_label", "x"))).set("y_label", esc(str(f, "y_label", "y")));
+  v.flag("log_x", log_x).flag("log_y", log_y).flag("paths", paths).flag("legend", legend);
   {
     std::vector<std::pair<std::string, const json*>> drawn_data = curves;
     drawn_data.insert(drawn_data.end(), guides.begin(), guides.end());
-    if (log_x) t << decade_ticks(drawn_data, "x", kMaxLogTicksX);
-    if (log_y) t << decade_ticks(drawn_data, "y", kMaxLogTicksY);
+    const std::string xt = log_x ? decade_ticks(drawn_data, "x", kMaxLogTicksX) : "";
+    const std::string yt = log_y ? decade_ticks(drawn_data, "y", kMaxLogTicksY) : "";
+    v.flag("has_x_ticks", !xt.empty()).set("x_ticks", xt).flag("has_y_ticks", !yt.empty()).set("y_ticks", yt);
   }
-  if (legend)
-    t << ",legend cell align=left,legend columns=" << legend_columns(curves, fits, guides)
-      << ",legend style={font=\\scriptsize,at={(attnflow-xlabel.south)},anchor=north,yshift=-2pt,draw=none}";
-  t << "]\n";
+  v.set("legend_columns", legend ? static_cast<long>(legend_columns(curves, fits, guides)) : 0L);
   std::size_t drawn = 0;
   std::vector<std::string> colour_of_name;
+  std::vector<TemplateValues> drawn_curves;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const auto& [name, s] = curves[c];
     std::string content;
@@ -282,17 +290,17 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     colour_of_name.push_back(name);
     if (points == 0) continue;
     ++drawn;
-    const char* colour = kColours[c % kColourCount];
-    const std::string file = data_file(prefix, counter, name, content, files);
-    const bool marks = !paths && points <= kMaxMarkedPoints;
-    t << "\\addplot[color=" << colour << (marks ? ",mark=*,mark size=1pt" : ",no marks") << ",thick"
-      << (legend ? "" : ",forget plot") << "] table[x=x,y=y] {" << file << "};\n";
-    if (legend) t << "\\addlegendentry{" << esc(name) << "}\n";
-    if (paths) {
-      t << endpoint_marks(content, 2, colour);  // start (open circle) and end (dot) of each path
-    }
+    TemplateValues curve;
+    curve.set("colour", kColours[c % kColourCount]).set("name", esc(name));
+    curve.flag("marks", !paths && points <= kMaxMarkedPoints);
+    const auto [start, end] = endpoints(content);  // a path's start (open circle) and end (dot)
+    curve.set("start", start).set("end", end);
+    curve.set("file", data_file(prefix, counter, name, content, files));
+    drawn_curves.push_back(std::move(curve));
   }
   if (drawn == 0) return "";
+  v.list("curves", std::move(drawn_curves));
+  std::vector<TemplateValues> fit_lines;
   for (const auto& fit : fits) {
     if (!(finite_number(fit.value("slope", json())) && finite_number(fit.value("intercept", json())) &&
           finite_number(fit.value("x_min", json())) && finite_number(fit.value("x_max", json()))))
@@ -320,37 +328,36 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     const std::string of = str(fit, "of");
     const auto at = std::find(colour_of_name.begin(), colour_of_name.end(), of);
     const char* colour = at == colour_of_name.end() ? "black" : kColours[(at - colour_of_name.begin()) % kColourCount];
-    const std::string file = data_file(prefix, counter, "fit", content, files);
-    t << "\\addplot[color=" << colour << ",dashed,very thick,no marks" << (legend ? "" : ",forget plot")
-      << "] table[x=x,y=y] {" << file << "};\n";
-    if (legend) t << "\\addlegendentry{" << esc(str(fit, "label", "fit")) << "}\n";
+    fit_lines.push_back(TemplateValues{}
+                            .set("colour", colour)
+                            .set("file", data_file(prefix, counter, "fit", content, files))
+                            .set("label", esc(str(fit, "label", "fit"))));
   }
+  v.list("fits", std::move(fit_lines));
   std::string dotted;
+  std::vector<TemplateValues> guide_lines;
   for (const auto& [label, g] : guides) {
     std::string content;
     if (curve_data(*g, log_x, log_y, false, content) == 0) continue;
-    const std::string file = data_file(prefix, counter, "guide", content, files);
-    t << "\\addplot[color=black!55,densely dotted,very thick,no marks" << (legend ? "" : ",forget plot")
-      << "] table[x=x,y=y] {" << file << "};\n";
-    if (legend) t << "\\addlegendentry{" << esc(label) << "}\n";
+    guide_lines.push_back(TemplateValues{}
+                              .set("file", data_file(prefix, counter, "guide", content, files))
+                              .set("label", esc(label)));
     dotted += (dotted.empty() ? "; dotted: " : ", ") + label;
   }
-  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
+  v.list("guides", std::move(guide_lines));
   const std::string selection = str(f, "selection");  // which instances the curves are (figure.hpp)
   const std::string fits_offset = fmt::format("; dashed: fitted lines, drawn {:g} times above the data", kFitOffset);
-  t << caption(title, fmt::format("{}{} of {} {} drawn{}{}{}", selection.empty() ? "" : "Shows " + selection + "; ", drawn,
-                                  curves.size(), curves.size() == 1 ? "curve" : "curves",
-                                  drawn < curves.size() ? " (the others have no point on this axis)" : "",
-                                  fits.empty() ? "" : fit_log_y ? fits_offset : "; dashed: fitted lines", dotted));
-  if (!legend && (curves.size() > 1 || !fits.empty())) {
-    t << "{\\scriptsize Curves:";
-    for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)
-      t << (c ? ", " : " ") << esc(curves[c].first);
-    if (curves.size() > 3 * kMaxLegendEntries) t << ", \\ldots";
-    if (!fits.empty()) t << "; dashed: fitted lines";
-    t << ".}\n\n";
-  }
-  return t.str();
+  v.set("caption", caption_text(title, fmt::format("{}{} of {} {} drawn{}{}{}", selection.empty() ? "" : "Shows " + selection + "; ", drawn,
+                                                    curves.size(), curves.size() == 1 ? "curve" : "curves",
+                                                    drawn < curves.size() ? " (the others have no point on this axis)" : "",
+                                                    fits.empty() ? "" : fit_log_y ? fits_offset : "; dashed: fitted lines", dotted)));
+  // Without a legend the curves' names follow the plot (the first 3 × kMaxLegendEntries).
+  std::vector<TemplateValues> names;
+  for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)
+    names.push_back(TemplateValues{}.set("name", esc(curves[c].first)).flag("first", c == 0));
+  v.flag("curve_note", !legend && (curves.size() > 1 || !fits.empty())).list("note_names", std::move(names));
+  v.flag("more_names", curves.size() > 3 * kMaxLegendEntries).flag("has_fits", !fits.empty());
+  return render_template("figure_lines.tex", v);
 }
 
 /// Cell edges of a (possibly log-spaced) grid: midpoints, extended by half a step at the ends.
@@ -482,7 +489,7 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     t << "\\addplot3[color=" << colour << ",thick,no marks" << (legend ? "" : ",forget plot")
       << "] table[x=x,y=y,z=z] {" << file << "};\n";
     if (legend) t << "\\addlegendentry{" << esc(curves[c].first) << "}\n";
-    t << endpoint_marks(content, 3, colour);
+    t << endpoint_marks_3d(content, colour);
   }
   if (drawn == 0) return "";
   t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
