@@ -109,6 +109,16 @@ BOOST_AUTO_TEST_CASE(a_list_renders_once_per_item_with_its_own_values_and_the_ou
   BOOST_TEST(render_template_text("[<<#rows>><<name>><</rows>>]\n", empty, "inline") == "[]\n");
 }
 
+BOOST_AUTO_TEST_CASE(a_partial_is_the_shared_file_inserted_in_place_with_the_same_values) {
+  TemplateValues v;
+  v.set("title", "T").set("x_label", "x").set("y_label", "y").flag("log_x", true).flag("log_y", false);
+  const std::string out = render_template_text("[<<>figure_axis>>]\n", v, "inline");
+  BOOST_TEST(out.find("title={\\small T},xlabel={x},ylabel={y},xmode=log,") != std::string::npos, out);
+  BOOST_TEST(out.find("ymode") == std::string::npos);
+  BOOST_TEST(out.find("%%") == std::string::npos);  // the partial's header comments are not output
+  BOOST_CHECK_THROW((void)render_template_text("<<>no_such_partial>>\n", v, "t"), InputError);
+}
+
 BOOST_AUTO_TEST_CASE(a_typo_in_a_template_fails_with_its_name) {
   TemplateValues v;
   v.set("x", "1");

@@ -33,13 +33,6 @@ std::pair<std::string, std::string> endpoints(const std::string& content, int di
   return {point(first), point(last)};
 }
 
-/// A 3-D path's start (an open circle) and end (a dot) as pgfplots marks.
-std::string endpoint_marks_3d(const std::string& content, const std::string& colour) {
-  const auto [first, last] = endpoints(content, 3);
-  return "\\addplot3[only marks,mark=o,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + first +
-         "};\n\\addplot3[only marks,mark=*,mark size=2pt,color=" + colour + ",forget plot] coordinates {" + last +
-         "};\n";
-}
 
 using json = nlohmann::json;
 
@@ -47,9 +40,6 @@ using json = nlohmann::json;
 /// that reads it): the figure's title and what it shows.
 std::string caption_text(const std::string& title, const std::string& shows) {
   return prose_tex(title) + (title.empty() ? "" : ". ") + prose_tex(shows);
-}
-std::string caption(const std::string& title, const std::string& shows) {
-  return "\\captionof{figure}{" + caption_text(title, shows) + ".}\n";
 }
 
 constexpr std::size_t kMaxPlotPoints = 400;    // per curve: keeps pgfplots fast (the PDF compiles in seconds)
@@ -154,19 +144,6 @@ std::size_t curve_data(const json& s, bool log_x, bool log_y, bool log_z, std::s
   return written;
 }
 
-std::string axis_options(const json& f, const std::string& title) {
-  std::string o = fmt::format("width=0.82\\linewidth,height=6.4cm,title={{\\small {}}},xlabel={{{}}},ylabel={{{}}}",
-                              esc(title), esc(str(f, "x_label", "x")), esc(str(f, "y_label", "y")));
-  if (flag(f, "log_x")) o += ",xmode=log";
-  if (flag(f, "log_y")) o += ",ymode=log";
-  // Labels are data: long ones wrap instead of running off the page. The x label is a named node
-  // so a legend can hang below it, however tall the tick labels and the label are.
-  // Wrapped, never hyphenated: a label is a name, and "tem-perature" reads as two.
-  o += ",every axis label/.append style={execute at begin node={\\hyphenpenalty=10000\\exhyphenpenalty=10000}}"
-       ",xlabel style={name=attnflow-xlabel,align=center,text width=0.7\\linewidth},ylabel style={align=center,text width=5.6cm}"
-       ",title style={align=center,text width=0.75\\linewidth}";
-  return o;
-}
 
 std::string data_file(const std::string& prefix, std::size_t& counter, const std::string& name, std::string content,
                       std::vector<DataFile>& files) {
@@ -410,28 +387,29 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
       missing += !std::isfinite(v);
     }
   if (!std::isfinite(zmin)) return "";
-  const std::string file = data_file(prefix, counter, is_matrix ? "matrix" : "heat", content, files);
   const auto [x0, x1] = grid_extent(xs, log_x);
   const auto [y0, y1] = grid_extent(ys, log_y);
-  std::ostringstream t;
-  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[" << axis_options(f, title)
-    << ",colorbar,colormap/viridis,colorbar style={ylabel={" << esc(str(f, "z_label", "value"))
-    << "},ylabel style={font=\\small}},enlargelimits=false,axis on top"
-    << fmt::format(",xmin={:.10g},xmax={:.10g},ymin={:.10g},ymax={:.10g}", x0, x1, y0, y1);
-  if (finite_number(f.value("z_min", json()))) t << fmt::format(",point meta min={:.10g}", f["z_min"].get<double>());
-  if (finite_number(f.value("z_max", json()))) t << fmt::format(",point meta max={:.10g}", f["z_max"].get<double>());
-  if (zmin == zmax && !f.contains("z_min"))
-    t << fmt::format(",point meta min={:.10g},point meta max={:.10g}", zmin - 0.5, zmax + 0.5);
-  if (is_matrix) {
-    t << ",y dir=reverse,axis equal image,width=8cm,height=8cm";
-    // Integer ticks only, and not too many of them.
-    const std::size_t step = std::max<std::size_t>(1, (std::max(nx, ny) + 9) / 10);
-    t << ",xtick distance=" << step << ",ytick distance=" << step;
-  }
-  t << ",legend style={font=\\scriptsize,fill=white,fill opacity=0.8,text opacity=1}";
-  t << "]\n\\addplot[matrix plot*,mesh/cols=" << nx << ",mesh/rows=" << ny
-    << ",point meta=explicit,unbounded coords=jump,forget plot] table[x=x,y=y,meta=z] {" << file << "};\n";
+  TemplateValues v;
+  v.set("title", esc(title)).set("x_label", esc(str(f, "x_label", "x"))).set("y_label", esc(str(f, "y_label", "y")));
+  v.flag("log_x", flag(f, "log_x")).flag("log_y", flag(f, "log_y")).set("z_label", esc(str(f, "z_label", "value")));
+  v.set("file", data_file(prefix, counter, is_matrix ? "matrix" : "heat", content, files));
+  v.set("xmin", fmt::format("{:.10g}", x0)).set("xmax", fmt::format("{:.10g}", x1));
+  v.set("ymin", fmt::format("{:.10g}", y0)).set("ymax", fmt::format("{:.10g}", y1));
+  // The colour scale: as given, else the data's range (a constant map gets a unit-wide scale).
+  std::string meta_min, meta_max;
+  if (finite_number(f.value("z_min", json()))) meta_min = fmt::format("{:.10g}", f["z_min"].get<double>());
+  if (finite_number(f.value("z_max", json()))) meta_max = fmt::format("{:.10g}", f["z_max"].get<double>());
+  const bool constant = zmin == zmax && !f.contains("z_min");
+  v.flag("has_meta_min", !meta_min.empty()).set("meta_min", meta_min);
+  v.flag("has_meta_max", !meta_max.empty()).set("meta_max", meta_max);
+  v.flag("has_constant_scale", constant)
+      .set("constant_min", fmt::format("{:.10g}", zmin - 0.5))
+      .set("constant_max", fmt::format("{:.10g}", zmax + 0.5));
+  // A matrix: integer ticks only, and not too many of them.
+  v.flag("matrix", is_matrix).set("tick_step", static_cast<long>(std::max<std::size_t>(1, (std::max(nx, ny) + 9) / 10)));
+  v.set("columns", static_cast<long>(nx)).set("rows", static_cast<long>(ny));
   // Curves over the map (e.g. a predicted boundary): clipped to the map's extent.
+  std::vector<TemplateValues> overlays;
   std::size_t c = 0;
   if (f.contains("series") && f["series"].is_object())
     for (auto it = f["series"].begin(); it != f["series"].end(); ++it) {
@@ -447,15 +425,19 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
       if (clipped["x"].empty()) continue;
       std::string curve;
       if (curve_data(clipped, log_x, log_y, false, curve) == 0) continue;
-      const std::string cf = data_file(prefix, counter, it.key(), curve, files);
-      t << "\\addplot[" << (c++ % 2 ? "red" : "white") << ",very thick,mark=*,mark size=1.2pt] table[x=x,y=y] {" << cf
-        << "};\n\\addlegendentry{" << esc(it.key()) << "}\n";
+      overlays.push_back(TemplateValues{}
+                             .set("colour", c++ % 2 ? "red" : "white")
+                             .set("file", data_file(prefix, counter, it.key(), curve, files))
+                             .set("label", esc(it.key())));
     }
-  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
-  t << caption(title, fmt::format("{} by {} cells{}{}", nx, ny,
-                                  missing ? fmt::format(", {} without a value drawn blank", missing) : std::string(),
-                                  c ? fmt::format("; {} {} drawn over the map", c, c == 1 ? "curve" : "curves") : ""));
-  return t.str();
+  v.list("overlays", std::move(overlays));
+  v.set("caption", caption_text(title, fmt::format("{} by {} cells{}{}", nx, ny,
+                                                    missing ? fmt::format(", {} without a value drawn blank", missing)
+                                                            : std::string(),
+                                                    c ? fmt::format("; {} {} drawn over the map", c,
+                                                                    c == 1 ? "curve" : "curves")
+                                                      : "")));
+  return render_template("figure_grid.tex", v);
 }
 
 std::string paths3d_tex(const std::string& title, const json& f, const std::string& prefix, std::size_t& counter,
@@ -467,34 +449,26 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
   if (curves.empty()) return "";
   sort_naturally(curves);
   const bool legend = curves.size() <= kMaxLegendEntries;
-  std::ostringstream t;
-  t << "\\begin{affit}\\begin{tikzpicture}\\begin{axis}[width=0.7\\linewidth,height=0.7\\linewidth,view={125}{25},"
-       "axis equal image,title={\\small "
-    << esc(title) << "},xlabel={" << esc(str(f, "x_label", "x")) << "},ylabel={" << esc(str(f, "y_label", "y"))
-    << "},zlabel={" << esc(str(f, "z_label", "z")) << "}";
-  if (legend)
-    t << ",legend cell align=left,legend columns=4,legend "
-         "style={font=\\scriptsize,at={(0.5,-0.12)},anchor=north,draw=none}";
-  t << "]\n";
-  if (flag(f, "unit_sphere"))
-    t << "\\addplot3[mesh,gray!35,very thin,domain=0:360,y domain=0:180,samples=25,samples y=13,forget plot]"
-         " ({cos(x)*sin(y)},{sin(x)*sin(y)},{cos(y)});\n";
-  std::size_t drawn = 0;
+  TemplateValues v;
+  v.set("title", esc(title)).set("x_label", esc(str(f, "x_label", "x"))).set("y_label", esc(str(f, "y_label", "y")));
+  v.set("z_label", esc(str(f, "z_label", "z"))).flag("legend", legend).flag("unit_sphere", flag(f, "unit_sphere"));
+  std::vector<TemplateValues> drawn;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     std::string content;
     if (curve_data(*curves[c].second, false, false, false, content) == 0) continue;
-    ++drawn;
-    const char* colour = kColours[c % kColourCount];
-    const std::string file = data_file(prefix, counter, curves[c].first, content, files);
-    t << "\\addplot3[color=" << colour << ",thick,no marks" << (legend ? "" : ",forget plot")
-      << "] table[x=x,y=y,z=z] {" << file << "};\n";
-    if (legend) t << "\\addlegendentry{" << esc(curves[c].first) << "}\n";
-    t << endpoint_marks_3d(content, colour);
+    const auto [start, end] = endpoints(content, 3);
+    drawn.push_back(TemplateValues{}
+                        .set("colour", kColours[c % kColourCount])
+                        .set("file", data_file(prefix, counter, curves[c].first, content, files))
+                        .set("name", esc(curves[c].first))
+                        .set("start", start)
+                        .set("end", end));
   }
-  if (drawn == 0) return "";
-  t << "\\end{axis}\\end{tikzpicture}\\end{affit}\n";
-  t << caption(title, fmt::format("{} of {} paths drawn; open circles: starts, dots: ends", drawn, curves.size()));
-  return t.str();
+  if (drawn.empty()) return "";
+  v.set("caption", caption_text(title, fmt::format("{} of {} paths drawn; open circles: starts, dots: ends",
+                                                    drawn.size(), curves.size())));
+  v.list("curves", std::move(drawn));
+  return render_template("figure_paths3d.tex", v);
 }
 
 }  // namespace
@@ -524,7 +498,7 @@ std::string figure_tex(const std::string& title, const std::string& name, const 
   const json f = normalized_figure(name, figure);
   if (!f.is_object()) return "";
   const std::string kind = str(f, "kind");
-  // Axis labels and titles are data: escaped in axis_options / here.
+  // Axis labels and titles are data: made safe (prose_tex) before they reach the templates.
   if (kind == "lines") return lines_tex(title, f, data_prefix, counter, files);
   if (kind == "heatmap" || kind == "matrix") return grid_tex(title, f, data_prefix, counter, files);
   if (kind == "paths3d") return paths3d_tex(title, f, data_prefix, counter, files);

@@ -122,12 +122,31 @@ kainjow::mustache::data to_data(const TemplateValues& v) {
   return data;
 }
 
+/// The text of reports/<name>.tex without its header comments and final newline (a partial).
+std::string partial_text(const std::string& name, const std::string& origin);
+
+/// Replaces each <<>name>> by the partial reports/<name>.tex (itself expanded, at most 4 deep):
+/// a piece that several templates share, such as a figure's axis options.
+std::string expand_partials(const std::string& body, const std::string& origin, int depth = 0) {
+  static const std::regex partial(R"(<<>\s*([A-Za-z_][A-Za-z0-9_]*)\s*>>)");
+  std::string out;
+  auto last = body.cbegin();
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), partial); it != std::sregex_iterator(); ++it) {
+    if (depth >= 4) input_error(origin, "partials nested more than 4 deep");
+    out.append(last, (*it)[0].first);
+    out += expand_partials(partial_text((*it)[1], origin), origin, depth + 1);
+    last = (*it)[0].second;
+  }
+  out.append(last, body.cend());
+  return out;
+}
+
 }  // namespace
 
 std::string templates_dir() { return (std::filesystem::path(source_dir()) / "reports").string(); }
 
 std::string render_template_text(const std::string& text, const TemplateValues& values, const std::string& origin) {
-  const std::string body = join_standalone_section_lines(strip_header_comments(text));
+  const std::string body = join_standalone_section_lines(expand_partials(strip_header_comments(text), origin));
   check_names(body, values, origin);
   kainjow::mustache::mustache tmpl("{{=<< >>=}}" + body);
   if (!tmpl.is_valid()) input_error(origin, "malformed template: " + tmpl.error_message());
@@ -145,5 +164,20 @@ std::string render_template(const std::string& name, const TemplateValues& value
   s << in.rdbuf();
   return render_template_text(s.str(), values, path);
 }
+
+namespace {
+
+std::string partial_text(const std::string& name, const std::string& origin) {
+  const std::string path = (std::filesystem::path(templates_dir()) / (name + ".tex")).string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) input_error(origin, "the partial <<>" + name + ">> has no file " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string text = strip_header_comments(s.str());
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+}  // namespace
 
 }  // namespace attnflow

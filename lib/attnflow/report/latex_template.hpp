@@ -1,6 +1,7 @@
 #pragma once
 // LaTeX templates from reports/ (see reports/README.md): Mustache tags with << >> delimiters,
-// values escaped for LaTeX unless inserted with <<&name>>.
+// values escaped for LaTeX unless inserted with <<&name>>, and <<>name>> the partial
+// reports/<name>.tex inserted in place.
 #include <map>
 #include <string>
 #include <vector>
