@@ -1,5 +1,6 @@
 #include "attnflow/report/convergence_tex.hpp"
 
+#include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/prose_math.hpp"
 
 #include <cmath>
@@ -16,23 +17,27 @@ std::string cell(const std::vector<double>& v, std::size_t r, int digits, bool f
 
 void write_convergence_tex(std::ostream& out, const ConvergenceTable& table, const std::string& caption) {
   const auto& names = table.column_names();
-  // In place, not a float: the report's tables are numbered in the order they are read (the
-  // longtables cannot float, so a floating table would take a number out of sequence).
-  out << "\\begin{center}\\captionof{table}{" << prose_tex(caption) << "}\n";
-  out << "\\begin{tabular}{" << std::string(names.size(), 'r') << "}\n\\toprule\n";
-  for (std::size_t c = 0; c < names.size(); ++c) out << (c ? " & " : "") << prose_tex(names[c]);
-  out << " \\\\\n\\midrule\n";
+  TemplateValues v;
+  v.set("caption", prose_tex(caption)).set("columns", std::string(names.size(), 'r'));
+  std::vector<TemplateValues> header;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    header.push_back(TemplateValues{}.set("name", prose_tex(names[c])).flag("first", c == 0));
+  std::vector<TemplateValues> rows;
   for (std::size_t r = 0; r < table.rows(); ++r) {
+    std::vector<TemplateValues> cells;
     for (std::size_t c = 0; c < names.size(); ++c) {
       const bool is_order = names[c].size() > 6 && names[c].compare(names[c].size() - 6, 6, " order") == 0;
       // Precision 0 marks a counting column (d, n, steps): printed as an integer.
       const int set = table.precision(names[c]);
       const int digits = set < 0 ? 3 : set;
-      out << (c ? " & " : "") << cell(table.column(names[c]), r, digits, is_order || digits == 0);
+      cells.push_back(TemplateValues{}
+                          .set("value", cell(table.column(names[c]), r, digits, is_order || digits == 0))
+                          .flag("first", c == 0));
     }
-    out << " \\\\\n";
+    rows.push_back(TemplateValues{}.list("cells", std::move(cells)));
   }
-  out << "\\bottomrule\n\\end{tabular}\n\\end{center}\n";
+  v.list("header", std::move(header)).list("rows", std::move(rows));
+  out << render_template("convergence_table.tex", v);
 }
 
 }  // namespace attnflow
