@@ -179,34 +179,19 @@ std::string breakable(const std::string& tex) {
 constexpr std::size_t kColumnsPerTable = 6;
 constexpr std::size_t kLongText = 40;  // longer strings are notes under the table, not cells
 
-/// `count` equal paragraph columns after a narrow row-number column, filling the line exactly.
-std::string equal_columns(std::size_t count) {
-  std::string spec = ">{\\raggedleft\\arraybackslash}p{1.2em}";
-  for (std::size_t c = 0; c < count; ++c)
-    spec += fmt::format(">{{\\raggedright\\arraybackslash}}p{{\\dimexpr(\\linewidth-{}\\tabcolsep-1.2em)/{}\\relax}}",
-                        2 * (count + 1), count);
-  return spec;
-}
-
-/// The head of a numbered longtable: its caption on the first page, the header row (if any) on
-/// every page.
-std::string longtable_head(const std::string& caption, const std::string& header) {
-  const std::string row = header.empty() ? "" : "\\toprule\n" + header + " \\\\\n\\midrule\n";
-  return "\\caption{" + caption + "}\\\\\n" + row + "\\endfirsthead\n" + row + "\\endhead\n";
-}
-
-/// Per-instance rows as tables with named columns: numbers to the digits their error supports,
-/// values shared by every row stated once above, sentences listed below (verbatim: the
-/// measurement's own text), never in cells.
-std::string instances_table(const json& rows, const Names& names, const std::string& caption) {
+/// Per-instance rows as tables with named columns (reports/instances_table.tex): numbers to the
+/// digits their error supports, values shared by every row stated once above, sentences listed
+/// below (verbatim: the measurement's own text), never in cells; `count` equal paragraph columns
+/// after a narrow row-number column fill the line exactly.
+TemplateValues instances_table(const json& rows, const Names& names, const std::string& caption) {
+  TemplateValues v;
   std::vector<std::string> cols;
   for (const auto& row : rows)
     if (row.is_object())
       for (auto it = row.begin(); it != row.end(); ++it)
         if (scalar_tex(it.value()) != "" && std::find(cols.begin(), cols.end(), it.key()) == cols.end())
           cols.push_back(it.key());
-  if (cols.empty()) return "";
-  const std::size_t shown = std::min(rows.size(), kMaxInstanceRows);
+  const std::size_t shown = cols.empty() ? 0 : std::min(rows.size(), kMaxInstanceRows);
   std::vector<std::string> table_cols, common, notes;
   for (const auto& c : cols) {
     bool same = rows.size() > 1, long_text = false;
@@ -222,45 +207,54 @@ std::string instances_table(const json& rows, const Names& names, const std::str
     else
       table_cols.push_back(c);
   }
-  std::ostringstream t;
-  if (!common.empty()) {
-    t << "{\\small Every row: ";
-    for (std::size_t k = 0; k < common.size(); ++k)
-      t << (k ? "; " : "") << names.header(common[k]) << " " << breakable(cell_tex(rows[0][common[k]], NAN));
-    t << ".}\\par\n";
-  }
+  std::vector<TemplateValues> shared;
+  for (std::size_t k = 0; k < common.size(); ++k)
+    shared.push_back(TemplateValues{}
+                         .set("name", names.header(common[k]))
+                         .set("value", breakable(cell_tex(rows[0][common[k]], NAN)))
+                         .flag("first", k == 0));
+  v.flag("has_common", !shared.empty()).list("common", std::move(shared));
+  std::vector<TemplateValues> tables;
   for (std::size_t first = 0; first < table_cols.size(); first += kColumnsPerTable) {
     const std::size_t count = std::min(kColumnsPerTable, table_cols.size() - first);
-    std::string header = "\\#";
-    for (std::size_t c = first; c < first + count; ++c) header += " & " + names.header(table_cols[c]);
     const std::string part =
         table_cols.size() > kColumnsPerTable
             ? fmt::format(" (columns {} to {} of {})", first + 1, first + count, table_cols.size())
             : "";
-    t << "{\\scriptsize\\begin{longtable}{" << equal_columns(count) << "}\n" << longtable_head(caption + part, header);
+    TemplateValues table;
+    table.set("caption", caption + part).set("count", static_cast<long>(count));
+    table.set("tabcolseps", static_cast<long>(2 * (count + 1)));
+    std::vector<TemplateValues> columns, table_rows;
+    for (std::size_t c = first; c < first + count; ++c)
+      columns.push_back(TemplateValues{}.set("name", names.header(table_cols[c])));
     for (std::size_t r = 0; r < shown; ++r) {
       const json& row = rows[r];
       const double error = row.is_object() && row.contains("error_estimate") && row["error_estimate"].is_number()
                                ? row["error_estimate"].get<double>()
                                : NAN;
-      t << r + 1;
+      std::vector<TemplateValues> cells;
       for (std::size_t c = first; c < first + count; ++c)
-        t << " & " << (row.is_object() && row.contains(table_cols[c]) ? breakable(cell_tex(row[table_cols[c]], error)) : "");
-      t << " \\\\\n";
+        cells.push_back(TemplateValues{}.set(
+            "value", row.is_object() && row.contains(table_cols[c]) ? breakable(cell_tex(row[table_cols[c]], error)) : ""));
+      table_rows.push_back(TemplateValues{}.set("number", static_cast<long>(r + 1)).list("cells", std::move(cells)));
     }
-    t << "\\bottomrule\n\\end{longtable}}\n";
+    table.list("columns", std::move(columns)).list("rows", std::move(table_rows));
+    tables.push_back(std::move(table));
   }
+  v.list("tables", std::move(tables));
+  std::vector<TemplateValues> note_lists;
   for (const auto& c : notes) {
-    t << "{\\small\\textbf{" << names.header(c) << "}, by row:\\par\\begin{enumerate}\\setlength{\\itemsep}{0pt}\n";
+    std::vector<TemplateValues> items;
     for (std::size_t r = 0; r < shown; ++r)
-      t << "\\item " << (rows[r].is_object() && rows[r].contains(c) ? breakable(scalar_tex(rows[r][c])) : "--")
-        << "\n";
-    t << "\\end{enumerate}}\n";
+      items.push_back(TemplateValues{}.set(
+          "value", rows[r].is_object() && rows[r].contains(c) ? breakable(scalar_tex(rows[r][c])) : "--"));
+    note_lists.push_back(TemplateValues{}.set("name", names.header(c)).list("items", std::move(items)));
   }
-  if (rows.size() > kMaxInstanceRows)
-    t << fmt::format("\\noindent{{\\small First {} of {} rows; all are in results.json.}}\n\n", kMaxInstanceRows,
-                     rows.size());
-  return t.str();
+  v.list("notes", std::move(note_lists));
+  v.flag("truncated", !cols.empty() && rows.size() > kMaxInstanceRows)
+      .set("shown", static_cast<long>(kMaxInstanceRows))
+      .set("total", static_cast<long>(rows.size()));
+  return v;
 }
 
 /// Each list in a piece of evidence (the instances, ...) as tables under a heading that names it,
@@ -272,30 +266,37 @@ std::string evidence_lists(const json& evidence, const Names& names, const std::
     if (it.key() != "convergence" && it.key() != "certificates" && it.value().is_array() && !it.value().empty() &&
         it.value()[0].is_object()) {
       const std::string heading = (owner.empty() ? "" : owner + ": ") + names.header(it.key());
-      t += "\\subsection*{" + heading + "}\n" + instances_table(it.value(), names, esc(id) + ", " + heading);
-      if (it.value()[0].contains("config") && it.value()[0]["config"].is_object())
-        t += "\\noindent{\\small Each row's \\texttt{simulate} configuration is in results.json, beside the row "
-             "(its \\texttt{config}): \\texttt{attnflow simulate --config} on it reruns the instance, with "
-             "\\texttt{\"verify\": true} for its error estimate.}\n\n";
+      TemplateValues v = instances_table(it.value(), names, esc(id) + ", " + heading);
+      v.set("heading", heading);
+      v.flag("has_configs", it.value()[0].contains("config") && it.value()[0]["config"].is_object());
+      t += render_template("instances_table.tex", v);
     }
   return t;
 }
 
+/// A two-column table of names and values (reports/named_values_table.tex); `header` empty for
+/// none. The evidence's named values take 26 % of the line for the names, a control's 35 %.
+std::string named_values_table(const std::vector<TemplateValues>& rows, const std::string& caption, double left,
+                               const std::string& header_left, const std::string& header_right) {
+  TemplateValues v;
+  v.set("caption", caption).set("left_width", fmt::format("{:.2f}", left)).set("right_width", fmt::format("{:.2f}", 1 - left));
+  v.flag("has_header", !header_left.empty()).set("header_left", header_left).set("header_right", header_right);
+  v.flag("has_bottom_rule", !header_left.empty()).list("rows", rows);
+  return render_template("named_values_table.tex", v);
+}
+
 /// The full evidence of a check (its appendix): named fields, then each list as tables.
 std::string evidence_tex(const json& evidence, const Names& names, const std::string& id) {
-  std::ostringstream t;
   if (!evidence.is_object() || evidence.empty()) return "";
-  std::string rows;
+  std::vector<TemplateValues> rows;
   for (auto it = evidence.begin(); it != evidence.end(); ++it) {
     const std::string v = scalar_tex(it.value());
-    if (!v.empty() && it.key() != "statement") rows += names.header(it.key()) + " & " + breakable(v) + " \\\\\n";
+    if (!v.empty() && it.key() != "statement")
+      rows.push_back(TemplateValues{}.set("name", names.header(it.key())).set("value", breakable(v)));
   }
-  if (!rows.empty())
-    t << "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.26\\linewidth-2\\tabcolsep\\relax}"
-         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.74\\linewidth-2\\tabcolsep\\relax}}\n"
-      << longtable_head(esc(id) + ": the evidence's named values", "") << rows << "\\end{longtable}}\n";
-  t << evidence_lists(evidence, names, id, "");
-  return t.str();
+  std::string t;
+  if (!rows.empty()) t = named_values_table(rows, esc(id) + ": the evidence's named values", 0.26, "", "");
+  return t + evidence_lists(evidence, names, id, "");
 }
 
 /// "convergence" in a check's evidence: one table or a list of them (ConvergenceTable::to_json).
@@ -378,7 +379,7 @@ std::vector<TemplateValues> controls_rows(const json& controls) {
 /// What each control measured, in the appendix: the runner's line, verbatim (it may name
 /// observables by key).
 std::string control_results(const json& controls, const Names& names, const std::string& id) {
-  std::string rows;
+  std::vector<TemplateValues> rows;
   std::size_t number = 0;
   for (const auto& ctl : controls) {
     ++number;
@@ -390,7 +391,9 @@ std::string control_results(const json& controls, const Names& names, const std:
         if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": " + breakable(v);
       }
     if (!ev.empty())
-      rows += fmt::format("{}. ", number) + scalar_tex(ctl.value("description", json(""))) + " & " + ev + " \\\\\n";
+      rows.push_back(TemplateValues{}
+                         .set("name", fmt::format("{}. ", number) + scalar_tex(ctl.value("description", json(""))))
+                         .set("value", ev));
   }
   // Each control's instances with their seeds, so that a reader can rerun the control.
   std::string lists;
@@ -399,10 +402,9 @@ std::string control_results(const json& controls, const Names& names, const std:
     lists +=
         evidence_lists(ctl.value("evidence", json::object()), names, id, fmt::format("Negative control {}", ++number));
   if (rows.empty()) return lists;
-  return "{\\small\\begin{longtable}{>{\\raggedright}p{\\dimexpr0.35\\linewidth-2\\tabcolsep\\relax}"
-         ">{\\raggedright\\arraybackslash}p{\\dimexpr0.65\\linewidth-2\\tabcolsep\\relax}}\n" +
-         longtable_head(esc(id) + ": what each negative control measured", "negative control & what it measured") +
-         rows + "\\bottomrule\n\\end{longtable}}\n" + lists;
+  return named_values_table(rows, esc(id) + ": what each negative control measured", 0.35, "negative control",
+                            "what it measured") +
+         lists;
 }
 
 bool non_empty_list(const json& c, const char* key) { return c.contains(key) && c[key].is_array() && !c[key].empty(); }
