@@ -85,22 +85,30 @@ std::string safe_name(const std::string& s) {
 }
 
 // The variants learn knows, in the order the blog discusses them; others follow by name.
-const std::vector<std::pair<std::string, std::string>>& known_variants() {
-  static const std::vector<std::pair<std::string, std::string>> v = {
-      {"plus", "$V = +\\alpha I$"}, {"minus", "$V = -\\alpha I$"}, {"minus-per-layer", "$V_k = -\\alpha_k I$"},
-      {"nn", "NN (no attention)"},  {"sa-ffn", "SA + FFN"},        {"lexicon", "lexicon"}};
+const std::vector<std::string>& known_variants() {
+  static const std::vector<std::string> v = {"plus", "minus", "minus-per-layer", "nn", "sa-ffn", "lexicon"};
   return v;
 }
 
+/// A variant's name as the report prints it (reports/learn_variant.tex), raw LaTeX.
 std::string variant_label(const std::string& id) {
-  for (const auto& [known, label] : known_variants())
-    if (id == known) return label;
-  return "\\texttt{" + esc(id) + "}";
+  TemplateValues v;
+  bool known = false;
+  for (const auto& k : known_variants()) {
+    std::string flag = k;
+    std::replace(flag.begin(), flag.end(), '-', '_');
+    v.flag(flag, id == k);
+    known = known || id == k;
+  }
+  v.flag("other", !known).set("id", id);
+  std::string label = render_template("learn_variant.tex", v);
+  if (!label.empty() && label.back() == '\n') label.pop_back();
+  return label;
 }
 
 std::vector<std::string> ordered_ids(const json& object) {
   std::vector<std::string> ids;
-  for (const auto& [known, label] : known_variants())
+  for (const auto& known : known_variants())
     if (object.contains(known)) ids.push_back(known);
   for (auto it = object.begin(); it != object.end(); ++it)
     if (std::find(ids.begin(), ids.end(), it.key()) == ids.end()) ids.push_back(it.key());
@@ -127,13 +135,14 @@ TemplateValues blank_values() {
   TemplateValues v;
   std::istringstream names(
       "preamble macros data_sets version git tokenizer readout name title sentences sha256 folds repeats d layers "
-      "epochs seed ci_method test method lexicon index mechanism_columns mechanism_header mechanism_rows "
-      "mechanism_notes xmin xmax ymin ymax bar_count data_file lexicon_accuracy");
+      "epochs seed ci_method test method lexicon index arguments xmin xmax ymin ymax bar_count data_file "
+      "lexicon_accuracy");
   for (std::string n; names >> n;) v.set(n, "");
   std::istringstream flags(
-      "document data_set has_model imdb has_sha256 has_lexicon has_chart has_comparisons has_mechanism has_examples");
+      "document data_set has_model imdb has_sha256 has_lexicon has_chart has_comparisons has_mechanism has_examples "
+      "any_prop any_prove has_arguments");
   for (std::string f; flags >> f;) v.flag(f, false);
-  for (const char* list : {"variants", "ticks", "comparisons", "examples"}) v.list(list, {});
+  for (const char* list : {"variants", "ticks", "comparisons", "examples", "mechanism", "failures"}) v.list(list, {});
   return v;
 }
 
@@ -186,10 +195,6 @@ bool accuracy_chart(const std::vector<Accuracy>& all, const std::string& stem, O
   return true;
 }
 
-std::string shapes_cell(const Node& shapes) {
-  return shapes.integer_text("one cluster") + "\\,/\\," + shapes.integer_text("two antipodal clusters") + "\\,/\\," +
-         shapes.integer_text("neither");
-}
 
 /// ⟨x_i^k, u⟩ against k for every token of one sentence (u: the first token's final position): the
 /// values of one item of learn.tex's examples list.
@@ -330,24 +335,15 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
   if (!mids.empty()) {
     std::vector<Node> m;
     for (const auto& id : mids) m.push_back(mechanism.object(id));
-    const double share = std::floor(6600.0 / double(mids.size())) / 10000;  // of 0.66\linewidth, never more
-    std::string columns = ">{\\raggedright}p{\\dimexpr0.34\\linewidth-2\\tabcolsep\\relax}", header;
-    for (std::size_t k = 0; k < mids.size(); ++k) {
-      columns += fmt::format(">{{\\raggedright{}}}p{{\\dimexpr{:.4f}\\linewidth-2\\tabcolsep\\relax}}",
-                             k + 1 == mids.size() ? "\\arraybackslash" : "", share);
-      header += " & " + variant_label(mids[k]);
-    }
-    auto row = [&](const std::string& name, auto cell) {
-      std::string r = name;
-      for (const auto& node : m) r += " & " + cell(node);
-      return r + " \\\\\n";
-    };
-    bool any_prop = false;
+    const double share = std::floor(6600.0 / double(mids.size())) / 10000;  // of 0.66 of the line, never more
+    bool any_prop = false, any_prove = false;
     std::vector<std::string> methods_m, arguments;
     std::vector<std::pair<std::string, std::string>> failures;  // reason, the variants that gave it
+    std::vector<TemplateValues> columns;
     for (std::size_t k = 0; k < m.size(); ++k) {
-      add_distinct(methods_m, m[k].text("method"));
-      const std::string f = m[k].text("good_triple_failure");
+      const Node& n = m[k];
+      add_distinct(methods_m, n.text("method"));
+      const std::string f = n.text("good_triple_failure");
       const auto same = std::find_if(failures.begin(), failures.end(), [&](const auto& r) { return r.first == f; });
       if (!f.empty()) {
         if (same == failures.end())
@@ -355,84 +351,62 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
         else
           same->second += ", " + variant_label(mids[k]);
       }
-      if (m[k].has("prop_2_1")) {
-        any_prop = true;
-        add_distinct(arguments, m[k].object("prop_2_1").optional_text("argument"));
+      TemplateValues c;
+      c.set("label", variant_label(mids[k])).set("share", fmt::format("{:.4f}", share)).flag("last", k + 1 == m.size());
+      c.set("sentences", n.integer_text("sentences")).set("single_word", n.integer_text("single_word_sentences"));
+      c.set("layers_trained", n.integer_text("layers_trained")).set("layers_long", n.integer_text("layers_long"));
+      c.set("delta", math_number(n.number("delta"), 3));
+      for (const auto& [key, suffix] : {std::pair<const char*, const char*>{"shapes_after_L", "L"}, {"shapes_after_long", "long"}}) {
+        const Node shapes = n.object(key);
+        c.set(std::string("one_") + suffix, shapes.integer_text("one cluster"))
+            .set(std::string("two_") + suffix, shapes.integer_text("two antipodal clusters"))
+            .set(std::string("neither_") + suffix, shapes.integer_text("neither"));
       }
-    }
-    std::string mrows;
-    mrows += row("Sentences measured (of one word)", [](const Node& n) {
-      return n.integer_text("sentences") + " (" + n.integer_text("single_word_sentences") + ")";
-    });
-    mrows += row("Layers: trained $L$\\,/\\,long run", [](const Node& n) {
-      return n.integer_text("layers_trained") + "\\,/\\," + n.integer_text("layers_long");
-    });
-    mrows += row("Tolerance $\\delta$", [](const Node& n) { return "$" + math_number(n.number("delta"), 3) + "$"; });
-    mrows += row("Shape after $L$ layers: one cluster\\,/\\,two antipodal\\,/\\,neither",
-                 [](const Node& n) { return shapes_cell(n.object("shapes_after_L")); });
-    mrows += row("Shape after the long run", [](const Node& n) { return shapes_cell(n.object("shapes_after_long")); });
-    mrows += row("Read-out accuracy after $L$ layers",
-                 [](const Node& n) { return fixed3(n.number("readout_accuracy_after_L")); });
-    mrows += row("Read-out accuracy after the long run",
-                 [](const Node& n) { return fixed3(n.number("readout_accuracy_after_long")); });
-    mrows += row("$Q_k^\\top K_k \\succ 0$ (layers)", [](const Node& n) {
-      return n.integer_text("qtk_positive_definite_layers") + " of " + n.integer_text("layers_checked");
-    });
-    mrows += row("Good triples (layers)", [](const Node& n) {
-      return n.integer_text("good_triple_layers") + " of " + n.integer_text("layers_checked");
-    });
-    mrows += row("Start in an open hemisphere", [](const Node& n) {
-      return n.integer_text("start_in_open_hemisphere") + " of " + n.integer_text("sentences");
-    });
-    if (any_prop)
-      mrows += row("Prop.~2.1 proves collapse", [](const Node& n) -> std::string {
-        if (!n.has("prop_2_1")) return "--";
+      c.set("readout_L", fixed3(n.number("readout_accuracy_after_L")))
+          .set("readout_long", fixed3(n.number("readout_accuracy_after_long")));
+      c.set("qtk", n.integer_text("qtk_positive_definite_layers")).set("layers_checked", n.integer_text("layers_checked"));
+      c.set("good_triples", n.integer_text("good_triple_layers"));
+      c.set("hemisphere", n.integer_text("start_in_open_hemisphere"));
+      // Prop. 2.1 and prove, for the variants it is stated for.
+      const bool prop = n.has("prop_2_1");
+      any_prop = any_prop || prop;
+      c.flag("has_prop", prop);
+      std::vector<std::string> seen;
+      bool alpha_outside = false;
+      std::string proved = "", prove_cell = "--";
+      if (prop) {
         const Node p = n.object("prop_2_1");
-        std::string cell = p.integer_text("proved_collapse") + " of " + n.integer_text("sentences");
-        std::vector<std::string> seen;
+        add_distinct(arguments, p.optional_text("argument"));
+        proved = p.integer_text("proved_collapse");
         // The hypothesis 0 <= alpha_k <= 1 (recorded by newer files): without it nothing is proved.
-        if (p.has("alpha_in_unit_interval") && !p.flag("alpha_in_unit_interval"))
-          seen.push_back("some $\\alpha_k \\notin [0, 1]$");
+        alpha_outside = p.has("alpha_in_unit_interval") && !p.flag("alpha_in_unit_interval");
         if (p.has("proved_and_one_cluster_numerically"))
           seen.push_back(p.integer_text("proved_and_one_cluster_numerically") + " one cluster after the long run");
         if (p.has("proved_but_split_numerically"))
           seen.push_back(p.integer_text("proved_but_split_numerically") + " two antipodal");
-        return seen.empty() ? cell : cell + " (" + joined(seen) + ")";
-      });
-    bool any_prove = false;
-    for (const Node& n : m) any_prove |= n.has("prop_2_1") && n.object("prop_2_1").has("prove");
-    if (any_prove)
-      mrows += row("\\texttt{prove} on starts in no hemisphere", [](const Node& n) -> std::string {
-        if (!n.has("prop_2_1") || !n.object("prop_2_1").has("prove")) return "--";
-        const Node p = n.object("prop_2_1").object("prove");
-        std::string cell = p.integer_text("proved") + " proved of " + p.integer_text("attempted") + " tried (of " +
-                           p.integer_text("candidates") + ")";
-        std::string at;  // the layers where a hemisphere was certified
-        const Node runs = p.list("runs");
-        for (std::size_t k = 0; k < runs.j->size(); ++k)
-          if (runs.at(k).text("outcome") == "proved") at += (at.empty() ? "" : ", ") + runs.at(k).integer_text("layer");
-        if (at.empty()) return cell;
-        return cell + "; hemisphere at layer" + (at.find(',') != std::string::npos ? "s " : " ") + at;
-      });
-    mrows += row("Largest deviation LibTorch vs attnflow after $L$ layers", [](const Node& n) {
-      return "$" + math_number(n.number("max_deviation_libtorch_vs_attnflow"), 2) + "$";
-    });
-    std::string notes;
-    for (const auto& [reason, which] : failures)
-      notes += "Good triples not certified (" + which + "), the first reason: " + esc(reason) + ".\n";
-    if (!arguments.empty()) {
-      std::vector<std::string> escaped;
-      for (const auto& a : arguments) escaped.push_back(esc(a));
-      notes += "Prop.~2.1: " + joined(escaped) + ".\n";
+        if (p.has("prove")) {
+          any_prove = true;
+          const Node pr = p.object("prove");
+          prove_cell = pr.integer_text("proved") + " proved of " + pr.integer_text("attempted") + " tried (of " +
+                       pr.integer_text("candidates") + ")";
+          std::string at;  // the layers where a hemisphere was certified
+          const Node runs = pr.list("runs");
+          for (std::size_t r = 0; r < runs.j->size(); ++r)
+            if (runs.at(r).text("outcome") == "proved") at += (at.empty() ? "" : ", ") + runs.at(r).integer_text("layer");
+          if (!at.empty()) prove_cell += "; hemisphere at layer" + std::string(at.find(',') != std::string::npos ? "s " : " ") + at;
+        }
+      }
+      c.set("proved_collapse", proved).flag("alpha_outside", alpha_outside).set("seen", joined(seen));
+      c.flag("has_seen", alpha_outside || !seen.empty()).flag("more_seen", alpha_outside && !seen.empty());
+      c.set("prove", prove_cell).set("deviation", math_number(n.number("max_deviation_libtorch_vs_attnflow"), 2));
+      columns.push_back(std::move(c));
     }
-    if (any_prop) notes += "Prop.~2.1 is stated for $V = +\\alpha I$ only (--: not applicable).\n";
-    if (any_prove)
-      notes +=
-          "\\texttt{prove}: the exported layers enclosed in interval arithmetic until every token lies in one "
-          "open hemisphere for every point of the enclosure; Prop.~2.1 applies from that layer on "
-          "(certificates beside the exported configs, re-checked by \\texttt{attnflow prove -{}-check}).\n";
-    v.flag("has_mechanism", true).set("mechanism_columns", columns).set("mechanism_header", header);
-    v.set("mechanism_rows", mrows).set("mechanism_notes", notes).set("method", joined(methods_m));
+    std::vector<TemplateValues> failure_notes;
+    for (const auto& [reason, which] : failures)
+      failure_notes.push_back(TemplateValues{}.set("variants", which).set("reason", reason));
+    v.flag("has_mechanism", true).list("mechanism", std::move(columns)).list("failures", std::move(failure_notes));
+    v.flag("any_prop", any_prop).flag("any_prove", any_prove);
+    v.flag("has_arguments", !arguments.empty()).set("arguments", joined(arguments)).set("method", joined(methods_m));
 
     // The example sentences' tokens over the layers; with V = +αI and V = −αI first, side by side.
     std::vector<std::size_t> with_example;
