@@ -2,7 +2,7 @@
 // performance ratios, measured side by side in one run, each printed beside its goal.
 #include "attnflow/bench/registry.hpp"
 #include "attnflow/errors.hpp"
-#include "cli/one_line.hpp"
+#include "cli/program_main.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -59,7 +59,6 @@ int run_bench(bool json, bool quick, const std::vector<std::string>& only) {
 }  // namespace attnflow::cli
 
 int main(int argc, char** argv) {
-  using attnflow::cli::one_line;
   CLI::App app{"attnflow bench: performance: RHS vs GEMM, 50-digit RHS vs its op count, memory, [A], [B] Fig. 3",
                "attnflow bench"};
   bool json = false, quick = false;
@@ -67,19 +66,6 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object (keys, then details)");
   app.add_flag("--quick", quick, "smaller sizes and fewer runs (the definitions say which)");
   app.add_option("--only", only, "comma-separated keys to run")->delimiter(',');
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
-    std::cerr << "attnflow: error: " << one_line(e.what()) << " (see attnflow bench --help)\n";
-    return 2;
-  }
-  try {
-    return attnflow::cli::run_bench(json, quick, only);
-  } catch (const attnflow::InputError& e) {
-    std::cerr << "attnflow: error: " << one_line(e.what()) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "attnflow: internal error: " << one_line(e.what()) << "\n";
-    return 3;
-  }
+  return attnflow::cli::program_main(app, argc, argv, "attnflow bench",
+                                     [&] { return attnflow::cli::run_bench(json, quick, only); });
 }

@@ -10,7 +10,7 @@
 #include "attnflow/run/instance_monitor.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/one_line.hpp"
+#include "cli/program_main.hpp"
 #include "cli/progress.hpp"
 
 #include <fmt/format.h>
@@ -145,26 +145,12 @@ void add_learn_options(CLI::App& app, LearnCliOptions& o) {
 }  // namespace attnflow::cli
 
 int main(int argc, char** argv) {
-  using attnflow::cli::one_line;
   CLI::App app{
       "attnflow learn: train the blog's V = ±alpha I attention classifiers on real text, cross-validate "
       "them and measure their dynamics (DIR/learn.json)",
       "attnflow learn"};
   attnflow::cli::LearnCliOptions o;
   attnflow::cli::add_learn_options(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
-    std::cerr << "attnflow: error: " << one_line(e.what()) << " (see attnflow learn --help)\n";
-    return 2;
-  }
-  try {
-    return attnflow::cli::run_learn_command(o);
-  } catch (const attnflow::InputError& e) {
-    std::cerr << "attnflow: error: " << one_line(e.what()) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "attnflow: internal error: " << one_line(e.what()) << "\n";
-    return 3;
-  }
+  return attnflow::cli::program_main(app, argc, argv, "attnflow learn",
+                                     [&] { return attnflow::cli::run_learn_command(o); });
 }
