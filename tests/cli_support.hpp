@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -15,10 +16,23 @@
 
 namespace attnflow::testing {
 
+/// The folders fresh_dir made for this process, removed when it ends (kept when
+/// ATTNFLOW_KEEP_TEST_FILES is set, to look at what a failing test wrote).
+struct ScratchRoots {
+  std::set<std::filesystem::path> roots;
+  ~ScratchRoots() {
+    if (std::getenv("ATTNFLOW_KEEP_TEST_FILES")) return;
+    std::error_code ec;
+    for (const auto& r : roots) std::filesystem::remove_all(r, ec);
+  }
+};
+
 /// An empty directory under the temporary directory, private to this process.
 inline std::filesystem::path fresh_dir(const std::string& suite, const std::string& name) {
-  const auto p =
-      std::filesystem::temp_directory_path() / ("attnflow-" + suite + "-" + std::to_string(::getpid())) / name;
+  static ScratchRoots scratch;
+  const auto root = std::filesystem::temp_directory_path() / ("attnflow-" + suite + "-" + std::to_string(::getpid()));
+  scratch.roots.insert(root);
+  const auto p = root / name;
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;

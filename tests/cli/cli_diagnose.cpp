@@ -2,6 +2,8 @@
 // bad input gets exit code 2 and one line.
 #include <boost/test/unit_test.hpp>
 
+#include "cli_support.hpp"
+
 #include "attnflow/errors.hpp"
 #include "attnflow/run/diagnose.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -18,12 +20,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-fs::path fresh_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("attnflow-diagnose-" + std::to_string(::getpid())) / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("diagnose", name); }
 int run(const std::string& cmd, std::string* err) {
   std::string out;
   std::array<char, 4096> buf{};

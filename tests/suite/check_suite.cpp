@@ -3,6 +3,8 @@
 #include "attnflow/version.hpp"
 #include <boost/test/unit_test.hpp>
 
+#include "cli_support.hpp"
+
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/suite/check_runner.hpp"
@@ -17,12 +19,7 @@ using namespace attnflow;
 namespace fs = std::filesystem;
 
 namespace {
-fs::path fresh_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("attnflow-check-suite-" + std::to_string(::getpid())) / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("check-suite", name); }
 CheckRunOutcome run(const std::string& suite, const fs::path& out, int jobs, std::vector<std::string> only = {},
                     bool resume = false, CheckEvents* events = nullptr, const std::atomic<bool>* cancel = nullptr) {
   CheckRunOptions o;
