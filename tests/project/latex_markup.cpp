@@ -41,7 +41,8 @@ long markup_lines(std::istream& in) {
   return count;
 }
 
-/// The helpers whose job is writing LaTeX from values: escaping, numbers, prose notation to math.
+/// The helpers whose job is writing LaTeX from values: escaping (and break points), numbers, prose
+/// notation to math.
 bool is_helper(const std::string& rel) {
   return rel == "attnflow/report/latex_escape.cpp" || rel == "attnflow/report/tex_number.cpp" ||
          rel == "attnflow/report/prose_math.cpp";
@@ -52,7 +53,7 @@ const std::map<std::string, long>& markup_in_transit() {
   static const std::map<std::string, long> files = {
       {"attnflow/catalogue/labels.cpp", 14},         {"attnflow/catalogue/observable_registry.cpp", 24},
       {"attnflow/learn/experiment.cpp", 2},
-      {"attnflow/report/report.cpp", 10},
+      {"attnflow/report/report.cpp", 8},
       {"cli/report.cpp", 1},
   };
   return files;

@@ -154,4 +154,13 @@ std::string latex_escape(const std::string& s) {
   return out;
 }
 
+std::string latex_breakable(const std::string& tex) {
+  std::string out;
+  for (char c : tex) {
+    out += c;
+    if (c == ',' || c == ';' || c == '/') out += "\\allowbreak{}";
+  }
+  return out;
+}
+
 }  // namespace attnflow

@@ -166,16 +166,6 @@ std::string cell_tex(const json& v, double error) {
   return scalar_tex(v);
 }
 
-/// Long strings may break after , ; / (identifiers and lists have no spaces).
-std::string breakable(const std::string& tex) {
-  std::string out;
-  for (char c : tex) {
-    out += c;
-    if (c == ',' || c == ';' || c == '/') out += "\\allowbreak{}";
-  }
-  return out;
-}
-
 constexpr std::size_t kColumnsPerTable = 6;
 constexpr std::size_t kLongText = 40;  // longer strings are notes under the table, not cells
 
@@ -211,7 +201,7 @@ TemplateValues instances_table(const json& rows, const Names& names, const std::
   for (std::size_t k = 0; k < common.size(); ++k)
     shared.push_back(TemplateValues{}
                          .set("name", names.header(common[k]))
-                         .set("value", breakable(cell_tex(rows[0][common[k]], NAN)))
+                         .set("value", latex_breakable(cell_tex(rows[0][common[k]], NAN)))
                          .flag("first", k == 0));
   v.flag("has_common", !shared.empty()).list("common", std::move(shared));
   std::vector<TemplateValues> tables;
@@ -235,7 +225,7 @@ TemplateValues instances_table(const json& rows, const Names& names, const std::
       std::vector<TemplateValues> cells;
       for (std::size_t c = first; c < first + count; ++c)
         cells.push_back(TemplateValues{}.set(
-            "value", row.is_object() && row.contains(table_cols[c]) ? breakable(cell_tex(row[table_cols[c]], error)) : ""));
+            "value", row.is_object() && row.contains(table_cols[c]) ? latex_breakable(cell_tex(row[table_cols[c]], error)) : ""));
       table_rows.push_back(TemplateValues{}.set("number", static_cast<long>(r + 1)).list("cells", std::move(cells)));
     }
     table.list("columns", std::move(columns)).list("rows", std::move(table_rows));
@@ -247,7 +237,7 @@ TemplateValues instances_table(const json& rows, const Names& names, const std::
     std::vector<TemplateValues> items;
     for (std::size_t r = 0; r < shown; ++r)
       items.push_back(TemplateValues{}.set(
-          "value", rows[r].is_object() && rows[r].contains(c) ? breakable(scalar_tex(rows[r][c])) : "--"));
+          "value", rows[r].is_object() && rows[r].contains(c) ? latex_breakable(scalar_tex(rows[r][c])) : "--"));
     note_lists.push_back(TemplateValues{}.set("name", names.header(c)).list("items", std::move(items)));
   }
   v.list("notes", std::move(note_lists));
@@ -292,7 +282,7 @@ std::string evidence_tex(const json& evidence, const Names& names, const std::st
   for (auto it = evidence.begin(); it != evidence.end(); ++it) {
     const std::string v = scalar_tex(it.value());
     if (!v.empty() && it.key() != "statement")
-      rows.push_back(TemplateValues{}.set("name", names.header(it.key())).set("value", breakable(v)));
+      rows.push_back(TemplateValues{}.set("name", names.header(it.key())).set("value", latex_breakable(v)));
   }
   std::string t;
   if (!rows.empty()) t = named_values_table(rows, esc(id) + ": the evidence's named values", 0.26, "", "");
@@ -308,7 +298,7 @@ std::string convergence_tex(const json& v) {
       const ConvergenceTable table = ConvergenceTable::from_json(j);
       write_convergence_tex(t, table, j.value("caption", std::string("convergence")));
     } catch (const std::exception& e) {
-      t << "\\emph{A convergence table could not be read: " << esc(e.what()) << ".}\\par\n";
+      t << render_template("convergence_unreadable.tex", TemplateValues{}.set("reason", e.what()));
     }
   }
   return t.str();
@@ -359,7 +349,7 @@ std::vector<TemplateValues> hypotheses_rows(const json& hypotheses) {
     rows.push_back(TemplateValues{}
                        .set("name", scalar_tex(h.value("name", json(""))))
                        .set("established", scalar_tex(h.value("established", json(""))))
-                       .set("detail", breakable(scalar_tex(h.value("detail", json(""))))));
+                       .set("detail", latex_breakable(scalar_tex(h.value("detail", json(""))))));
   return rows;
 }
 
@@ -388,7 +378,7 @@ std::string control_results(const json& controls, const Names& names, const std:
     if (e.is_object())
       for (auto it = e.begin(); it != e.end(); ++it) {
         const std::string v = scalar_tex(it.value());
-        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": " + breakable(v);
+        if (!v.empty()) ev += (ev.empty() ? "" : "; ") + names.words(it.key()) + ": " + latex_breakable(v);
       }
     if (!ev.empty())
       rows.push_back(TemplateValues{}
@@ -700,7 +690,7 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
   v.flag("has_key_list", !key.empty()).list("key_results", std::move(key));
   const bool key_number = clauses.empty() && c.contains("key_number");
   v.flag("has_key_number", key_number)
-      .set("key_number", key_number ? breakable(prose_tex(c["key_number"].get<std::string>())) : "");
+      .set("key_number", key_number ? latex_breakable(prose_tex(c["key_number"].get<std::string>())) : "");
   v.flag("has_hypotheses", non_empty_list(c, "hypotheses"))
       .list("hypotheses", non_empty_list(c, "hypotheses") ? hypotheses_rows(c["hypotheses"]) : std::vector<TemplateValues>{});
   const bool convergence = evidence.is_object() && evidence.contains("convergence");
@@ -726,7 +716,7 @@ Section check_section(const json& c, std::size_t index, Rendering& g) {
       const std::string path = cert.contains("path") && cert["path"].is_string() ? cert["path"].get<std::string>() : "";
       g.appendices.push_back({id, path.empty() ? "(unnamed)" : path});
       certificates.push_back(TemplateValues{}
-                                 .set("path", breakable(esc(g.appendices.back().certificate)))
+                                 .set("path", latex_breakable(esc(g.appendices.back().certificate)))
                                  .set("appendix", static_cast<long>(g.appendices.size())));
     }
   v.list("certificates", std::move(certificates));
