@@ -74,15 +74,18 @@ BOOST_AUTO_TEST_CASE(an_equiangular_start_follows_the_scalar_ode_from_its_own_in
 }
 
 BOOST_AUTO_TEST_CASE(the_circle_synchronizes_for_negative_beta_and_the_triangle_below_minus_two_thirds_does_not) {
-  // S-circle (survey-2025): on S^1 with Q = K = V = I, random starts synchronize at beta = -0.1
-  // (repulsive, above -0.16) as at beta = 1, for SA and USA; the control, the equilateral triangle
+  // S-circle (survey-2025): on S^1 with Q = K = V = I, random starts synchronize for beta from
+  // -0.15 (repulsive, above -0.16) to 1, for SA and USA; the control, the equilateral triangle
   // perturbed by 1e-3 at beta = -1, stays a triangle (stable below -2/3): violated, confirmed; at
   // beta = -0.5 the same start synchronizes.
   const StatementSpec s = load_statement(example("survey-2025/S-circle"));
   BOOST_TEST(s.betas.front() < 0);  // a negative beta is an input like any other
-  const CheckResult r = run_entry(statement_entry(s), {{"instances", 1}, {"n", 4}, {"betas", {-0.1, 1}}}, 20231);
+  // The theorem assumes beta > -0.16 and no instance hypothesis checks it: a suite may not set betas.
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"betas", {-1}}}, 20231), InputError);
+  for (const double b : s.betas) BOOST_TEST(b > -0.16);
+  const CheckResult r = run_entry(statement_entry(s), {{"instances", 1}, {"n", 4}}, 20231);
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
-  BOOST_REQUIRE(r.evidence["instances"].size() == 4u);  // two betas, two families
+  BOOST_REQUIRE(r.evidence["instances"].size() == 2 * s.betas.size());  // each beta, both families
   for (const auto& i : r.evidence["instances"]) {
     BOOST_TEST_INFO(i.dump());
     const auto& diameter = i["clauses"][0];

@@ -270,7 +270,8 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     TemplateValues curve;
     curve.set("colour", kColours[c % kColourCount]).set("name", esc(name));
     curve.flag("marks", !paths && points <= kMaxMarkedPoints);
-    const auto [start, end] = endpoints(content);  // a path's start (open circle) and end (dot)
+    // A path's start (an open circle) and end (a dot); other curves have no marked ends.
+    const auto [start, end] = paths ? endpoints(content) : std::pair<std::string, std::string>{};
     curve.set("start", start).set("end", end);
     curve.set("file", data_file(prefix, counter, name, content, files));
     drawn_curves.push_back(std::move(curve));

@@ -403,7 +403,7 @@ std::string data_set_section(const DataSet& s, const Node& settings, const Node*
     }
     std::vector<TemplateValues> failure_notes;
     for (const auto& [reason, which] : failures)
-      failure_notes.push_back(TemplateValues{}.set("variants", which).set("reason", reason));
+      failure_notes.push_back(TemplateValues{}.set("which", which).set("reason", reason));
     v.flag("has_mechanism", true).list("mechanism", std::move(columns)).list("failures", std::move(failure_notes));
     v.flag("any_prop", any_prop).flag("any_prove", any_prove);
     v.flag("has_arguments", !arguments.empty()).set("arguments", joined(arguments)).set("method", joined(methods_m));
