@@ -1,7 +1,7 @@
 #pragma once
 // The catalogue: one entry per statement of THEORY.md §2. An entry knows its statement, its
 // expected verdict, and how to check it on an ensemble sized by the suite file.
-#include "attnflow/catalogue/verdict.hpp"
+#include "attnflow/catalogue/check_result.hpp"
 
 #include <cstdint>
 #include <functional>

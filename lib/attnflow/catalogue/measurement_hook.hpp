@@ -5,7 +5,7 @@
 // runner still runs it: instances in parallel, the confirmation of every "violated" (the hook's
 // judgement on instances re-measured independently), controls as overrides, results and regress
 // observables in the one format.
-#include "attnflow/catalogue/verdict.hpp"
+#include "attnflow/catalogue/check_result.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -2,7 +2,6 @@
 
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
-#include "attnflow/diagnostics/interval_estimates.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/diagnostics/positive_definite.hpp"
@@ -11,6 +10,10 @@
 #include "attnflow/catalogue/rate_prediction.hpp"
 #include "attnflow/diagnostics/hemisphere.hpp"
 #include "attnflow/diagnostics/rates.hpp"
+#include "attnflow/judge/confirmation_policy.hpp"
+#include "attnflow/judge/judge_clause.hpp"
+#include "attnflow/judge/probability.hpp"
+#include "attnflow/judge/tolerance_policy.hpp"
 #include "attnflow/run/ensemble.hpp"
 #include "attnflow/run/stop_reason.hpp"
 
@@ -25,19 +28,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kSafety = 10;              // fixed in advance: multiplies every derived error bound
-constexpr double kRelativeLimit = 1e-6;     // a limit is reached after a 10^6-fold approach ...
-constexpr double kConfirmSampleFactor = 4;  // a claimed probability is re-tested on a 4× larger sample
-constexpr std::uint64_t kControlSeedOffset = 1000000, kConfirmSeedOffset = 100000000;
-
-const char* kToleranceRule =
-    "tol(t) = 10 * sensitivity(observable, x(t)) * (measured error + 16 n d eps max(1, |x|)); the measured error "
-    "is the largest deviation from a re-run at the same precision with 100x tighter tolerances and at least 4x the "
-    "steps";
-const char* kConfirmationRule =
-    "a violation counts only when a re-run at >= 20 more digits and 100x tighter tolerances (layer maps: more "
-    "digits) violates the same clause, judged by the same code; a violated claimed probability only when an "
-    "independent 4x larger sample violates it too; otherwise inconclusive";
+constexpr std::uint64_t kControlSeedOffset = 1000000;
 
 nlohmann::json hypothesis(const std::string& name, const std::string& established, const std::string& detail) {
   return {{"name", name}, {"established", established}, {"detail", detail}};
@@ -45,54 +36,16 @@ nlohmann::json hypothesis(const std::string& name, const std::string& establishe
 
 double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
-/// What one clause says about one trajectory.
-struct ClauseJudgement {
-  Verdict verdict = Verdict::Holds;
-  bool unsettled = false;  // not decided yet, and a longer horizon may decide it
-  json evidence = json::object();
-  double value = nan();  // the observable at T (or the fitted rate), for regress
-  json figure_series;    // {x: t, y: the observable, or |observable - limit| for limits and rates}
-  json fit_line;         // the rate fit on the figure's axes, if any
-  json guide;            // the figure's reference: the tolerance of a distance, or a bound's level
-};
-
-template <class T> std::vector<double> tolerances(const ObservableDef& o, const Trajectory<T>& tr, double error,
-                                                  double beta, const ObservableContext<T>& oc) {
-  const double eps = to_double(epsilon<T>());
-  std::vector<double> tol;
-  for (std::size_t k = 0; k < tr.x.size(); ++k) {
-    const Tokens<double> xd = convert_tokens<double>(tr.x[k]);
-    // The start is the initial condition itself, the same in every run: it carries no
-    // integration error. Nor does an identity of the vector field, at any sample.
-    const double e = k == 0 || o.identity ? 0.0 : error;
-    if (o.ambiguity) {  // a count: off by at most the number of ambiguous pairs
-      ObservableContext<double> od;
-      od.delta = to_double(oc.delta);
-      od.error_estimate = oc.error_estimate;
-      tol.push_back(o.ambiguity(xd, od));
-      continue;
-    }
-    const double scale = std::max(1.0, xd.cwiseAbs().maxCoeff());
-    const double sens = o.sensitivity_config ? o.sensitivity_config(xd, *oc.config) : o.sensitivity(xd, beta);
-    tol.push_back(kSafety * sens * (e + 16.0 * tr.n * tr.d * eps * scale));
-  }
-  return tol;
-}
-
-/// The automatic exponential fit, or an empty one (NaN rate) when no sample is above the floor.
-template <class T> ExponentialFit fit_or_none(const std::vector<T>& t, const std::vector<T>& y, const T& floor) {
-  try {
-    return fit_exponential_auto<T>(t, y, floor);
-  } catch (const std::invalid_argument&) { return ExponentialFit{}; }
-}
-
-template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const Trajectory<T>& tr, double error,
-                                                double beta, const ObservableContext<T>& oc) {
-  using std::abs;
+/// The observable of clause `c` at every sample of the run, with the tolerance policy's tolerance
+/// of each value: what the judge reads.
+template <class T> ClauseSeries<T> clause_series(const ConclusionSpec& c, const Trajectory<T>& tr, double error,
+                                                 double beta, const ObservableContext<T>& oc) {
   const ObservableDef& o = *find_observable(c.observable);
   if (o.coordinate >= 0 && std::size_t(o.coordinate) < oc.column_error.size())
     error = oc.column_error[std::size_t(o.coordinate)];  // the error of the one coordinate it reads
-  std::vector<T> y;
+  ClauseSeries<T> s;
+  s.t = tr.t;
+  s.count = bool(o.ambiguity);
   ObservableContext<T> ocd = oc;
   ocd.delta = T(c.delta);
   ocd.error_estimate = error;
@@ -107,210 +60,79 @@ template <class T> ClauseJudgement judge_clause(const ConclusionSpec& c, const T
     ocd.t = tr.t[k];
     ocd.previous = k > 0 ? &tr.x[k - 1] : nullptr;
     ocd.final = &tr.x.back();
-    y.push_back(o.at(tr.x[k], ocd));
+    s.y.push_back(o.at(tr.x[k], ocd));
   }
-  const std::vector<double> tol = tolerances(o, tr, error, beta, ocd);
-  const std::size_t last = y.size() - 1;
-  ClauseJudgement j;
-  j.evidence = {{"clause", c.text()}, {"at_T", to_double(y[last])}, {"tolerance_at_T", tol[last]}};
-  j.value = to_double(y[last]);
-  const bool distance = c.kind == ConclusionSpec::Kind::Limit || c.kind == ConclusionSpec::Kind::Rate ||
-                        c.kind == ConclusionSpec::Kind::Equals;
-  {
-    std::vector<double> tx, vy;
-    for (std::size_t k = 0; k <= last; ++k)
-      tx.push_back(to_double(tr.t[k])), vy.push_back(to_double(distance ? T(abs(y[k] - T(c.value))) : y[k]));
-    j.figure_series = series(tx, vy);
-    // What the plotted curve is judged against: within the tolerance of its limit, or the bound.
-    if (distance)
-      j.guide = series(tx, tol);
-    else if (c.kind == ConclusionSpec::Kind::Bound)
-      j.guide = series({tx.front(), tx.back()}, {c.value, c.value});
+  const double eps = to_double(epsilon<T>());
+  for (std::size_t k = 0; k < tr.x.size(); ++k) {
+    const Tokens<double> xd = convert_tokens<double>(tr.x[k]);
+    if (o.ambiguity) {  // a count: off by at most the number of ambiguous pairs
+      ObservableContext<double> od;
+      od.delta = to_double(ocd.delta);
+      od.error_estimate = ocd.error_estimate;
+      s.tolerance.push_back(o.ambiguity(xd, od));
+      continue;
+    }
+    // The start is the initial condition itself, the same in every run: it carries no
+    // integration error. Nor does an identity of the vector field, at any sample.
+    const double e = k == 0 || o.identity ? 0.0 : error;
+    const double sens = o.sensitivity_config ? o.sensitivity_config(xd, *oc.config) : o.sensitivity(xd, beta);
+    s.tolerance.push_back(TolerancePolicy::tolerance(sens, e, tr.n, tr.d, eps, xd.cwiseAbs().maxCoeff()));
   }
-  switch (c.kind) {
-    case ConclusionSpec::Kind::Equals: {
-      // Holds when every judged sample is within its tolerance of the reference; any sample
-      // farther than that is a violation.
-      double worst = 0, largest = 0;
-      for (std::size_t k = c.every_sample ? 0 : last; k <= last; ++k) {
-        const double off = to_double(T(abs(y[k] - T(c.value))));
-        largest = std::max(largest, off);
-        if (off - tol[k] > worst) worst = off - tol[k], j.evidence["largest_excess_at_t"] = to_double(tr.t[k]);
-        if (off > tol[k]) j.verdict = Verdict::Violated;
-      }
-      j.evidence["largest_excess_over_tolerance"] = worst;
-      j.evidence["largest_deviation"] = largest;
+  return s;
+}
+
+/// One clause on one run: its judgement, or why it was not judged there.
+struct ClauseOutcome {
+  std::string text;  // the clause in words
+  std::optional<ClauseJudgement> judged;
+  bool reported_only = false;   // judged, but not part of the instance's verdict
+  bool not_applicable = false;  // the clause does not speak about this instance
+  std::string reason;           // why it was not judged
+  json series, guide;           // the figure's curve {x: t, y: the observable or its distance} and reference
+
+  double value() const { return judged ? judged->value : nan(); }
+  json to_json() const {
+    if (!judged) {
+      json j = {{"clause", text}, {"reason", reason}};
+      if (not_applicable) j["verdict"] = "not applicable";
       return j;
     }
-    case ConclusionSpec::Kind::Bound: {
-      const std::size_t from = c.every_sample ? 0 : last;
-      double worst_margin = std::numeric_limits<double>::infinity();  // > 0: certainly on the claimed side
-      for (std::size_t k = from; k <= last; ++k) {
-        const double v = to_double(y[k]);
-        if (!j.evidence.contains("worst_value") ||
-            (c.relation == "<=" ? v > j.evidence["worst_value"].get<double>() : v < j.evidence["worst_value"].get<double>()))
-          j.evidence["worst_value"] = v;
-        // The start is data, not a measurement: a bound it attains within the rounding of the
-        // observable (tol[0] has no integration error) is met there.
-        const double margin =
-            k == 0 && !o.ambiguity ? (c.relation == "<=" ? c.value - v : v - c.value) + tol[k] : (c.relation == "<=" ? c.value - v : v - c.value) - tol[k];
-        worst_margin = std::min(worst_margin, margin);
-        const double beyond = (c.relation == "<=" ? v - c.value : c.value - v) - tol[k];
-        if (beyond > 0) {
-          j.verdict = Verdict::Violated;
-          j.evidence["violated_at_t"] = to_double(tr.t[k]);
-          j.evidence["value_there"] = v;
-          return j;
-        }
-      }
-      if (c.attainable && !(worst_margin > 0)) {
-        // The claim allows equality: within the tolerance of the bound is consistent with it.
-        j.evidence["reason"] = "met within the error of the bound (the bound may be attained)";
-        return j;
-      }
-      if (!(worst_margin > 0 || (o.ambiguity && worst_margin >= 0))) {  // a certain count may equal its bound
-        j.verdict = Verdict::Inconclusive;
-        j.evidence["reason"] = "within the error of the bound";
-      }
-      return j;
-    }
-    case ConclusionSpec::Kind::Limit: {
-      const T v = T(c.value);
-      // (An observable that is 0 at the start by construction, such as a step, starts at sample 1.)
-      const double d0 = to_double(T(abs(y[y[0] == v && last > 0 ? 1 : 0] - v))), dT = to_double(T(abs(y[last] - v))),
-                   dmid = to_double(T(abs(y[last / 2] - v)));
-      const double reach = std::max({tol[last], kRelativeLimit * d0, c.within});
-      j.evidence["distance_start"] = d0;
-      j.evidence["distance_T"] = dT;
-      j.evidence["reached_if_below"] = reach;
-      // The rate of approach (for regress and the figure), fitted above the error level.
-      std::vector<T> dist;
-      for (const auto& yk : y) dist.push_back(abs(yk - v));
-      const ExponentialFit fit = fit_or_none<T>(tr.t, dist, T(tol[last]));
-      j.evidence["fit"] = fit.to_json();
-      j.value = fit.rate;
-      if (std::isfinite(fit.rate))
-        j.fit_line = {
-            {"slope", -fit.rate}, {"intercept", fit.log_prefactor}, {"x_min", fit.t_first}, {"x_max", fit.t_last}};
-      if (dT <= reach) {
-        if (c.within > 0 && dT > std::max(tol[last], kRelativeLimit * d0))
-          j.evidence["reached"] = "within the stated distance (numerically, not proved)";
-        return j;
-      }
-      if (c.algebraic) {
-        // An algebraic decay C t^p never reaches a relative 1e-6 at a practical T: the distance
-        // must not rise over the second half (beyond the tolerances) and the exponent p fitted
-        // on log-log axes there must be below 0 by more than its CI half-width and model error.
-        std::vector<double> lt, ld;
-        double rise = 0;
-        for (std::size_t k = last / 2; k <= last; ++k) {
-          const double dk = to_double(T(abs(y[k] - v)));
-          if (k > last / 2)
-            rise = std::max(rise, dk - to_double(T(abs(y[k - 1] - v))) - tol[k] - tol[k - 1]);
-          if (to_double(tr.t[k]) > 0 && dk > 0) lt.push_back(std::log(to_double(tr.t[k]))), ld.push_back(std::log(dk));
-        }
-        const LinearFit pw = lt.size() >= 3 ? fit_line(lt, ld) : LinearFit{};
-        // The exponent's model error (the one rule of compare_fit): its change on the later half.
-        const std::size_t h = lt.size() / 2;
-        const LinearFit pl = lt.size() - h >= 3 ? fit_line(std::vector<double>(lt.begin() + long(h), lt.end()),
-                                                           std::vector<double>(ld.begin() + long(h), ld.end()))
-                                                : LinearFit{};
-        const FitAgreement pa = compare_fit(pw.slope, pw.slope_ci_low, pw.slope_ci_high, pl.slope, 0, "<=");
-        j.evidence["power_law_exponent"] = pw.slope;
-        j.evidence["power_law_exponent_ci95"] = {pw.slope_ci_low, pw.slope_ci_high};
-        j.evidence["power_law_exponent_model_error"] = pa.model_error;
-        j.evidence["largest_rise_beyond_error_second_half"] = rise;
-        if (rise <= 0 && pw.slope + pa.half_width + pa.model_error < 0) {  // certainly decaying
-          j.evidence["reached"] = fmt::format("decaying like t^{:.3g} over the second half (numerically, not reached)",
-                                              pw.slope);
-          return j;
-        }
-      }
-      // Settled elsewhere: over the last quarter the distance changed by less than 1e-6 of itself
-      // (beyond the tolerances): the observable has stopped at a value away from the limit,
-      // however slowly it still creeps (a metastable plateau needs a horizon that leaves it).
-      const std::size_t q3 = (3 * last) / 4;
-      const double d34 = to_double(T(abs(y[q3] - v)));
-      const bool stopped = std::abs(dT - d34) <= kRelativeLimit * dT + tol[last] + tol[q3];
-      // Approaching: an exponential decay on a straight window, or a distance that fell over the
-      // second half and did not rise (beyond the tolerances) over the last quarter; a fit on a
-      // curved window of a fluctuating distance is no evidence of an approach.
-      bool falling = dT < dmid - tol[last] - tol[last / 2] && dT < d0;
-      for (std::size_t k = q3; falling && k < last; ++k)
-        falling = to_double(T(abs(y[k + 1] - v))) <= to_double(T(abs(y[k] - v))) + tol[k] + tol[k + 1];
-      const bool approaching =
-          !stopped && ((fit.line_consistent && std::isfinite(fit.rate_ci_low) && fit.rate_ci_low > 0) || falling);
-      j.verdict = approaching ? Verdict::Inconclusive : Verdict::Violated;
-      j.unsettled = approaching;
-      j.evidence["reason"] =
-          approaching ? "still approaching at T"
-          : stopped   ? fmt::format("settled away from the limit: the distance {:.10g} changed by {:.2g} over the "
-                                    "last quarter of the horizon, less than 1e-6 of itself",
-                                    dT, std::abs(dT - d34))
-                      : "not approaching: the distance at T is not below the one at T/2";
-      return j;
-    }
-    case ConclusionSpec::Kind::Monotone: {
-      const bool up = c.relation == "non-decreasing";
-      double worst = 0;
-      for (std::size_t k = 0; k + 1 <= last; ++k) {
-        const double step = to_double(T(up ? y[k] - y[k + 1] : y[k + 1] - y[k])) - tol[k] - tol[k + 1];
-        if (step > worst) {
-          worst = step;
-          j.evidence["violated_at_t"] = to_double(tr.t[k + 1]);
-        }
-      }
-      j.evidence["largest_step_against_beyond_error"] = worst;
-      if (worst > 0) j.verdict = Verdict::Violated;
-      return j;
-    }
-    case ConclusionSpec::Kind::Rate: {
-      std::vector<T> dist;
-      const T v = T(c.value);
-      for (const auto& yk : y) dist.push_back(abs(yk - v));
-      const ExponentialFit fit = fit_or_none<T>(tr.t, dist, T(*std::max_element(tol.begin(), tol.end())));
-      j.evidence["fit"] = fit.to_json();
-      j.fit_line = {
-          {"slope", -fit.rate}, {"intercept", fit.log_prefactor}, {"x_min", fit.t_first}, {"x_max", fit.t_last}};
-      if (!std::isfinite(fit.rate) || fit.last < fit.first + 8) {
-        j.verdict = Verdict::Inconclusive;
-        j.unsettled = true;
-        j.evidence["reason"] = "no decay window above the error level yet";
-        return j;
-      }
-      // The window's own transient (an O(D) correction to the decay) biases its fit beyond the
-      // CI: the estimate extrapolates it away from the window's later half and quarter.
-      const RateEstimate est = estimate_rate<T>(tr.t, dist, fit);
-      const FitAgreement a = compare_fit(est.value, est.ci_half_width, est.model_error, c.claimed, c.relation);
-      j.evidence["window_straight"] = fit.line_consistent;
-      j.evidence["rate_estimate"] = est.to_json();
-      j.value = est.value;
-      j.evidence["fitted_rate"] = est.value;
-      j.evidence["predicted_rate"] = c.claimed;
-      j.evidence["ci_half_width"] = a.half_width;
-      j.evidence["model_error"] = a.model_error;
-      j.evidence["relative_deviation"] = a.relative_deviation;
-      j.evidence["rule"] = kFitAgreementRule;
-      j.evidence["in_words"] = a.in_words;
-      j.evidence["agrees"] = a.agrees;
-      // A disagreement may still be a transient the model does not describe: the confirmation
-      // re-run at more digits, with its longer window, decides.
-      if (!a.agrees) j.verdict = Verdict::Violated;
-      return j;
-    }
+    json j = judged->evidence.to_json();
+    j["clause"] = text;
+    j["verdict"] = to_string(judged->verdict);
+    if (reported_only) j["reported_only"] = true;
+    return j;
   }
-  return j;
+};
+
+/// The figure of a judged clause: the observable against t (its distance to the value, for a
+/// clause about a distance) and what it is judged against, the tolerance or the bound.
+template <class T> void add_figure_data(ClauseOutcome& out, const ConclusionSpec& c, const ClauseSeries<T>& s) {
+  using std::abs;
+  std::vector<double> tx, vy;
+  for (std::size_t k = 0; k <= s.last(); ++k)
+    tx.push_back(to_double(s.t[k])),
+        vy.push_back(to_double(c.about_distance() ? T(abs(s.y[k] - T(c.value))) : s.y[k]));
+  out.series = series(tx, vy);
+  if (c.about_distance())
+    out.guide = series(tx, s.tolerance);
+  else if (c.kind == ConclusionSpec::Kind::Bound)
+    out.guide = series({tx.front(), tx.back()}, {c.value, c.value});
 }
 
 /// Every clause on one trajectory: the instance's verdict.
 struct RunJudgement {
   Verdict verdict = Verdict::Holds;
   bool unsettled = false;
-  json clauses = json::array();
-  std::vector<double> values;
-  std::vector<json> series, fits, guides;  // per clause, for the figures
+  std::vector<ClauseOutcome> clauses;
   std::vector<double> recorded;    // the statement's regress observables at T
   std::string note;
+
+  json clauses_json() const {
+    json j = json::array();
+    for (const auto& c : clauses) j.push_back(c.to_json());
+    return j;
+  }
 };
 
 template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfig& config, const MeasuredRun<T>& run,
@@ -330,42 +152,25 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
   for (const auto& clause : s.conclusions) {
     ConclusionSpec c = clause;
     if (!c.prediction.empty()) c.claimed = predicted_rate(c.prediction, config, convert_tokens<double>(tr.x.back()));
+    ClauseOutcome out;
+    out.text = c.text();
     if (!c.prediction.empty() && !std::isfinite(c.claimed)) {
-      r.values.push_back(nan());
-      r.series.push_back(json());
-      r.fits.push_back(json());
-      r.guides.push_back(json());
-      r.clauses.push_back({{"clause", c.text()}, {"verdict", "not applicable"},
-                           {"reason", "the " + c.prediction + " rate is not stated for this model"}});
-      continue;
-    }
-    if (c.if_hemisphere && w.size() == 0) {
-      r.values.push_back(nan());
-      r.series.push_back(json());
-      r.fits.push_back(json());
-      r.guides.push_back(json());
-      r.clauses.push_back({{"clause", c.text()}, {"verdict", "not applicable"},
-                           {"reason", "claimed for hemisphere starts only; this start has no certified hemisphere"}});
-      continue;
-    }
-    if (find_observable(c.observable)->needs_hemisphere && w.size() == 0) {
+      out.not_applicable = true;
+      out.reason = "the " + c.prediction + " rate is not stated for this model";
+    } else if (c.if_hemisphere && w.size() == 0) {
+      out.not_applicable = true;
+      out.reason = "claimed for hemisphere starts only; this start has no certified hemisphere";
+    } else if (find_observable(c.observable)->needs_hemisphere && w.size() == 0) {
       vs.push_back(Verdict::Inconclusive);
-      r.values.push_back(nan());
-      r.series.push_back(json());
-      r.fits.push_back(json());
-      r.guides.push_back(json());
-      r.clauses.push_back({{"clause", c.text()}, {"reason", "no certified hemisphere at the start"}});
-      continue;
+      out.reason = "no certified hemisphere at the start";
+    } else {
+      const ClauseSeries<T> series = clause_series(c, tr, error, beta, oc);
+      out.judged = judge_clause(static_cast<const Clause&>(c), series);
+      add_figure_data(out, c, series);
+      out.reported_only = c.report_only;
+      if (!c.report_only) vs.push_back(out.judged->verdict), r.unsettled |= out.judged->unsettled;
     }
-    ClauseJudgement j = judge_clause(c, tr, error, beta, oc);
-    j.evidence["verdict"] = to_string(j.verdict);
-    if (c.report_only) j.evidence["reported_only"] = true;  // not part of the instance's verdict
-    else vs.push_back(j.verdict), r.unsettled |= j.unsettled;
-    r.values.push_back(j.value);
-    r.series.push_back(j.figure_series);
-    r.fits.push_back(j.fit_line);
-    r.guides.push_back(j.guide);
-    r.clauses.push_back(j.evidence);
+    r.clauses.push_back(std::move(out));
   }
   r.verdict = combine(vs);
   r.unsettled &= r.verdict != Verdict::Violated;
@@ -485,12 +290,10 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
 void confirm(InstanceOutcome& o) {
   if (o.verdict != Verdict::Violated) return;
   const StatementSpec& s = *o.spec;
-  // A re-run of the whole system at >= 20 more digits costs hours at paper scale (n = d = 128):
-  // above this size a violation stays unconfirmed, hence inconclusive, and says so.
-  constexpr long kConfirmLimitND = 4096;
-  if (long(s.n) * long(s.d) > kConfirmLimitND) {
+  if (!ConfirmationPolicy::affordable(long(s.n), long(s.d))) {
     o.verdict = Verdict::Inconclusive;
-    o.confirmation = fmt::format("not re-run: n d = {} is above {} (MPFR cost)", long(s.n) * long(s.d), kConfirmLimitND);
+    o.confirmation = fmt::format("not re-run: n d = {} is above {} (MPFR cost)", long(s.n) * long(s.d),
+                                 ConfirmationPolicy::kLimitND);
     o.judgement.note = "a violation in double, not confirmed at higher precision";
     return;
   }
@@ -519,7 +322,7 @@ void confirm(InstanceOutcome& o) {
 json describe(const InstanceOutcome& o) {
   json j = {{"seed", o.config["init"].value("seed", json())}, {"beta", o.beta},
             {"verdict", to_string(o.verdict)},    {"error_estimate", o.error_estimate},
-            {"horizon_factor", o.horizon_factor}, {"clauses", o.judgement.clauses}};
+            {"horizon_factor", o.horizon_factor}, {"clauses", o.judgement.clauses_json()}};
   if (!o.family.empty()) j["family"] = o.family;
   if (!o.judgement.note.empty()) j["note"] = o.judgement.note;
   if (!o.judgement.recorded.empty()) j["recorded_at_T"] = o.judgement.recorded;
@@ -571,32 +374,26 @@ EnsembleOutcome check_ensemble(const StatementSpec& s, const CheckContext& ctx, 
     e.verdict = combine(vs);
     return e;
   }
-  auto judge_fraction = [&](long holds, long decided) {
-    const auto [lo, hi] = wilson_95(holds, decided);
-    const bool at_least = s.probability->relation == ">=";
-    const bool violated = decided > 0 && (at_least ? hi < s.probability->claimed : lo > s.probability->claimed);
-    return std::make_tuple(violated, lo, hi);
-  };
   const long decided = e.holds + e.violated;
-  auto [violated, lo, hi] = judge_fraction(e.holds, decided);
+  const FractionJudgement fraction = judge_fraction(*s.probability, e.holds, decided);
   e.probability = {{"claimed", s.probability->relation + " " + fmt::format("{:g}", s.probability->claimed)},
                    {"holds", e.holds},
                    {"decided", decided},
-                   {"wilson_95", {lo, hi}}};
-  e.verdict = decided == 0 ? Verdict::Inconclusive : violated ? Verdict::Violated : Verdict::Holds;
+                   {"wilson_95", {fraction.low, fraction.high}}};
+  e.verdict = decided == 0 ? Verdict::Inconclusive : fraction.violated ? Verdict::Violated : Verdict::Holds;
   if (e.verdict == Verdict::Violated) {
     // An independent, larger sample must show it too.
-    const long big = static_cast<long>(kConfirmSampleFactor * double(count));
-    const auto more = run_ensemble(s, ctx, offset + kConfirmSeedOffset, big);
+    const long big = static_cast<long>(ConfirmationPolicy::kSampleFactor * double(count));
+    const auto more = run_ensemble(s, ctx, offset + ConfirmationPolicy::kSampleSeedOffset, big);
     long h = 0, d = 0;
     for (const auto& o : more) h += o.verdict == Verdict::Holds, d += o.verdict != Verdict::Inconclusive;
-    auto [again, lo2, hi2] = judge_fraction(h, d);
+    const FractionJudgement again = judge_fraction(*s.probability, h, d);
     e.probability["confirmation"] = {{"instances", big},
                                      {"holds", h},
                                      {"decided", d},
-                                     {"wilson_95", {lo2, hi2}},
-                                     {"verdict", again ? "violated" : "inconclusive"}};
-    if (!again) e.verdict = Verdict::Inconclusive;
+                                     {"wilson_95", {again.low, again.high}},
+                                     {"verdict", again.violated ? "violated" : "inconclusive"}};
+    if (!again.violated) e.verdict = Verdict::Inconclusive;
   }
   return e;
 }
@@ -653,33 +450,34 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
   // Per clause, the instance farthest from the claim.
   for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
     const ConclusionSpec& cl = s.conclusions[c];
-    const char* field = cl.kind == ConclusionSpec::Kind::Bound    ? "worst_value"
-                        : cl.kind == ConclusionSpec::Kind::Limit  ? "distance_T"
-                        : cl.kind == ConclusionSpec::Kind::Equals ? "largest_deviation"
-                                                                  : nullptr;
-    if (!field) continue;
     const bool low = cl.kind == ConclusionSpec::Kind::Bound && cl.relation == ">=";
     double worst = nan();
-    for (const auto& o : e.instances)
-      if (c < o.judgement.clauses.size() && o.judgement.clauses[c].contains(field)) {
-        const double v = o.judgement.clauses[c][field].get<double>();
-        if (!(worst == worst) || (low ? v < worst : v > worst)) worst = v;
+    // A limit reached by an algebraic decay: the slowest exponent says how it was reached.
+    double slowest = nan();
+    for (const auto& o : e.instances) {
+      if (c >= o.judgement.clauses.size() || !o.judgement.clauses[c].judged) continue;
+      const ClauseJudgement& j = *o.judgement.clauses[c].judged;
+      const ClauseEvidence& ev = j.evidence;
+      std::optional<double> v;  // (a family stating its own conclusion may judge another kind here)
+      const auto kind = cl.kind;
+      if (const auto* b = std::get_if<BoundEvidence>(&ev.detail); b && kind == ConclusionSpec::Kind::Bound)
+        v = b->worst_value;
+      if (const auto* l = std::get_if<LimitEvidence>(&ev.detail); l && kind == ConclusionSpec::Kind::Limit) {
+        v = l->distance_T;
+        if (l->power_law && std::isfinite(l->power_law->exponent) && j.verdict == Verdict::Holds &&
+            (!(slowest == slowest) || l->power_law->exponent > slowest))
+          slowest = l->power_law->exponent;
       }
+      if (const auto* q = std::get_if<EqualsEvidence>(&ev.detail); q && kind == ConclusionSpec::Kind::Equals)
+        v = q->largest_deviation;
+      if (v && (!(worst == worst) || (low ? *v < worst : *v > worst))) worst = *v;
+    }
     if (worst == worst)
       k += fmt::format("; {}: {} {:.3g}", cl.text(),
                        cl.kind == ConclusionSpec::Kind::Bound  ? (low ? "lowest" : "highest")
                        : cl.kind == ConclusionSpec::Kind::Limit ? "largest distance at T"
                                                                 : "largest deviation",
                        worst);
-    // A limit reached by an algebraic decay: the slowest exponent says how it was reached.
-    double slowest = nan();
-    for (const auto& o : e.instances)
-      if (c < o.judgement.clauses.size() && o.judgement.clauses[c].contains("power_law_exponent") &&
-          o.judgement.clauses[c]["power_law_exponent"].is_number() &&
-          o.judgement.clauses[c].value("verdict", "") == "holds") {
-        const double p = o.judgement.clauses[c]["power_law_exponent"].get<double>();
-        if (!(slowest == slowest) || p > slowest) slowest = p;
-      }
     if (slowest == slowest) k += fmt::format(" (decaying like t^{:.2f} at the slowest, numerically)", slowest);
   }
   // Per rate clause: how many runs agree with the claimed (or predicted) rate, and the worst
@@ -690,12 +488,13 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
     double worst = -1, rate = nan(), predicted = nan();
     for (const auto& o : e.instances) {
       if (c >= o.judgement.clauses.size()) continue;
-      const json& cl = o.judgement.clauses[c];
-      not_applicable += cl.value("verdict", "") == "not applicable";
-      if (!cl.contains("relative_deviation")) continue;
-      ++judged, agree += cl.value("agrees", false);
-      const double dev = cl["relative_deviation"].get<double>();
-      if (dev > worst) worst = dev, rate = cl["fitted_rate"].get<double>(), predicted = cl["predicted_rate"].get<double>();
+      const ClauseOutcome& out = o.judgement.clauses[c];
+      not_applicable += out.not_applicable;
+      const auto* r = out.judged ? std::get_if<RateEvidence>(&out.judged->evidence.detail) : nullptr;
+      if (!r || !r->comparison) continue;
+      ++judged, agree += r->comparison->agreement.agrees;
+      const double dev = r->comparison->agreement.relative_deviation;
+      if (dev > worst) worst = dev, rate = r->comparison->estimate.value, predicted = r->comparison->predicted;
     }
     const ConclusionSpec& cl = s.conclusions[c];
     const std::string what = cl.prediction.empty() ? fmt::format("{:g}", cl.claimed) : "the " + cl.prediction + " rate";
@@ -852,8 +651,8 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
          for (const auto& x : s.conclusions) c.push_back(x.text());
          return c;
        }()},
-      {"tolerance_rule", kToleranceRule},
-      {"confirmation_policy", kConfirmationRule},
+      {"tolerance_rule", TolerancePolicy::kRule},
+      {"confirmation_policy", ConfirmationPolicy::kRule},
       {"horizon", horizon_text(s)},
       {"instances", per},
       {"specification", s.source_json}};
@@ -875,7 +674,7 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     for (std::size_t c = 0; c < s.conclusions.size(); ++c) {
       std::vector<double> values;
       for (const auto& o : e.instances)  // every member, in order (NaN where the clause gave no value)
-        if (o.family == g) values.push_back(c < o.judgement.values.size() ? o.judgement.values[c] : nan());
+        if (o.family == g) values.push_back(c < o.judgement.clauses.size() ? o.judgement.clauses[c].value() : nan());
       if (std::none_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); })) continue;
       const auto kind = gs->conclusions[c].kind;
       const char* what = kind == ConclusionSpec::Kind::Rate    ? "mean fitted rate"
@@ -930,26 +729,24 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     fig["selection"] = selection;
     for (const std::size_t i : drawn) {
       const auto& jd = e.instances[i].judgement;
-      if (c >= jd.series.size() || jd.series[c].is_null()) continue;
+      if (c >= jd.clauses.size() || jd.clauses[c].series.is_null()) continue;
       const std::string name =
           e.instances[i].family.empty()
               ? fmt::format("instance {} (β = {:g})", i + 1, e.instances[i].beta)
               : fmt::format("instance {} ({}, β = {:g})", i + 1, e.instances[i].family, e.instances[i].beta);
-      fig["series"][name] = jd.series[c];
-      const json& f = jd.fits[c];
-      if (f.is_object() && f.contains("slope"))
-        add_fit(fig, f["slope"].get<double>(), f["intercept"].get<double>(), f["x_min"].get<double>(),
-                f["x_max"].get<double>(), fmt::format("fitted rate, instance {}", i + 1), name);
+      fig["series"][name] = jd.clauses[c].series;
+      if (const std::optional<FitLine>& f = jd.clauses[c].judged->fit_line)
+        add_fit(fig, f->slope, f->intercept, f->x_min, f->x_max, fmt::format("fitted rate, instance {}", i + 1), name);
     }
     // The first drawn instance's reference: its tolerance (each instance has its own) or the bound.
     for (const std::size_t i : drawn) {
       const auto& jd = e.instances[i].judgement;
-      if (c >= jd.guides.size() || jd.guides[c].is_null()) continue;
+      if (c >= jd.clauses.size() || jd.clauses[c].guide.is_null()) continue;
       add_guide(fig,
                 distance || cl.kind == ConclusionSpec::Kind::Equals
                     ? fmt::format("tolerance of instance {}", i + 1)
                     : fmt::format("bound {} {:g}", cl.relation, cl.value),
-                jd.guides[c]);
+                jd.clauses[c].guide);
       break;
     }
     if (fig["series"].empty()) continue;

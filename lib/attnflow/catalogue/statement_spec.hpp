@@ -3,7 +3,9 @@
 // of their own, without C++. Parsed and validated field by field; bad input is one InputError line
 // naming the field path (exit 2). The reference is docs/statements.md.
 #include "attnflow/catalogue/measurement_hook.hpp"
-#include "attnflow/catalogue/verdict.hpp"
+#include "attnflow/catalogue/check_result.hpp"
+#include "attnflow/judge/clause.hpp"
+#include "attnflow/judge/probability.hpp"
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
@@ -15,29 +17,14 @@
 
 namespace attnflow {
 
-/// One clause of the conclusion: a predicate over an observable of each instance's trajectory.
-struct ConclusionSpec {
-  enum class Kind {
-    Bound,     // observable at T (or at every sample) <= or >= a value
-    Limit,     // observable -> value as t grows: reached at T up to the tolerance
-    Monotone,  // non-increasing or non-decreasing along the trajectory
-    Rate,      // |observable - limit| decays like e^{-rate t}: rate =, >= or <= a claimed value
-    Equals     // observable equals a reference value, at T or at every sample, within the tolerance
-  };
-  Kind kind = Kind::Bound;
+/// A clause of the conclusion: what the judge reads (clause.hpp) and the observable it is about.
+struct ConclusionSpec : Clause {
   std::string observable;
-  std::string relation;       // Bound: "<=" ">="; Monotone: "non-increasing" "non-decreasing"; Rate: "=" ">=" "<="
-  double value = 0;           // Bound: the bound; Limit and Rate: the limit; Equals: the reference
-  double claimed = 0;         // Rate: the claimed rate
-  std::string prediction;     // Rate: a named rate computed per instance instead (rate_prediction.hpp)
-  bool every_sample = false;  // Bound, Equals: at every sample instead of at T
-  double delta = 0;           // observables with a threshold (clusters)
-  double within = 0;          // Limit: also reached when |observable(T) - limit| <= within (numerically)
-  bool algebraic = false;     // Limit: also reached by a power-law decay over the second half (numerically)
-  bool if_hemisphere = false; // judged only on instances whose start has a certified hemisphere
-  bool attainable = false;    // Bound: the bound may be attained; within the tolerance of it is consistent
-  bool report_only = false;   // measured and reported per instance, not part of the statement's verdict
-  std::string text() const;   // the clause in words, for evidence and reports
+  std::string prediction;      // Rate: a named rate computed per instance instead (rate_prediction.hpp)
+  double delta = 0;            // observables with a threshold (clusters)
+  bool if_hemisphere = false;  // judged only on instances whose start has a certified hemisphere
+  bool report_only = false;    // measured and reported per instance, not part of the statement's verdict
+  std::string text() const;    // the clause in words, for evidence and reports
 };
 
 /// A control: the statement with some fields replaced, and the verdict that replacement must give.
@@ -48,12 +35,6 @@ struct ControlSpec {
   /// The setting lies inside the source's statement as printed (its boundary, say), so a
   /// "violated" here is a counterexample to the printed statement: a finding of the report.
   bool counterexample_to_source = false;
-};
-
-/// "The fraction of instances for which the conclusion holds is >= (or <=) p".
-struct ProbabilitySpec {
-  double claimed = 1;
-  std::string relation = ">=";
 };
 
 struct StatementSpec;

@@ -3,7 +3,7 @@
 // after each check, resume. It prints nothing: what happens goes to an event sink, and a
 // cancellation flag stops it between instances (the command line handles signals and output).
 #include "attnflow/catalogue/catalogue.hpp"
-#include "attnflow/catalogue/verdict.hpp"
+#include "attnflow/catalogue/check_result.hpp"
 
 #include <atomic>
 #include <cstdint>

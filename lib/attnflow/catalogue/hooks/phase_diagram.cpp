@@ -1,6 +1,7 @@
 // [B] Fig. 3, the phase diagram: the Monte-Carlo fraction F(t, β) of pairs with ⟨x_i,x_j⟩ > 1 − δ
 // (δ = 1e-3) from uniform starts, against the curve {γ_β(t) = 1 − δ} of B-6.8's γ (SA). Reported per
 // β: where F crosses 1/2, and whether t_δ(β) lies in F's band 0.1..0.9 (the rule fixed in advance).
+#include "attnflow/judge/tolerance_policy.hpp"
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
@@ -21,7 +22,8 @@ namespace {
 using nlohmann::json;
 
 constexpr double kDelta = 1e-3;  // ⟨x_i,x_j⟩ > 1 − δ  ⇔  ‖x_i − x_j‖²/2 < δ
-constexpr double kSafety = 10;   // fixed in advance; multiplies the derived error of ‖x_i − x_j‖²/2
+// TolerancePolicy::kSafety multiplies the derived error of ‖x_i − x_j‖²/2.
+constexpr double kSafety = TolerancePolicy::kSafety;
 constexpr double kBandSe = 4;    // fixed in advance: the band's edges carry 4 standard errors
 
 /// The fraction of close pairs at every sample; `low` and `high` count a pair within `tol` of the

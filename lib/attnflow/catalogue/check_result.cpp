@@ -1,26 +1,6 @@
-#include "attnflow/catalogue/verdict.hpp"
-
-#include "attnflow/errors.hpp"
+#include "attnflow/catalogue/check_result.hpp"
 
 namespace attnflow {
-
-std::string to_string(Verdict v) {
-  switch (v) {
-    case Verdict::Holds: return "holds";
-    case Verdict::Violated: return "violated";
-    case Verdict::Inconclusive: return "inconclusive";
-    case Verdict::Reported: return "reported";
-  }
-  return "?";
-}
-
-Verdict verdict_from_string(const std::string& s) {
-  if (s == "holds") return Verdict::Holds;
-  if (s == "violated") return Verdict::Violated;
-  if (s == "inconclusive") return Verdict::Inconclusive;
-  if (s == "reported") return Verdict::Reported;
-  input_error("verdict", "unknown verdict \"" + s + "\"");
-}
 
 bool CheckResult::as_expected() const {
   auto ok = [](Verdict expected, Verdict got) { return expected == Verdict::Reported || expected == got; };
@@ -75,15 +55,6 @@ CheckResult CheckResult::from_json(const nlohmann::json& j) {
          verdict_from_string(c.at("verdict").get<std::string>()), c.value("evidence", nlohmann::json::object()),
          c.value("counterexample_to_source", false)});
   return r;
-}
-
-Verdict combine(const std::vector<Verdict>& v) {
-  bool inconclusive = v.empty();
-  for (Verdict x : v) {
-    if (x == Verdict::Violated) return Verdict::Violated;
-    if (x == Verdict::Inconclusive) inconclusive = true;
-  }
-  return inconclusive ? Verdict::Inconclusive : Verdict::Holds;
 }
 
 }  // namespace attnflow

@@ -1,16 +1,12 @@
 #pragma once
-// The outcome of checking a statement: holds / violated / inconclusive, or — for conjectures
-// and observations, which have no expected outcome until a baseline exists — only reported.
+// The record of one check in results.json: the statement's verdict, its evidence and its controls'.
+#include "attnflow/judge/verdict.hpp"
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 namespace attnflow {
-
-enum class Verdict { Holds, Violated, Inconclusive, Reported };
-
-std::string to_string(Verdict v);
-Verdict verdict_from_string(const std::string& s);  // throws InputError on anything else
 
 /// A negative control: inputs outside the hypotheses, with the outcome they should produce.
 struct ControlResult {
@@ -40,9 +36,5 @@ struct CheckResult {
   nlohmann::json to_json() const;
   static CheckResult from_json(const nlohmann::json& j);
 };
-
-/// Aggregates per-instance verdicts: any violated → violated, else any inconclusive →
-/// inconclusive, else holds.
-Verdict combine(const std::vector<Verdict>& instance_verdicts);
 
 }  // namespace attnflow
