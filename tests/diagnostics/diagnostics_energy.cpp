@@ -119,15 +119,15 @@ BOOST_AUTO_TEST_CASE(energy_monotone_and_planted_bump_flagged) {
   BOOST_TEST(traj.error_estimate < 1e-9);
   const auto up = check_energy_monotone(traj, 1.0, Direction::NonDecreasing);
   BOOST_TEST_MESSAGE(up.summary());
-  BOOST_TEST(up.holds);
-  BOOST_TEST(check_energy_monotone(traj, 1.0, Direction::NonIncreasing).verdict() == "violated");
+  BOOST_TEST(up.monotone);
+  BOOST_TEST(!check_energy_monotone(traj, 1.0, Direction::NonIncreasing).monotone);
 
   // Planted decrease at sample 30: E_30 = E_29·(1 − 1e-7).
   std::vector<double> E = energy_series(traj, 1.0);
   E[30] = E[29] * (1 - 1e-7);
   const double sens = to_double(energy_sensitivity(traj.x[30], 1.0));
   const auto bump = check_monotone(traj, E, Direction::NonDecreasing, sens, "planted");
-  BOOST_TEST(!bump.holds);
+  BOOST_TEST(!bump.monotone);
   BOOST_TEST(bump.violations == 1);
   BOOST_TEST(bump.worst_index == 30u);
   BOOST_TEST(std::abs(bump.worst_violation - E[29] * 1e-7) < 1e-15);
@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(energy_monotone_and_planted_bump_flagged) {
 
   // V = −I: energy never increases.
   auto repel = rk4(sphere_field(1.0, Normalization::Softmax, -1), sphere_start(), 0.05, 61, 5);
-  BOOST_TEST(check_energy_monotone(repel, 1.0, Direction::NonIncreasing).holds);
+  BOOST_TEST(check_energy_monotone(repel, 1.0, Direction::NonIncreasing).monotone);
 }
 
 BOOST_AUTO_TEST_CASE(running_extremum_catches_slow_drift) {
@@ -143,23 +143,23 @@ BOOST_AUTO_TEST_CASE(running_extremum_catches_slow_drift) {
   std::vector<double> v;
   for (int k = 0; k <= 100; ++k) v.push_back(1 - k * 1e-12);
   const auto c = check_monotone(v, Direction::NonDecreasing, MonotoneTolerance{1e-12, 1.0, 16});
-  BOOST_TEST(!c.holds);
+  BOOST_TEST(!c.monotone);
   BOOST_TEST(c.worst_index == 100u);
   BOOST_TEST(c.tolerance_derivation.find("2·1·1e-12") != std::string::npos);
   // Unknown error estimate: rounding-only tolerance, and the derivation says so.
   const auto r = check_monotone(std::vector<double>{1, 1 + 1e-17, 1 - 1e-16}, Direction::NonDecreasing);
-  BOOST_TEST(r.holds);
+  BOOST_TEST(r.monotone);
   BOOST_TEST(r.tolerance_derivation.find("error_estimate unknown") != std::string::npos);
-  BOOST_TEST(!check_monotone(std::vector<double>{1, 1 - 1e-13}, Direction::NonDecreasing).holds);
+  BOOST_TEST(!check_monotone(std::vector<double>{1, 1 - 1e-13}, Direction::NonDecreasing).monotone);
 }
 
 BOOST_AUTO_TEST_CASE(min_inner_product_with_hemisphere_certificate) {
   Vector<double> w = Vector<double>::Unit(3, 0);
   auto attract = rk4(sphere_field(1.0, Normalization::Uniform, +1), sphere_start(), 0.05, 41, 5);
   BOOST_TEST(min_inner_product(attract.x[0], w) > 0);
-  BOOST_TEST(check_min_inner_product_nondecreasing(attract, w).holds);
+  BOOST_TEST(check_min_inner_product_nondecreasing(attract, w).monotone);
   auto repel = rk4(sphere_field(1.0, Normalization::Uniform, -1), sphere_start(), 0.05, 41, 5);
-  BOOST_TEST(!check_min_inner_product_nondecreasing(repel, w).holds);
+  BOOST_TEST(!check_min_inner_product_nondecreasing(repel, w).monotone);
 }
 
 BOOST_AUTO_TEST_CASE(pairwise_distances_never_decrease_in_d1) {
@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(pairwise_distances_never_decrease_in_d1) {
   auto spread = rk4(euclid(+1), x0, 0.05, 21, 5);
   const auto c = check_pairwise_distances_nondecreasing(spread);
   BOOST_TEST_MESSAGE(c.summary());
-  BOOST_TEST(c.holds());
+  BOOST_TEST(c.monotone());
   BOOST_TEST(c.pairs == 6);
   const auto D = pairwise_distances(spread.x.back());
   const auto ext = pairwise_extremes(D);
@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_CASE(pairwise_distances_never_decrease_in_d1) {
   // V = −1 contracts: distances fall, and the check says so.
   auto contract = rk4(euclid(-1), x0, 0.05, 21, 5);
   const auto n = check_pairwise_distances_nondecreasing(contract);
-  BOOST_TEST(!n.holds());
+  BOOST_TEST(!n.monotone());
   BOOST_TEST(n.violating_pairs > 0);
 }
 
@@ -207,9 +207,9 @@ BOOST_AUTO_TEST_CASE(mpfr_identity_and_checks) {
   const auto r = energy_identity_residual(traj, beta, Normalization::Softmax);
   BOOST_TEST(to_double(r.relative_residual) < 1e-3);
   BOOST_TEST(r.to_json().at("residual").at(0).is_string());
-  BOOST_TEST(check_energy_monotone(traj, beta, Direction::NonDecreasing).holds);
+  BOOST_TEST(check_energy_monotone(traj, beta, Direction::NonDecreasing).monotone);
   BOOST_TEST(check_pairwise_distances_nondecreasing(traj, DistanceMetric::Angle).pairs == 6);
-  BOOST_TEST(check_min_inner_product_nondecreasing(traj, Vector<mpfr>(Vector<mpfr>::Unit(3, 0))).holds);
+  BOOST_TEST(check_min_inner_product_nondecreasing(traj, Vector<mpfr>(Vector<mpfr>::Unit(3, 0))).monotone);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -81,13 +81,13 @@ BOOST_AUTO_TEST_CASE(cube_vertices_and_interior_point_certified_both_ways) {
   const std::vector<VertexCertificate> certs = certify_vertices(x);
   for (int i = 0; i < 8; ++i) {
     BOOST_TEST_CONTEXT("corner " << i) {
-      BOOST_TEST(to_string(certs[i].verdict) == std::string("vertex"));
+      BOOST_TEST(to_string(certs[i].classification) == std::string("vertex"));
       BOOST_TEST((certs[i].evidence == VertexCertificate::Evidence::SeparatingHyperplane));
       BOOST_TEST(verify_vertex_certificate(x, Vector<double>(x.row(i).transpose()), certs[i]));
     }
   }
   const VertexCertificate& in = certs[8];
-  BOOST_TEST(to_string(in.verdict) == std::string("not-vertex"));
+  BOOST_TEST(to_string(in.classification) == std::string("not-vertex"));
   BOOST_TEST((in.evidence == VertexCertificate::Evidence::ConvexCombination));
   BOOST_TEST(sgn(in.weights[8]) == 0);  // p itself carries no weight
   BOOST_TEST(verify_vertex_certificate(x, interior, in));
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(edge_midpoint_outside_point_and_duplicates) {
   mid << 0.5, 0;
   const Tokens<double> sq = append_row(cube_corners(2), mid);  // index 4
   const VertexCertificate m = certify_vertex(sq, Eigen::Index(4));
-  BOOST_TEST(to_string(m.verdict) == std::string("not-vertex"));
+  BOOST_TEST(to_string(m.classification) == std::string("not-vertex"));
   BOOST_TEST((m.weights[0] == Rational(1, 2)));
   BOOST_TEST((m.weights[1] == Rational(1, 2)));
   BOOST_TEST(verify_vertex_certificate(sq, mid, m));
@@ -125,14 +125,14 @@ BOOST_AUTO_TEST_CASE(edge_midpoint_outside_point_and_duplicates) {
   out << 2, 2;
   const VertexCertificate o = certify_vertex(sq, out);
   BOOST_TEST(!o.p_is_a_point);
-  BOOST_TEST(to_string(o.verdict) == std::string("not-vertex"));
+  BOOST_TEST(to_string(o.classification) == std::string("not-vertex"));
   BOOST_TEST((o.evidence == VertexCertificate::Evidence::SeparatingHyperplane));
   BOOST_TEST(verify_vertex_certificate(sq, out, o));
 
   // A corner listed twice is still a vertex (copies of p are not "other points").
   const Tokens<double> twice = append_row(cube_corners(2), Vector<double>(cube_corners(2).row(3).transpose()));
   const VertexCertificate t = certify_vertex(twice, Eigen::Index(4));
-  BOOST_TEST(to_string(t.verdict) == std::string("vertex"));
+  BOOST_TEST(to_string(t.classification) == std::string("vertex"));
   BOOST_TEST(verify_vertex_certificate(twice, Vector<double>(twice.row(4).transpose()), t));
 }
 

@@ -9,7 +9,7 @@
 // samples are compared, so
 //     tol_k = 2 · sensitivity · error_estimate + c · eps · max(|ref|, |v_k|),
 // and with error_estimate unknown only the rounding term remains (integration error is then
-// not accounted for: a "violated" may be an integration artefact and must be re-run tighter).
+// not accounted for: a move against the direction may be an integration artefact and must be re-run tighter).
 // Each sample is compared with the running extremum of all earlier samples, not just its
 // neighbour, so a drift made of many sub-tolerance steps is still caught.
 #include "attnflow/diagnostics/numbers.hpp"
@@ -39,7 +39,7 @@ template <class T> struct MonotoneCheck {
   std::string observable = "observable";
   Direction direction = Direction::NonDecreasing;
   std::size_t samples = 0;
-  bool holds = true;
+  bool monotone = true;         // no sample moves against the direction beyond its tolerance
   int violations = 0;           // samples whose move against the direction exceeds their tolerance
   T worst_violation = 0;        // move against the direction at worst_index (≥ 0)
   std::size_t worst_index = 0;  // the sample with the largest violation − tolerance
@@ -47,16 +47,15 @@ template <class T> struct MonotoneCheck {
   T worst_excess = 0;           // worst_violation − tolerance: > 0 iff violated
   std::string tolerance_derivation;
 
-  std::string verdict() const { return holds ? "holds" : "violated"; }
   std::string summary() const {
     return fmt::format("{} {}: {} ({} of {} samples beyond tolerance; worst move {} at sample {}, tolerance {})",
-                       observable, direction_name(direction), verdict(), violations, samples,
+                       observable, direction_name(direction), monotone ? "yes" : "no", violations, samples,
                        short_number(worst_violation), worst_index, short_number(tolerance));
   }
   nlohmann::json to_json() const {
     return {{"observable", observable},
             {"direction", direction_name(direction)},
-            {"verdict", verdict()},
+            {"monotone", monotone},
             {"samples", samples},
             {"violations", violations},
             {"worst_violation", json_number(worst_violation)},
@@ -107,7 +106,7 @@ template <class T> MonotoneCheck<T> check_monotone(const std::vector<T>& values,
     }
     if (direction == Direction::NonIncreasing ? v < ref : v > ref) ref = v;
   }
-  c.holds = c.violations == 0;
+  c.monotone = c.violations == 0;
   return c;
 }
 
@@ -152,14 +151,13 @@ template <class T> struct PairwiseMonotoneCheck {
   long pairs = 0;
   long violating_pairs = 0;
 
-  bool holds() const { return violating_pairs == 0; }
-  std::string verdict() const { return holds() ? "holds" : "violated"; }
+  bool monotone() const { return violating_pairs == 0; }
   std::string summary() const {
-    return fmt::format("pairwise distances never decrease: {} ({} of {} pairs violate; worst pair ({}, {}): {})",
-                       verdict(), violating_pairs, pairs, i, j, worst.summary());
+    return fmt::format("pairwise distances never decrease: {} ({} of {} pairs decrease; worst pair ({}, {}): {})",
+                       monotone() ? "yes" : "no", violating_pairs, pairs, i, j, worst.summary());
   }
   nlohmann::json to_json() const {
-    return {{"verdict", verdict()}, {"pairs", pairs},           {"violating_pairs", violating_pairs},
+    return {{"monotone", monotone()}, {"pairs", pairs},           {"violating_pairs", violating_pairs},
             {"worst_pair", {i, j}}, {"worst", worst.to_json()}, {"summary", summary()}};
   }
 };
@@ -194,7 +192,7 @@ PairwiseMonotoneCheck<T> check_pairwise_distances_nondecreasing(const Trajectory
       auto c = check_monotone(traj, s, Direction::NonDecreasing, sens,
                               fmt::format("{} distance |x_{} - x_{}|", metric_name(metric), i, j), rounding_factor);
       ++r.pairs;
-      if (!c.holds) ++r.violating_pairs;
+      if (!c.monotone) ++r.violating_pairs;
       if (first || c.worst_excess > r.worst.worst_excess) r.worst = c, r.i = int(i), r.j = int(j), first = false;
     }
   return r;

@@ -27,7 +27,7 @@ VertexCertificate certify_in_double(const Tokens<double>& x, const Vector<double
       others.push_back(j);
   }
   if (others.empty()) {  // only copies of p: p is the whole hull, trivially its vertex
-    r.verdict = VertexCertificate::Verdict::Vertex;
+    r.classification = VertexCertificate::Classification::Vertex;
     r.evidence = VertexCertificate::Evidence::SeparatingHyperplane;
     r.w = Vector<double>::Unit(x.cols(), 0);
     r.c = to_rational(p(0)) - 1;
@@ -49,7 +49,7 @@ VertexCertificate certify_in_double(const Tokens<double>& x, const Vector<double
         if (v > r.c) r.c = v;
       }
       r.evidence = VertexCertificate::Evidence::SeparatingHyperplane;
-      r.verdict = r.p_is_a_point ? VertexCertificate::Verdict::Vertex : VertexCertificate::Verdict::NotVertex;
+      r.classification = r.p_is_a_point ? VertexCertificate::Classification::Vertex : VertexCertificate::Classification::NotVertex;
       if (!r.p_is_a_point) r.method += " (p is not one of the points and lies outside their hull)";
       break;
     }
@@ -57,7 +57,7 @@ VertexCertificate certify_in_double(const Tokens<double>& x, const Vector<double
       r.weights.assign(static_cast<std::size_t>(x.rows()), Rational(0));
       for (std::size_t i = 0; i < others.size(); ++i) r.weights[others[i]] = s.weights[i];
       r.evidence = VertexCertificate::Evidence::ConvexCombination;
-      r.verdict = VertexCertificate::Verdict::NotVertex;
+      r.classification = VertexCertificate::Classification::NotVertex;
       break;
     case SeparationCertificate::Kind::Uncertified: break;
   }
@@ -66,11 +66,11 @@ VertexCertificate certify_in_double(const Tokens<double>& x, const Vector<double
 
 }  // namespace
 
-const char* to_string(VertexCertificate::Verdict verdict) {
-  switch (verdict) {
-    case VertexCertificate::Verdict::Vertex: return "vertex";
-    case VertexCertificate::Verdict::NotVertex: return "not-vertex";
-    case VertexCertificate::Verdict::Uncertified: return "uncertified";
+const char* to_string(VertexCertificate::Classification c) {
+  switch (c) {
+    case VertexCertificate::Classification::Vertex: return "vertex";
+    case VertexCertificate::Classification::NotVertex: return "not-vertex";
+    case VertexCertificate::Classification::Uncertified: return "uncertified";
   }
   return "?";
 }
@@ -102,15 +102,15 @@ bool verify_vertex_certificate(const Tokens<double>& x, const Vector<double>& p,
 
   switch (cert.evidence) {
     case VertexCertificate::Evidence::SeparatingHyperplane: {
-      const auto expected = p_is_a_point ? VertexCertificate::Verdict::Vertex : VertexCertificate::Verdict::NotVertex;
-      if (cert.verdict != expected || cert.w.size() != x.cols() || !cert.w.allFinite()) return false;
+      const auto expected = p_is_a_point ? VertexCertificate::Classification::Vertex : VertexCertificate::Classification::NotVertex;
+      if (cert.classification != expected || cert.w.size() != x.cols() || !cert.w.allFinite()) return false;
       if (!(exact_dot(cert.w, p) > cert.c)) return false;
       for (Eigen::Index j = 0; j < x.rows(); ++j)
         if (!same_point(x, j, p) && exact_dot(cert.w, Vector<double>(x.row(j).transpose())) > cert.c) return false;
       return true;
     }
     case VertexCertificate::Evidence::ConvexCombination: {
-      if (cert.verdict != VertexCertificate::Verdict::NotVertex) return false;
+      if (cert.classification != VertexCertificate::Classification::NotVertex) return false;
       if (cert.weights.size() != static_cast<std::size_t>(x.rows())) return false;
       for (Eigen::Index j = 0; j < x.rows(); ++j)
         if (same_point(x, j, p) && sgn(cert.weights[j]) != 0) return false;  // p = 1·p proves nothing

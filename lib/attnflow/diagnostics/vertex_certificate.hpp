@@ -15,9 +15,9 @@
 namespace attnflow {
 
 struct VertexCertificate {
-  enum class Verdict { Vertex, NotVertex, Uncertified };
+  enum class Classification { Vertex, NotVertex, Uncertified };
   enum class Evidence { SeparatingHyperplane, ConvexCombination, None };
-  Verdict verdict = Verdict::Uncertified;
+  Classification classification = Classification::Uncertified;
   Evidence evidence = Evidence::None;
   bool p_is_a_point = false;      // p equals (exactly, after rounding) one of the points
   Vector<double> w;               // SeparatingHyperplane: normal
@@ -37,6 +37,6 @@ template <class T> std::vector<VertexCertificate> certify_vertices(const Tokens<
 /// Re-checks a certificate from scratch in exact arithmetic (points and p already in double).
 bool verify_vertex_certificate(const Tokens<double>& points, const Vector<double>& p, const VertexCertificate& cert);
 
-const char* to_string(VertexCertificate::Verdict verdict);
+const char* to_string(VertexCertificate::Classification c);
 
 }  // namespace attnflow

@@ -59,7 +59,7 @@ template <class T> json plateaus(const Trajectory<T>& tr, double delta, double b
   const auto mono = check_energy_monotone(tr, T(beta), Direction::NonDecreasing);
   return {{"plateaus", out}, {"longest_duration", longest}, {"longest_censored", longest_censored},
           {"metastable_decade_plateau", meta}, {"final_clusters", s.count.back()}, {"max_resolution_floor", floor},
-          {"energy_monotone", mono.summary()}, {"energy_monotone_holds", mono.holds}, {"t", t}, {"count", s.count}, {"energy", E}};
+          {"energy_monotone", mono.summary()}, {"energy_monotone_holds", mono.monotone}, {"t", t}, {"count", s.count}, {"energy", E}};
 }
 
 /// The plateaus of a run in double, with its measured error.
