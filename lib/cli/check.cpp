@@ -1,7 +1,7 @@
 // attnflow check [--suite quick|full|NAME] [--only ID,…] [--out DIR] [--jobs N] [--seed S] [--resume]
 // attnflow list
 #include "attnflow/errors.hpp"
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/report/report.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "cli/commands.hpp"

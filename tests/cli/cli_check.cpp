@@ -3,7 +3,7 @@
 
 #include "cli_support.hpp"
 
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/suite/check_runner.hpp"
 
 #include <algorithm>

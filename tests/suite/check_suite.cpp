@@ -5,7 +5,7 @@
 
 #include "cli_support.hpp"
 
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "attnflow/config/sim_config.hpp"

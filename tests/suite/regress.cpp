@@ -5,7 +5,7 @@
 
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/suite/regress.hpp"
-#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/suite/statement_runner.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"
 #include "attnflow/suite/check_runner.hpp"
 

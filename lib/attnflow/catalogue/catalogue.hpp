@@ -1,6 +1,6 @@
 #pragma once
-// The catalogue: one entry per statement of THEORY.md §2. An entry knows its statement, its
-// expected verdict, and how to check it on an ensemble sized by the suite file.
+// A catalogue entry: a check that knows its statement, its expected verdict, and how to run on an
+// ensemble sized by the suite file (the built-in entries are suite/builtin_checks.hpp's).
 #include "attnflow/catalogue/check_result.hpp"
 
 #include <cstdint>
@@ -41,9 +41,6 @@ struct CatalogueEntry {
   nlohmann::json specification;
 };
 
-const std::vector<CatalogueEntry>& catalogue();
-/// nullptr when unknown.
-const CatalogueEntry* find_entry(const std::string& id);
 /// Path of proofs/<id>.tex (the LaTeX statement).
 std::string statement_path(const std::string& id);
 

@@ -1,7 +1,7 @@
 #include "attnflow/suite/check_runner.hpp"
 
-#include "attnflow/catalogue/catalogue.hpp"
-#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
+#include "attnflow/suite/statement_runner.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/io/output_directory.hpp"

@@ -1,6 +1,6 @@
 #include "attnflow/suite/regress.hpp"
 
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"

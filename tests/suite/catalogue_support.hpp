@@ -2,7 +2,7 @@
 // Shared by the catalogue test suites: run one entry on small parameters with the suite seed.
 #include <boost/test/unit_test.hpp>
 
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 
 namespace attnflow::testing {
 

@@ -6,7 +6,8 @@
 
 #include "cli_support.hpp"
 
-#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
+#include "attnflow/suite/statement_runner.hpp"
 #include "attnflow/diagnostics/gamma_curve.hpp"
 #include "attnflow/diagnostics/positive_definite.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"

@@ -4,7 +4,7 @@
 
 #include "catalogue_support.hpp"
 
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/diagnostics/perturbation.hpp"
 
 #include <cmath>

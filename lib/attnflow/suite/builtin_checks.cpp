@@ -1,6 +1,6 @@
-#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
 
-#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/suite/statement_runner.hpp"
 #include "attnflow/version.hpp"
 
 namespace attnflow {

@@ -1,4 +1,4 @@
-#include "attnflow/catalogue/statement_runner.hpp"
+#include "attnflow/suite/statement_runner.hpp"
 
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
