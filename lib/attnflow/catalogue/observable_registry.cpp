@@ -171,8 +171,8 @@ template <class T> T energy_identity_residual(const Tokens<T>& x, const Observab
   const Tokens<T> v = as_tokens<T>(dx, int(x.rows()), int(x.cols()));
   const Normalization norm =
       c.config->model->kind == ModelKind::UsaSphere ? Normalization::Uniform : Normalization::Softmax;
-  const MatrixSpec::Kind vk = c.config->heads[0].V.values.empty() ? MatrixSpec::Kind::Identity
-                                                                   : c.config->heads[0].V.values[0].kind;
+  const MatrixSpec::Kind vk =
+      c.config->heads[0].V.values.empty() ? MatrixSpec::Kind::Identity : c.config->heads[0].V.values[0].kind;
   const int sign = vk == MatrixSpec::Kind::MinusIdentity ? -1 : +1;
   return abs(T(energy_rate(x, v, c.beta) - energy_rate_identity(x, v, c.beta, norm, sign)));
 }
@@ -197,7 +197,9 @@ template <class T> T step_movement(const Tokens<T>& x, const ObservableContext<T
 }
 
 /// The d-volume of the convex hull (Qhull in double, d = 2 or 3).
-template <class T> T hull_volume(const Tokens<T>& x, const ObservableContext<T>&) { return T(convex_hull<T>(x).volume); }
+template <class T> T hull_volume(const Tokens<T>& x, const ObservableContext<T>&) {
+  return T(convex_hull<T>(x).volume);
+}
 
 /// A d-polytope's volume moves by at most its surface times the displacement: surface ≤ π diam^{d−1}.
 double hull_volume_sensitivity(const Tokens<double>& x, double) {
@@ -330,24 +332,22 @@ double clusters_ambiguity(const Tokens<double>& x, const ObservableContext<doubl
   return ambiguous;
 }
 
-
 /// An observable with a value on tokens (double and MPFR) and a first-order sensitivity.
-ObservableDef measure(const char* name, const char* label, const char* symbol,
-                      double (*sensitivity)(const Tokens<double>&, double),
+ObservableDef measure(const char* name, const char* label, double (*sensitivity)(const Tokens<double>&, double),
                       double (*at_double)(const Tokens<double>&, const ObservableContext<double>&),
                       mpfr (*at_mpfr)(const Tokens<mpfr>&, const ObservableContext<mpfr>&)) {
   ObservableDef o;
-  o.name = name, o.label = label, o.symbol = symbol;
+  o.name = name, o.label = label;
   o.sensitivity = sensitivity, o.at_double = at_double, o.at_mpfr = at_mpfr;
   return o;
 }
 
 /// An integer-valued observable: no sensitivity, an ambiguity (how far the count may be off).
-ObservableDef count(const char* name, const char* label, const char* symbol,
+ObservableDef count(const char* name, const char* label,
                     double (*at_double)(const Tokens<double>&, const ObservableContext<double>&),
                     mpfr (*at_mpfr)(const Tokens<mpfr>&, const ObservableContext<mpfr>&),
                     double (*ambiguity)(const Tokens<double>&, const ObservableContext<double>&)) {
-  ObservableDef o = measure(name, label, symbol, nullptr, at_double, at_mpfr);
+  ObservableDef o = measure(name, label, nullptr, at_double, at_mpfr);
   o.ambiguity = ambiguity;
   return o;
 }
@@ -362,81 +362,71 @@ double inner_product_sensitivity(const Tokens<double>& x, double) { return 2 * r
 
 const std::vector<ObservableDef>& observable_registry() {
   static const std::vector<ObservableDef> registry = {
-      measure("diameter", "diameter", "\\max_{i,j}\\lVert x_i - x_j\\rVert", two_root_d, diameter_of<double>,
-              diameter_of<mpfr>),
-      measure("D", "one minus the smallest inner product", "1 - \\min_{i\\ne j}\\langle x_i, x_j\\rangle",
-              [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
-              one_minus_min_inner<mpfr>),
-      measure("min_inner", "smallest inner product", "\\min_{i\\ne j}\\langle x_i, x_j\\rangle",
-              inner_product_sensitivity, min_inner<double>, min_inner<mpfr>),
-      measure("max_norm", "largest token norm", "\\max_i\\lVert x_i\\rVert", root_d_times, max_norm<double>,
-              max_norm<mpfr>),
-      measure("min_x_w", "smallest component along the start's hemisphere normal", "\\min_i\\langle x_i, w\\rangle",
-              root_d_times, min_x_w<double>, min_x_w<mpfr>)
+      measure("diameter", "diameter", two_root_d, diameter_of<double>, diameter_of<mpfr>),
+      measure(
+          "D", "one minus the smallest inner product",
+          [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
+          one_minus_min_inner<mpfr>),
+      measure("min_inner", "smallest inner product", inner_product_sensitivity, min_inner<double>, min_inner<mpfr>),
+      measure("max_norm", "largest token norm", root_d_times, max_norm<double>, max_norm<mpfr>),
+      measure("min_x_w", "smallest component along the start's hemisphere normal", root_d_times, min_x_w<double>,
+              min_x_w<mpfr>)
           .needing_hemisphere(),
-      measure("energy", "interaction energy", "E_\\beta",
-              [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
-              energy<mpfr>),
-      measure("first_token_displacement", "displacement of the first token", "\\lVert x_1(t) - x_1(0)\\rVert",
-              root_d_times, first_token_displacement<double>, first_token_displacement<mpfr>),
-      measure("distance_to_first_start", "largest distance to the first token's start",
-              "\\max_i\\lVert x_i(t) - x_1(0)\\rVert", root_d_times, distance_to_first_start<double>,
-              distance_to_first_start<mpfr>),
-      measure("distance_to_first", "largest distance to the first token",
-              "\\max_i\\lVert x_i(t) - x_1(t)\\rVert", two_root_d, distance_to_first<double>, distance_to_first<mpfr>),
-      measure("distance_to_first_up_to_sign", "largest distance to the first token or its antipode",
-              "\\max_i\\min_\\pm\\lVert x_i(t) \\mp x_1(t)\\rVert", two_root_d, distance_to_first_up_to_sign<double>,
-              distance_to_first_up_to_sign<mpfr>),
-      measure("norm_above_start_bound", "largest norm above max(largest start norm, sqrt(2n))",
-              "\\max_i\\lVert x_i(t)\\rVert - \\max\\{\\max_i\\lVert x_i(0)\\rVert, \\sqrt{2n}\\}", root_d_times,
+      measure(
+          "energy", "interaction energy",
+          [](const Tokens<double>& x, double beta) { return energy_sensitivity<double>(x, beta); }, energy<double>,
+          energy<mpfr>),
+      measure("first_token_displacement", "displacement of the first token", root_d_times,
+              first_token_displacement<double>, first_token_displacement<mpfr>),
+      measure("distance_to_first_start", "largest distance to the first token's start", root_d_times,
+              distance_to_first_start<double>, distance_to_first_start<mpfr>),
+      measure("distance_to_first", "largest distance to the first token", two_root_d, distance_to_first<double>,
+              distance_to_first<mpfr>),
+      measure("distance_to_first_up_to_sign", "largest distance to the first token or its antipode", two_root_d,
+              distance_to_first_up_to_sign<double>, distance_to_first_up_to_sign<mpfr>),
+      measure("norm_above_start_bound", "largest norm above max(largest start norm, sqrt(2n))", root_d_times,
               norm_above_start_bound<double>, norm_above_start_bound<mpfr>),
-      measure("gamma_deviation", "largest deviation of an inner product from gamma(t)",
-              "\\max_{i\\ne j}\\lvert\\langle x_i, x_j\\rangle - \\gamma(t)\\rvert", inner_product_sensitivity,
+      measure("gamma_deviation", "largest deviation of an inner product from gamma(t)", inner_product_sensitivity,
               gamma_deviation<double>, gamma_deviation<mpfr>)
           .against(gamma_reference),
       // Zero for every x when the identity holds (so only its rounding counts): the scale of its
       // rounding is that of either side, e^{2β}·max(1, max‖v‖) with ‖v‖ ≤ e^β on the sphere.
-      measure("energy_identity_residual", "residual of the energy identity",
-              "\\lvert \\tfrac{d}{dt}E_\\beta - \\tfrac{1}{n^2}\\sum_i Z_i\\lVert\\dot x_i\\rVert^2\\rvert",
-              [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
-              energy_identity_residual<double>, energy_identity_residual<mpfr>)
+      measure(
+          "energy_identity_residual", "residual of the energy identity",
+          [](const Tokens<double>& x, double beta) { return 2 * root_d(x) * std::exp(2 * std::abs(beta)); },
+          energy_identity_residual<double>, energy_identity_residual<mpfr>)
           .applies_to(energy_identity_applies)
           .vanishing_identically(),
-      measure("hull_volume", "volume of the convex hull", "\\mathrm{vol}\\,\\mathrm{conv}\\{x_i\\}",
-              hull_volume_sensitivity, hull_volume<double>, hull_volume<mpfr>)
+      measure("hull_volume", "volume of the convex hull", hull_volume_sensitivity, hull_volume<double>,
+              hull_volume<mpfr>)
           .applies_to(hull_applies),
-      measure("hausdorff_to_final", "Hausdorff distance to the final hull",
-              "d_H(\\mathrm{conv}\\,x(t), \\mathrm{conv}\\,x(T))", two_root_d, hausdorff_to_final<double>,
+      measure("hausdorff_to_final", "Hausdorff distance to the final hull", two_root_d, hausdorff_to_final<double>,
               hausdorff_to_final<mpfr>),
-      measure("leader_residual", "distance of the tokens from the leaders' set",
-              "\\max_i\\lvert\\max_j\\langle z_i, Bv_j\\rangle - \\langle z_i, Bz_i\\rangle\\rvert", none,
-              leader_residual<double>, leader_residual<mpfr>)
+      measure("leader_residual", "distance of the tokens from the leaders' set", none, leader_residual<double>,
+              leader_residual<mpfr>)
           .weight_sensitivity(leader_residual_sensitivity)
           .applies_to(leader_applies),
-      measure("boolean_capture_distance", "distance of the attention matrix to Boolean extreme capture",
-              "\\mathrm{dist}(P(t), \\mathfrak{B})", none, boolean_capture_distance<double>,
-              boolean_capture_distance<mpfr>)
+      measure("boolean_capture_distance", "distance of the attention matrix to Boolean extreme capture", none,
+              boolean_capture_distance<double>, boolean_capture_distance<mpfr>)
           .weight_sensitivity(boolean_capture_sensitivity)
           .applies_to(boolean_capture_applies),
-      measure("gap_decrease", "largest decrease of a pairwise distance since the previous sample",
-              "\\max_{i<j}(\\lVert x_i - x_j\\rVert(t_{k-1}) - \\lVert x_i - x_j\\rVert(t_k))", four_root_d,
+      measure("gap_decrease", "largest decrease of a pairwise distance since the previous sample", four_root_d,
               gap_decrease<double>, gap_decrease<mpfr>),
-      measure("f_hull_length", "length of the F-hull", "\\max_i z_{i1} - \\min_i z_{i1}",
-              [](const Tokens<double>&, double) { return 2.0; }, f_hull_length<double>, f_hull_length<mpfr>)
+      measure(
+          "f_hull_length", "length of the F-hull", [](const Tokens<double>&, double) { return 2.0; },
+          f_hull_length<double>, f_hull_length<mpfr>)
           .reads_coordinate(0),
-      measure("f_boundary_distance", "distance of the F-components from the boundary of the F-hull or 0",
-              "\\max_i\\,\\mathrm{dist}(z_{i1}, \\{m, M, 0\\})", [](const Tokens<double>&, double) { return 4.0; },
-              f_boundary_distance<double>, f_boundary_distance<mpfr>)
+      measure(
+          "f_boundary_distance", "distance of the F-components from the boundary of the F-hull or 0",
+          [](const Tokens<double>&, double) { return 4.0; }, f_boundary_distance<double>, f_boundary_distance<mpfr>)
           .reads_coordinate(0),
-      measure("step_movement", "largest movement of a token since the previous sample",
-              "\\max_i\\lVert x_i(t_k) - x_i(t_{k-1})\\rVert", two_root_d, step_movement<double>, step_movement<mpfr>),
-      measure("antipodal_deviation", "distance from two antipodal clusters",
-              "\\max_{i,j}\\lvert\\langle x_i, x_j\\rangle - s_i s_j\\rvert", inner_product_sensitivity,
+      measure("step_movement", "largest movement of a token since the previous sample", two_root_d,
+              step_movement<double>, step_movement<mpfr>),
+      measure("antipodal_deviation", "distance from two antipodal clusters", inner_product_sensitivity,
               antipodal_deviation<double>, antipodal_deviation<mpfr>),
-      count("antipodal_minority", "size of the smaller antipodal group", "\\min(n_+, n_-)", antipodal_minority<double>,
+      count("antipodal_minority", "size of the smaller antipodal group", antipodal_minority<double>,
             antipodal_minority<mpfr>, antipodal_minority_ambiguity),
-      count("clusters", "number of clusters at the threshold", "N_\\delta", clusters<double>, clusters<mpfr>,
-            clusters_ambiguity)
+      count("clusters", "number of clusters at the threshold", clusters<double>, clusters<mpfr>, clusters_ambiguity)
           .thresholded(),
   };
   return registry;

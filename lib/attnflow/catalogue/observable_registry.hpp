@@ -1,6 +1,6 @@
 #pragma once
 // The observables a statement's conclusion may name: one registry over diagnostics/, each entry
-// with a human label and a symbol (for reports and regress), its value on a token configuration in
+// with a human label (for figures, reports and regress), its value on a token configuration in
 // double and in MPFR (a violation is confirmed at higher precision by the same definition), and a
 // sensitivity that turns a trajectory's per-coordinate error estimate into a bound on the
 // observable's own error.
@@ -32,7 +32,7 @@ template <class T> struct ObservableContext {
 };
 
 struct ObservableDef {
-  std::string name, label, symbol;
+  std::string name, label;  // its math symbol is the report's (reports/labels.json)
   bool needs_hemisphere = false;  // defined only when the start has a certified hemisphere normal
   /// |change of the observable| <= sensitivity(x) · (max per-coordinate change of x), near x.
   double (*sensitivity)(const Tokens<double>& x, double beta) = nullptr;

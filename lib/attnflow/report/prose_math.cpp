@@ -4,7 +4,7 @@
 #include <optional>
 #include <set>
 
-#include "attnflow/catalogue/labels.hpp"
+#include "attnflow/report/key_labels.hpp"
 #include "attnflow/report/latex_escape.hpp"
 
 namespace attnflow {

@@ -3,7 +3,7 @@
 
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
-#include "attnflow/catalogue/labels.hpp"
+#include "attnflow/report/key_labels.hpp"
 #include "attnflow/report/convergence_tex.hpp"
 #include "attnflow/report/figure_tex.hpp"
 #include "attnflow/report/latex_compile.hpp"
@@ -129,7 +129,7 @@ void validate(const json& r) {
     input_error("results.attnflow_version", "must be a string");
 }
 
-/// Names for keys: the label table of catalogue/labels.hpp; a key without a label is shown in
+/// Names for keys: the label table of report/key_labels.hpp; a key without a label is shown in
 /// words (underscores as spaces) and recorded, so tests fail until it gets one.
 struct Names {
   std::set<std::string>* missing = nullptr;

@@ -13,7 +13,7 @@ struct ReportOutcome {
   std::string pdf_path;  // empty when not compiled
   bool compiled = false;
   std::string message;  // how to compile by hand, or the LaTeX error
-  /// Keys of the results printed without a label (catalogue/labels.hpp): shown in words, and a
+  /// Keys of the results printed without a label (report/key_labels.hpp): shown in words, and a
   /// test fails on any.
   std::vector<std::string> unlabelled;
 };
