@@ -40,7 +40,7 @@ void register_report(CLI::App& app) {
   learn->excludes(results)->excludes(certificate);
   sub->add_option("--out", o->out, "output directory (default: beside the input)")->check(non_empty_path());
   sub->add_flag("--no-pdf", o->no_pdf, "write the .tex file and data only");
-  auto* only = sub->add_option("--only", o->only, "one check's section alone, as DIR/ID.tex (to \\input into a paper)");
+  auto* only = sub->add_option("--only", o->only, "one check's section alone, as DIR/ID.tex (to include in a paper)");
   only->needs(results);
   sub->add_flag("--standalone", o->standalone, "with --only: a document that compiles alone (DIR/ID.pdf)")->needs(only);
   add_command(sub, [o] {

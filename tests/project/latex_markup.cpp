@@ -51,9 +51,9 @@ bool is_helper(const std::string& rel) {
 /// Files still holding markup, with their count of such lines (lower it as markup moves out).
 const std::map<std::string, long>& markup_in_transit() {
   static const std::map<std::string, long> files = {
+      // The statement files attnflow learn exports: their "statement" text takes inline math, as a
+      // statement file of checks/statements/ does (data, rendered by the report as the user's text).
       {"attnflow/learn/experiment.cpp", 2},
-      {"attnflow/report/report.cpp", 8},
-      {"cli/report.cpp", 1},
   };
   return files;
 }

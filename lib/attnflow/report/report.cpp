@@ -401,9 +401,22 @@ bool non_empty_list(const json& c, const char* key) { return c.contains(key) && 
 
 const json* field(const json& j, const char* key) { return j.is_object() && j.contains(key) ? &j[key] : nullptr; }
 
-/// An observable in mathematics: its symbol, or its label as text when it has none.
-std::string symbol_tex(const KeyLabel& label) {
-  return label.symbol.empty() ? "\\text{" + prose_tex(label.label) + "}" : label.symbol;
+/// The names of reports/observable_symbol.tex: the observable's symbol (or its words) and the
+/// threshold `delta` it is read at (none when null).
+TemplateValues& set_observable_symbol(TemplateValues& v, const KeyLabel& label, const json* delta = nullptr) {
+  const bool has_delta = delta && delta->is_number();
+  return v.flag("has_symbol", !label.symbol.empty())
+      .set("symbol", label.symbol)
+      .set("words", prose_tex(label.label))
+      .flag("has_delta", has_delta)
+      .set("delta", has_delta ? math_number(delta->get<double>(), 3) : "");
+}
+
+/// A template rendered as one line of LaTeX (its final newline dropped).
+std::string render_line(const std::string& name, const TemplateValues& v) {
+  std::string line = render_template(name, v);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
 }
 
 /// A statement-runner check's clauses (evidence.specification.conclusion) and its instance rows,
@@ -429,14 +442,15 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
     if (!cl.is_object() || !cl.contains("rate") || !cl["rate"].is_object() || cl["rate"].empty()) continue;
     const auto label = find_key_label(cl.value("observable", std::string()));
     if (!label) continue;
-    const std::string S = symbol_tex(*label);
+    TemplateValues v;
+    set_observable_symbol(v, *label);
     // The one entry {relation: claim}, copied out (items()' proxies die with their temporary).
     const std::string relation = cl["rate"].begin().key();
     const json claim = cl["rate"].begin().value();
-    const std::string against =
-        claim.is_string() ? "the " + prose_tex(claim.get<std::string>()) + " rate"
-                          : "$" + std::string(relation == ">=" ? "\\ge " : relation == "<=" ? "\\le " : "") +
-                                (claim.is_number() ? math_number(claim.get<double>(), 4) : "?") + "$";
+    v.flag("per_family", per_family).flag("named_claim", claim.is_string());
+    v.set("claim_name", claim.is_string() ? prose_tex(claim.get<std::string>()) : "");
+    v.flag("claim_at_least", relation == ">=").flag("claim_at_most", relation == "<=");
+    v.set("claim_value", claim.is_number() ? math_number(claim.get<double>(), 4) : "?");
     struct Family {
       long agree = 0, judged = 0, not_stated = 0;
       double worst = -1, fitted = NAN, predicted = NAN, half_width = NAN;
@@ -465,26 +479,25 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
     }
     // The Summary names the rate only (its symbol is in the section); the section gives each
     // family's numbers.
-    std::string line = per_family ? "rate of $" + S + "$ against " + against + ":" : "rate against " + against + ":";
-    bool first = true;
+    std::vector<TemplateValues> rows;
     for (const auto& name : order) {
       const Family& f = families[name];
-      line += first ? " " : "; ";
-      first = false;
-      if (!name.empty()) line += prose_tex(name) + ": ";
-      if (f.judged == 0) {
-        line += "not stated for these instances";
-        continue;
-      }
+      TemplateValues r;
+      r.set("separator", rows.empty() ? " " : "; ").flag("named", !name.empty()).set("name", prose_tex(name));
+      r.flag("judged", f.judged > 0);
       // Enough digits to show the deviation: a relative deviation 1e-7 needs 9 digits.
       const int digits = std::clamp(f.worst > 0 ? int(std::ceil(-std::log10(f.worst))) + 2 : 6, 4, 12);
-      line += fmt::format("${}/{}$ agree, largest relative deviation ${}$", f.agree, f.judged, math_number(f.worst, 2));
-      if (!per_family) continue;
-      line += fmt::format(" ($\\hat\\lambda = {}", math_number(f.fitted, digits));
-      if (std::isfinite(f.half_width)) line += " \\pm " + math_number(f.half_width, 2);
-      line += "$ against $" + math_number(f.predicted, digits) + "$)";
-      if (f.not_stated > 0) line += fmt::format(", not stated for ${}$", f.not_stated);
+      r.set("agree", std::to_string(f.agree)).set("judged_count", std::to_string(f.judged));
+      r.set("worst", f.judged > 0 ? math_number(f.worst, 2) : "");
+      r.set("fitted", f.judged > 0 ? math_number(f.fitted, digits) : "");
+      r.flag("has_half_width", std::isfinite(f.half_width))
+          .set("half_width", std::isfinite(f.half_width) ? math_number(f.half_width, 2) : "");
+      r.set("predicted", f.judged > 0 ? math_number(f.predicted, digits) : "");
+      r.flag("has_not_stated", f.not_stated > 0).set("not_stated", std::to_string(f.not_stated));
+      rows.push_back(std::move(r));
     }
+    v.list("families", std::move(rows));
+    const std::string line = render_line("rate_result.tex", v);
     out.push_back(line);
   }
   return out;
@@ -502,9 +515,8 @@ std::vector<std::string> clause_results(const json& c) {
     if (!cl.is_object() || !cl.contains("observable") || !cl["observable"].is_string()) continue;
     const auto label = find_key_label(cl["observable"].get<std::string>());
     if (!label || cl.contains("rate")) continue;  // rates are compared in the evidence, not summarised
-    std::string S = symbol_tex(*label);
-    if (cl.contains("delta") && cl["delta"].is_number())
-      S += "\\ (\\delta = " + math_number(cl["delta"].get<double>(), 3) + ")";
+    TemplateValues v;
+    set_observable_symbol(v, *label, field(cl, "delta"));
     const bool every = cl.value("at", std::string()) == "every-sample";
     auto extreme = [&](const char* key, bool lowest) {
       double x = NAN;
@@ -517,31 +529,24 @@ std::vector<std::string> clause_results(const json& c) {
       }
       return x;
     };
-    std::string line;
-    if (cl.contains("tends_to") && cl["tends_to"].is_number()) {
-      const std::string v = math_number(cl["tends_to"].get<double>(), 4);
-      const double d = extreme("distance_T", false);
-      line = "$" + S + " \\to " + v + "$";
-      if (!std::isnan(d))
-        line += ", at $T$ within $" + math_number(d, 3) + "$ of it";
-    } else if (cl.contains("equals") && cl["equals"].is_number()) {
-      const double d = extreme("largest_deviation", false);
-      line = "$" + S + " = " + math_number(cl["equals"].get<double>(), 4) + "$" + (every ? " at every sample" : "");
-      if (!std::isnan(d)) line += ", largest deviation $" + math_number(d, 3) + "$";
-    } else if ((cl.contains("<=") && cl["<="].is_number()) || (cl.contains(">=") && cl[">="].is_number())) {
-      const bool low = cl.contains(">=");
-      const double x = extreme("worst_value", low);
-      line = "$" + S + (low ? " \\ge " : " \\le ") + math_number(cl[low ? ">=" : "<="].get<double>(), 4) + "$" +
-             (every ? " at every sample" : " at $t = T$");
-      if (!std::isnan(x)) line += std::string(low ? ", lowest $" : ", highest $") + math_number(x, 3) + "$";
-    } else if (cl.contains("monotone") && cl["monotone"].is_string()) {
-      const double x = extreme("largest_step_against_beyond_error", false);
-      line = "$" + S + "$ " + prose_tex(cl["monotone"].get<std::string>());
-      if (x > 0)
-        line += ", largest step against it beyond the error $" + math_number(x, 3) + "$";
-      else if (x == 0)
-        line += ", no step against it beyond the error";
-    }
+    const bool limit = cl.contains("tends_to") && cl["tends_to"].is_number();
+    const bool equals = !limit && cl.contains("equals") && cl["equals"].is_number();
+    const bool bound = !limit && !equals && ((cl.contains("<=") && cl["<="].is_number()) || (cl.contains(">=") && cl[">="].is_number()));
+    const bool monotone = !limit && !equals && !bound && cl.contains("monotone") && cl["monotone"].is_string();
+    if (!(limit || equals || bound || monotone)) continue;
+    const bool low = bound && cl.contains(">=");
+    const double x = limit    ? extreme("distance_T", false)
+                     : equals ? extreme("largest_deviation", false)
+                     : bound  ? extreme("worst_value", low)
+                              : extreme("largest_step_against_beyond_error", false);
+    const json value = limit ? cl["tends_to"] : equals ? cl["equals"] : bound ? cl[low ? ">=" : "<="] : json(0);
+    v.flag("limit", limit).flag("equals", equals).flag("bound", bound).flag("monotone", monotone);
+    v.flag("at_least", low).flag("every", every);
+    v.set("value", math_number(value.get<double>(), 4));
+    v.flag("has_extreme", !std::isnan(x)).set("extreme", std::isnan(x) ? "" : math_number(x, 3));
+    v.set("direction", monotone ? prose_tex(cl["monotone"].get<std::string>()) : "");
+    v.flag("step_beyond", monotone && x > 0).flag("no_step", monotone && x == 0);
+    const std::string line = render_line("clause_result.tex", v);
     if (!line.empty()) out.push_back(line);
   }
   return out;
@@ -861,7 +866,7 @@ ReportOutcome write_section(const json& r, const std::string& id, const std::str
     compile_latex(out_dir, stem + ".tex", o);
   else
     o.message = standalone ? "compile it with: cd " + out_dir + " && latexmk -pdf " + stem + ".tex"
-                           : "\\input it into a document with the packages of reports/preamble.tex";
+                           : "include it in a LaTeX document that loads the packages of reports/preamble.tex";
   return o;
 }
 
