@@ -5,6 +5,7 @@
 // run stops after the step under way and writes nothing; a second Ctrl-C ends it at once).
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/model/model.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/verify/prove.hpp"
@@ -39,7 +40,13 @@ int enclose(const verify::ProveInstance& in, const SimConfig& c, const verify::P
     if (times[k] == times[k - 1]) throw InputError("enclose: consecutive times must differ (after rounding to 2^-24)");
   for (std::size_t k = 1; k < times.size(); ++k)
     if (times[k] == 0) throw InputError("enclose: t = 0 (the start box) may only come first");
-  const verify::FlowResult f = verify::enclose_flow(in, times, o);
+  // A field undefined at the start itself (Peri-LN with a token whose attention output is 0) is
+  // a start outside the model's domain: bad input, as simulate says it.
+  const verify::FlowResult f = [&] {
+    try {
+      return verify::enclose_flow(in, times, o);
+    } catch (const DegenerateStateError& e) { input_error("prove", e.what()); }
+  }();
   if (f.interrupted) {
     // Nothing written: the boxes reached so far would read as a run that lost its enclosure.
     std::fprintf(stderr, "attnflow: prove --enclose %s; nothing written\n", f.reason.c_str());

@@ -357,6 +357,25 @@ BOOST_AUTO_TEST_CASE(a_forged_certificate_is_not_typeset_as_a_proof) {
 }
 
 // A trajectory that would not fit is refused before anything is allocated, with the estimate.
+BOOST_AUTO_TEST_CASE(a_start_outside_the_models_domain_is_bad_input_for_simulate_and_prove) {
+  // Peri-LN moves a token by a_i/|a_i|; two antipodal tokens at beta = 0 have a_i = 0 at the start.
+  const TempDir tmp;
+  const json j = {{"model", "usa-peri-ln"}, {"n", 2}, {"d", 2}, {"beta", "0"}, {"Q", "identity"}, {"K", "identity"},
+                  {"V", "identity"}, {"init", {{"kind", "explicit"}, {"points", {{"1", "0"}, {"-2", "0"}}}}},
+                  {"time", {{"t_end", 1}, {"samples", 3}}}};
+  std::ofstream(tmp.path / "flat.json") << j.dump();
+  const std::string config = quoted((tmp.path / "flat.json").string());
+  for (const std::string& command : {"simulate --config " + config, "prove --enclose 0.5 --config " + config}) {
+    const CliResult r = run_cli(command + " --out " + quoted((tmp.path / "out").string()), tmp);
+    BOOST_TEST_CONTEXT(command) {
+      BOOST_TEST(r.code == 2, r.err);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);
+      BOOST_TEST(!std::filesystem::exists(tmp.path / "out" / "enclosures.json"));
+      BOOST_TEST(!std::filesystem::exists(tmp.path / "out" / "trajectory.json"));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_run_that_cannot_fit_is_refused_with_its_estimate) {
   json c = demo();
   c["n"] = 1000, c["d"] = 100, c["time"]["samples"] = 10000000;

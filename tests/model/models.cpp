@@ -213,22 +213,30 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(equiangular_start_follows_the_rho_ode, T, GammaKin
 /// ⟨θ_i, θ_j⟩ = ρ, with (derived from ẋ_i = A_i(Θ), THEORY.md S-normalization)
 ///   r' = (e^β + (n−1)ρe^{βρ}) / Z,   ρ' = (2/r) e^{βρ}(1−ρ)(1+(n−1)ρ) / Z,
 /// Z = e^β + (n−1)e^{βρ} (SA) or n (USA): the Post-LN ρ ODE slowed by the speed factor r.
+/// Peri-LN (ẋ_i = A_i/‖A_i‖) divides both by ‖A_i‖, with A_i = aθ_i + bΣ_{j≠i}θ_j, a = e^β/Z,
+/// b = e^{βρ}/Z: ‖A_i‖² = a² + 2ab(n−1)ρ + b²(n−1)(1 + (n−2)ρ) (derived by us, as for Pre-LN).
 template <class T> struct PreLnOde {
   bool usa;
   T beta;
   int n;
+  bool peri = false;
   void operator()(const std::vector<T>& s, std::vector<T>& ds, const T&) const {
     using std::exp;
+    using std::sqrt;
     const T rho = s[0], r = s[1], e = exp(beta * rho);
     const T Z = usa ? T(n) : exp(beta) + T(n - 1) * e;
+    const T a = exp(beta) / Z, b = e / Z;
+    const T speed = peri ? T(sqrt(a * a + T(2) * a * b * T(n - 1) * rho + b * b * T(n - 1) * (T(1) + T(n - 2) * rho)))
+                         : T(1);
     ds.resize(2);
-    ds[0] = T(2) * e * (T(1) - rho) * (T(1) + T(n - 1) * rho) / (r * Z);
-    ds[1] = (exp(beta) + T(n - 1) * rho * e) / Z;
+    ds[0] = T(2) * e * (T(1) - rho) * (T(1) + T(n - 1) * rho) / (r * Z * speed);
+    ds[1] = (exp(beta) + T(n - 1) * rho * e) / (Z * speed);
   }
 };
 
 /// (ρ, r) at t = k/10, k = 0..20, by Bulirsch–Stoer at 60 digits (rtol = atol = 1e-45).
-std::vector<std::vector<mpfr>> pre_ln_reference(bool usa, const std::string& beta, int n, const std::string& rho0) {
+std::vector<std::vector<mpfr>> pre_ln_reference(bool usa, const std::string& beta, int n, const std::string& rho0,
+                                                bool peri = false) {
   namespace odeint = boost::numeric::odeint;
   MpfrDigitsScope scope(60);
   using S = std::vector<mpfr>;
@@ -238,19 +246,21 @@ std::vector<std::vector<mpfr>> pre_ln_reference(bool usa, const std::string& bet
   std::vector<S> out;
   for (int k = 0; k < kGammaSamples; ++k) ts.push_back(mpfr(k) / 10);
   odeint::integrate_times(odeint::bulirsch_stoer<S, mpfr, S, mpfr>(tol, tol),
-                          PreLnOde<mpfr>{usa, from_decimal<mpfr>(beta), n}, s, ts.begin(), ts.end(), mpfr(1) / 100,
+                          PreLnOde<mpfr>{usa, from_decimal<mpfr>(beta), n, peri}, s, ts.begin(), ts.end(), mpfr(1) / 100,
                           [&](const S& x, const mpfr&) { out.push_back(x); });
   return out;
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(pre_ln_equiangular_start_follows_its_rho_and_r_odes, T, GammaKinds) {
   // The directions' inner products follow ρ(t) and every norm follows r(t), to the integrator's
-  // tolerance, for both forms; judged against the Post-LN formula (r ≡ 1) the same run fails.
+  // tolerance, for both forms of Pre-LN and of Peri-LN; judged against the Post-LN formula
+  // (r ≡ 1) the same run fails, and so does Peri-LN judged against the Pre-LN one.
   const GammaSettings<T> k;
   std::optional<MpfrDigitsScope> scope;
   if (k.digits > 0) scope.emplace(k.digits);
-  for (const char* model : {"sa-pre-ln", "usa-pre-ln"}) {
-    const bool usa = std::string(model) == "usa-pre-ln";
+  for (const char* model : {"sa-pre-ln", "usa-pre-ln", "sa-peri-ln", "usa-peri-ln"}) {
+    const bool usa = std::string(model).rfind("usa", 0) == 0;
+    const bool peri = std::string(model).find("peri") != std::string::npos;
     json j = orthogonal_config(model, k.n, k.n + 1, "2", false);
     j["init"] = {{"kind", "equiangular"}, {"rho", "0.3"}};
     j["method"] = k.method, j["rtol"] = k.rtol, j["atol"] = k.atol;
@@ -258,10 +268,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(pre_ln_equiangular_start_follows_its_rho_and_r_ode
     const SimConfig c = parse_sim_config(j);
     const Trajectory<T> tr = simulate<T>(c);
     BOOST_REQUIRE(tr.stats.stop_reason == "end");
-    const auto reference = pre_ln_reference(usa, "2", c.n, "0.3");
+    const auto reference = pre_ln_reference(usa, "2", c.n, "0.3", peri);
+    const auto other_ln = pre_ln_reference(usa, "2", c.n, "0.3", !peri);
     const std::vector<mpfr>& post_ln = gamma_reference(usa, "2", c.n, "0.3");
     BOOST_REQUIRE(reference.size() == tr.samples());
-    double vs_rho = 0, vs_r = 0, vs_post_ln = 0;
+    double vs_rho = 0, vs_r = 0, vs_post_ln = 0, vs_other_ln = 0;
     for (std::size_t s = 0; s < tr.samples(); ++s) {
       Tokens<T> theta = tr.x[s];
       for (int i = 0; i < c.n; ++i) {
@@ -274,6 +285,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(pre_ln_equiangular_start_follows_its_rho_and_r_ode
         for (int m = i + 1; m < c.n; ++m) {
           vs_rho = std::max(vs_rho, to_double(abs(convert_scalar<mpfr>(G(i, m)) - reference[s][0])));
           vs_post_ln = std::max(vs_post_ln, to_double(abs(convert_scalar<mpfr>(G(i, m)) - post_ln[s])));
+          vs_other_ln = std::max(vs_other_ln, to_double(abs(convert_scalar<mpfr>(G(i, m)) - other_ln[s][0])));
         }
     }
     BOOST_TEST_CONTEXT(model << " (" << k.name << "): |rho| " << vs_rho << ", |r| " << vs_r) {
@@ -281,6 +293,55 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(pre_ln_equiangular_start_follows_its_rho_and_r_ode
       BOOST_TEST(vs_r <= k.bound);
       BOOST_TEST(to_double(reference.back()[1]) > 1.5);  // the norms grew: the tokens are free in R^d
       BOOST_TEST(vs_post_ln > 1e-3);                       // slower than Post-LN: the check tells them apart
+      BOOST_TEST(vs_other_ln > 1e-3);                      // and Pre-LN from Peri-LN
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(peri_ln_moves_every_token_at_unit_speed_and_stops_where_its_attention_vanishes) {
+  for (const char* model : {"sa-peri-ln", "usa-peri-ln"}) {
+    BOOST_TEST_CONTEXT(model) {
+      json j = orthogonal_config(model, 3, 2, "1.5", true);
+      j["init"] = {{"kind", "explicit"},
+                   {"points", json::array({json::array({"1", "0.2"}), json::array({"0.3", "1.5"}), json::array({"-0.8", "0.6"})})}};
+      const Model<double> m = build_model<double>(parse_sim_config(j));
+      State<double> x{1, 0.2, 0.3, 1.5, -0.8, 0.6}, dx;
+      m.rhs(x, dx, 0.0);
+      for (int i = 0; i < 3; ++i) BOOST_TEST(std::hypot(dx[2 * i], dx[2 * i + 1]) == 1.0, boost::test_tools::tolerance(1e-15));
+      // Two antipodal tokens at beta = 0 attend to each other equally: a_i = 0, no direction.
+      json k = orthogonal_config(model, 2, 2, "0", true);
+      k["init"] = {{"kind", "explicit"}, {"points", json::array({json::array({"1", "0"}), json::array({"-2", "0"})})}};
+      const Model<double> flat = build_model<double>(parse_sim_config(k));
+      State<double> y{1, 0, -2, 0}, dy;
+      BOOST_CHECK_THROW(flat.rhs(y, dy, 0.0), DegenerateStateError);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(peri_ln_is_enclosed_through_the_rigorous_twin) {
+  // prove --enclose takes Peri-LN through Model<T> on intervals as it takes Pre-LN: the enclosure
+  // at t = 0.5 holds a 100-digit run and not the same point moved by 1e-6.
+  for (const char* model : {"sa-peri-ln", "usa-peri-ln"}) {
+    json j = {{"model", model}, {"n", 3}, {"d", 2}, {"beta", "1"}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
+              {"init",
+               {{"kind", "explicit"},
+                {"points", json::array({json::array({"1", "0.2"}), json::array({"0.3", "1.5"}), json::array({"-0.8", "0.6"})})}}},
+              {"time", {{"t_end", 0.5}, {"samples", 2}}}};
+    BOOST_TEST_CONTEXT(model) {
+      const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
+      BOOST_TEST(in.general());
+      const auto [dbl, mpfi] = testing::enclose_in_both_kinds(in, 0.5);
+      BOOST_TEST_REQUIRE(dbl.ok, dbl.reason);
+      BOOST_TEST_REQUIRE(mpfi.ok, mpfi.reason);
+      const Trajectory<mpfr> ref = testing::hundred_digit_solution(j, {0.0, 0.5}, "1e-28");
+      MpfrDigitsScope digits(100);
+      for (const verify::FlowResult* f : {&dbl, &mpfi}) {
+        BOOST_TEST(testing::box_contains(f->boxes.back(), ref.x.back()));
+        BOOST_TEST(f->boxes.back().max_width() < 1e-9);
+        Tokens<mpfr> moved = ref.x.back();
+        moved(0, 0) += from_decimal<mpfr>("1e-6");
+        BOOST_TEST(!testing::box_contains(f->boxes.back(), moved));
+      }
     }
   }
 }

@@ -29,6 +29,12 @@ const std::vector<ModelInfo>& model_catalogue() {
        Normalization::Softmax, false},
       {ModelKind::UsaPreLn, "usa-pre-ln", "dx_i/dt = (1/n) sum_j e^{beta<Q theta_i, K theta_j>} V theta_j", false,
        false, Normalization::Uniform, false},
+      // Peri-LN (the same paper): the attention's input and its output are normalised, so each
+      // token moves at unit speed along its attention output a_i.
+      {ModelKind::SaPeriLn, "sa-peri-ln", "dx_i/dt = a_i/|a_i|, a_i = sum_j P_ij(theta) V theta_j", false, false,
+       Normalization::Softmax, false},
+      {ModelKind::UsaPeriLn, "usa-peri-ln", "dx_i/dt = a_i/|a_i|, a_i = (1/n) sum_j e^{beta<Q theta_i, K theta_j>} V theta_j",
+       false, false, Normalization::Uniform, false},
   };
   return models;
 }

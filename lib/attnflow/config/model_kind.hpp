@@ -18,7 +18,9 @@ enum class ModelKind {
   LayerNormalized,
   EulerRenormalize,
   SaPreLn,
-  UsaPreLn
+  UsaPreLn,
+  SaPeriLn,
+  UsaPeriLn
 };
 
 struct ModelInfo {
@@ -31,8 +33,13 @@ struct ModelInfo {
   bool causal;
 };
 
-/// Pre-LN: the tokens move in R^d, the attention reads their directions x_i/|x_i|.
-inline bool attends_to_directions(ModelKind kind) { return kind == ModelKind::SaPreLn || kind == ModelKind::UsaPreLn; }
+/// Pre-LN and Peri-LN: the tokens move in R^d, the attention reads their directions x_i/|x_i|.
+inline bool attends_to_directions(ModelKind kind) {
+  return kind == ModelKind::SaPreLn || kind == ModelKind::UsaPreLn || kind == ModelKind::SaPeriLn ||
+         kind == ModelKind::UsaPeriLn;
+}
+/// Peri-LN: the attention's output is normalised too, so every token moves at unit speed.
+inline bool normalizes_velocity(ModelKind kind) { return kind == ModelKind::SaPeriLn || kind == ModelKind::UsaPeriLn; }
 
 const std::vector<ModelInfo>& model_catalogue();
 const ModelInfo& model_info(ModelKind kind);

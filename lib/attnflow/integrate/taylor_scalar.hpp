@@ -332,7 +332,9 @@ namespace attnflow {
 template <class T> struct ScalarOrder<taylor::Var<T>> {
   static constexpr bool total = true;
   static taylor::Var<T> point(const taylor::Var<T>& x) { return taylor::Var<T>(T(ScalarOrder<T>::point(x.v))); }
-  static bool certainly_positive(const taylor::Var<T>& x) { return x.v > T(0); }
+  /// As the value's own kind decides it (an interval: its lower end), never by a comparison that
+  /// an interval containing 0 could not answer.
+  static bool certainly_positive(const taylor::Var<T>& x) { return ScalarOrder<T>::certainly_positive(x.v); }
 };
 }  // namespace attnflow
 

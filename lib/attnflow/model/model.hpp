@@ -153,14 +153,20 @@ template <class T> class Model {
       out += a;
     }
     if (on_sphere()) project_tangent_rows(X, out);
+    if (normalizes_velocity(info->kind))
+      unit_rows(out, [](int i) {
+        return "the attention output of token " + std::to_string(i) +
+               " is zero: its unit velocity a_i/|a_i|, which Peri-LN moves it by, is undefined";
+      });
     dxdt.resize(xs.size());
     as_tokens(dxdt, n, d) = out;
   }
 
-  /// Every token's direction x_i/|x_i|; a token at the origin has none (pre-LN is undefined there).
+  /// Every token's direction x_i/|x_i|; a token at the origin has none (pre-LN and Peri-LN are
+  /// undefined there).
   static Tokens<T> directions(Tokens<T> x) {
     unit_rows(x, [](int i) {
-      return "token " + std::to_string(i) + " is at the origin: its direction, which pre-LN attends to, is undefined";
+      return "token " + std::to_string(i) + " is at the origin: its direction, which the attention of pre-LN and Peri-LN reads, is undefined";
     });
     return x;
   }

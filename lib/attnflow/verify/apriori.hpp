@@ -13,6 +13,7 @@
 // small here is the p-th coefficient term T^p a_p(Y): the steps are as long as the remainder
 // permits.
 // Internal to lib/attnflow/verify/*.cpp.
+#include "attnflow/model/model.hpp"  // DegenerateStateError
 #include "attnflow/verify/sphere_series.hpp"
 
 #include <vector>
@@ -52,8 +53,9 @@ template <class I> bool apriori_inclusion(const std::vector<I>& poly, SphereSeri
 /// Finds Y ⊇ {x(s; x0) : s ∈ T, x0 ∈ X̂} by the high-order test. `atX` holds a_k(X̂) for
 /// k < p; `onY` is scratch for a_p(Y). On success Y is the (narrower) validated left-hand side
 /// and `ap` encloses a_p over it (the Lagrange remainder coefficient of the step).
-template <class I> bool high_order_apriori(const SphereSeries<I, I>& atX, SphereSeries<I, I>& onY, const I& T, int p,
-                                           int tries, std::vector<I>& Y, std::vector<I>& ap) {
+template <class I>
+bool high_order_apriori_on_defined_boxes(const SphereSeries<I, I>& atX, SphereSeries<I, I>& onY, const I& T, int p,
+                                         int tries, std::vector<I>& Y, std::vector<I>& ap) {
   using P = point_t<I>;
   const std::size_t N = atX.size();
   const I Tp = power(T, p);
@@ -89,6 +91,15 @@ template <class I> bool high_order_apriori(const SphereSeries<I, I>& atX, Sphere
       if (!iv::finite(e)) return false;
   }
   return false;
+}
+
+template <class I> bool high_order_apriori(const SphereSeries<I, I>& atX, SphereSeries<I, I>& onY, const I& T, int p,
+                                           int tries, std::vector<I>& Y, std::vector<I>& ap) {
+  // A field undefined somewhere on a trial box (a direction x/|x| or Peri-LN's a/|a| where the
+  // box reaches 0) validates nothing there: the step fails and a shorter one is tried.
+  try {
+    return high_order_apriori_on_defined_boxes(atX, onY, T, p, tries, Y, ap);
+  } catch (const DegenerateStateError&) { return false; }
 }
 
 }  // namespace attnflow::verify
