@@ -318,38 +318,11 @@ BOOST_AUTO_TEST_CASE(peri_ln_moves_every_token_at_unit_speed_and_stops_where_its
   }
 }
 
-BOOST_AUTO_TEST_CASE(peri_ln_is_enclosed_through_the_rigorous_twin) {
-  // prove --enclose takes Peri-LN through Model<T> on intervals as it takes Pre-LN: the enclosure
-  // at t = 0.5 holds a 100-digit run and not the same point moved by 1e-6.
-  for (const char* model : {"sa-peri-ln", "usa-peri-ln"}) {
-    json j = {{"model", model}, {"n", 3}, {"d", 2}, {"beta", "1"}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
-              {"init",
-               {{"kind", "explicit"},
-                {"points", json::array({json::array({"1", "0.2"}), json::array({"0.3", "1.5"}), json::array({"-0.8", "0.6"})})}}},
-              {"time", {{"t_end", 0.5}, {"samples", 2}}}};
-    BOOST_TEST_CONTEXT(model) {
-      const verify::ProveInstance in = verify::prove_instance_from_config(parse_sim_config(j));
-      BOOST_TEST(in.general());
-      const auto [dbl, mpfi] = testing::enclose_in_both_kinds(in, 0.5);
-      BOOST_TEST_REQUIRE(dbl.ok, dbl.reason);
-      BOOST_TEST_REQUIRE(mpfi.ok, mpfi.reason);
-      const Trajectory<mpfr> ref = testing::hundred_digit_solution(j, {0.0, 0.5}, "1e-28");
-      MpfrDigitsScope digits(100);
-      for (const verify::FlowResult* f : {&dbl, &mpfi}) {
-        BOOST_TEST(testing::box_contains(f->boxes.back(), ref.x.back()));
-        BOOST_TEST(f->boxes.back().max_width() < 1e-9);
-        Tokens<mpfr> moved = ref.x.back();
-        moved(0, 0) += from_decimal<mpfr>("1e-6");
-        BOOST_TEST(!testing::box_contains(f->boxes.back(), moved));
-      }
-    }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(pre_ln_is_enclosed_through_the_rigorous_twin) {
-  // prove --enclose takes the pre-LN flows through Model<T> on intervals (verify/model_series.hpp):
-  // the enclosure at t = 0.5 holds a 100-digit run and not the same point moved by 1e-6.
-  for (const char* model : {"sa-pre-ln", "usa-pre-ln"}) {
+BOOST_AUTO_TEST_CASE(pre_ln_and_peri_ln_are_enclosed_through_the_rigorous_twin) {
+  // prove --enclose takes the Pre-LN and Peri-LN flows through Model<T> on intervals
+  // (verify/model_series.hpp): the enclosure at t = 0.5 holds a 100-digit run and not the same
+  // point moved by 1e-6.
+  for (const char* model : {"sa-pre-ln", "usa-pre-ln", "sa-peri-ln", "usa-peri-ln"}) {
     json j = {{"model", model}, {"n", 3}, {"d", 2}, {"beta", "1"}, {"Q", "identity"}, {"K", "identity"}, {"V", "identity"},
               {"init",
                {{"kind", "explicit"},
