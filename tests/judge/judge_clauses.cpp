@@ -184,6 +184,35 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_rate_agrees_or_is_told_apart, T, ScalarKinds,
   BOOST_TEST(!evidence_of<RateEvidence>(flat).comparison.has_value());
 }
 
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_power_law_is_judged_by_its_exponent_extrapolated_in_one_over_t, T, ScalarKinds,
+                                 FortyDigits) {
+  // 3 (t + 5)^-2: the log-log slope at t is -2t/(t + 5), still 0.02 short of -2 at t = 500; the
+  // exponent extrapolated in 1/t is 2 to within its model error (what is left is the 1/t^2 term).
+  Clause rate = clause(Clause::Kind::Rate, "=", 0);
+  rate.power_law = true;
+  rate.claimed = 2;
+  const ClauseSeries<T> s = sampled<T>([](double t) { return 3 / ((t + 5) * (t + 5)); }, 1, 501, 1e-14);
+  const ClauseJudgement j = judge_clause(rate, s);
+  BOOST_TEST((j.verdict == Verdict::Holds));
+  const RateEvidence& e = evidence_of<RateEvidence>(j);
+  BOOST_TEST_REQUIRE(e.power.has_value());
+  BOOST_TEST_REQUIRE(e.comparison.has_value());
+  // Within its model error, and five times closer than the plain slope of the later half.
+  BOOST_TEST(std::abs(e.power->exponent - 2) < e.comparison->estimate.model_error);
+  BOOST_TEST(std::abs(e.power->exponent - 2) < std::abs(e.comparison->estimate.half - 2) / 5);
+  BOOST_TEST(std::abs(e.comparison->estimate.half - 2) > 1e-2);  // the plain slope alone is off
+  BOOST_TEST(!j.fit_line.has_value());  // not a line on the figure's axes
+  rate.claimed = 2.2;  // a power 10 % off is told apart
+  BOOST_TEST((judge_clause(rate, s).verdict == Verdict::Violated));
+  rate.claimed = 2;  // an exponential decay is no power of t
+  BOOST_TEST((judge_clause(rate, sampled<T>([](double t) { return std::exp(-t / 20); }, 1, 501, 1e-14)).verdict ==
+              Verdict::Violated));
+  // Below its tolerance everywhere: no window, inconclusive and unsettled.
+  const ClauseJudgement none = judge_clause(rate, sampled<T>([](double t) { return 1e-12 / (1 + t * t); }, 1, 501, 1e-14));
+  BOOST_TEST((none.verdict == Verdict::Inconclusive));
+  BOOST_TEST(none.unsettled);
+}
+
 BOOST_AUTO_TEST_CASE(double_and_mpfr_judge_the_same_data_alike) {
   const FortyDigits digits;
   const std::vector<Clause> clauses = {clause(Clause::Kind::Bound, "<=", 0.9), clause(Clause::Kind::Limit, "", 0),

@@ -143,6 +143,8 @@ BOOST_AUTO_TEST_CASE(escape_covers_every_special_character) {
   BOOST_TEST(e.find("\\textbackslash{}") != std::string::npos);
   BOOST_TEST(e.find("\\textasciicircum{}") != std::string::npos);
   BOOST_TEST(e.find("\\textasciitilde{}") != std::string::npos);
+  // A section sign in a source ("THEORY.md §4") is LaTeX's, not a code point.
+  BOOST_TEST(latex_escape("§4") == "\\S{}4");
 }
 
 // A user's statement text reaches the report: prose escaped, plain $...$ mathematics kept, and any

@@ -74,6 +74,27 @@ BOOST_AUTO_TEST_CASE(an_equiangular_start_follows_the_scalar_ode_from_its_own_in
   BOOST_TEST(gamma_curve(false, 4, 1.0, {0.0, 1.0}, 0.2)[1] > gamma_curve(false, 4, 1.0, {0.0, 1.0})[1]);
 }
 
+BOOST_AUTO_TEST_CASE(pre_ln_and_peri_ln_approach_like_one_over_t_squared_and_post_ln_does_not) {
+  // S-normalization (survey-2025): from an equiangular start, 1 - rho of the directions decays like
+  // t^-2 under Pre-LN and Peri-LN (SA and USA); the exponent extrapolated in 1/t agrees with 2
+  // where the plain log-log slopes are still 2e-3 short of it; Post-LN (the control) decays
+  // exponentially: violated, confirmed.
+  const StatementSpec s = load_statement(example("survey-2025/S-normalization"));
+  const CheckResult r = run_entry(statement_entry(s), {}, 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  BOOST_REQUIRE(r.evidence["instances"].size() == 4u);  // one per family
+  for (const auto& i : r.evidence["instances"]) {
+    BOOST_TEST_INFO(i.dump());
+    const auto& rate = i["clauses"][0];
+    BOOST_TEST(std::abs(rate["fitted_rate"].get<double>() - 2) < 1e-3);
+    BOOST_TEST(rate["model_error"].get<double>() > 0.0);
+    BOOST_TEST(rate["rate_estimate"]["later_half"].get<double>() != rate["fitted_rate"].get<double>());
+  }
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
+}
+
 BOOST_AUTO_TEST_CASE(the_circle_synchronizes_for_negative_beta_and_the_triangle_below_minus_two_thirds_does_not) {
   // S-circle (survey-2025): on S^1 with Q = K = V = I, random starts synchronize for beta from
   // -0.15 (repulsive, above -0.16) to 1, for SA and USA; the control, the equilateral triangle
@@ -250,6 +271,14 @@ BOOST_AUTO_TEST_CASE(a_malformed_statement_is_one_line_and_exit_2) {
       {"non-positive claimed rate", "conclusion[0].rate.=: a decay rate must be positive",
        [](json& j) {
          j["conclusion"][0] = {{"observable", "D"}, {"rate", {{"=", 0}}}};
+       }},
+      {"an unknown kind of decay", "conclusion[0].rate.decay: unknown 'cubic'",
+       [](json& j) {
+         j["conclusion"][0] = {{"observable", "D"}, {"rate", {{"=", 2}, {"decay", "cubic"}}}};
+       }},
+      {"a named rate as a power law", "conclusion[0].rate.decay: a named rate is an exponential rate",
+       [](json& j) {
+         j["conclusion"][0] = {{"observable", "D"}, {"rate", {{"=", "survey"}, {"decay", "power"}}}};
        }},
       {"betas not a list", "ensemble.betas", [](json& j) { j["ensemble"]["betas"] = 1; }},
       {"n set in the model", "model.n: set by the statement's ensemble", [](json& j) { j["model"]["n"] = 4; }},

@@ -41,6 +41,23 @@ template <class T> T min_inner(const Tokens<T>& x, const ObservableContext<T>&) 
 
 /// 1 − min⟨x_i, x_j⟩ = max‖x_i − x_j‖²/2 on the sphere, computed from the differences so that it
 /// keeps its relative precision as the tokens merge.
+/// 1 − min_{i≠j} ⟨θ_i, θ_j⟩ of the directions θ_i = x_i/‖x_i‖ (the tokens of Pre-LN and Peri-LN
+/// are free in R^d), as max ‖θ_i − θ_j‖²/2: free of the cancellation of 1 − ⟨θ_i, θ_j⟩ near 1.
+template <class T> T one_minus_min_direction_inner(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::sqrt;
+  Tokens<T> theta = x;
+  for (Eigen::Index i = 0; i < theta.rows(); ++i) theta.row(i) /= T(sqrt(T(theta.row(i).squaredNorm())));
+  T m = 0;
+  for (Eigen::Index i = 0; i < theta.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < theta.rows(); ++j) m = std::max<T>(m, T((theta.row(i) - theta.row(j)).squaredNorm()) / T(2));
+  return m;
+}
+
+/// A direction moves by at most 2 |Δx_i| / |x_i|: the sensitivity of D scaled by the shortest token.
+double direction_sensitivity(const Tokens<double>& x, double) {
+  return 4 * root_d(x) / x.rowwise().norm().minCoeff();
+}
+
 template <class T> T one_minus_min_inner(const Tokens<T>& x, const ObservableContext<T>&) {
   T m = 0;
   for (Eigen::Index i = 0; i < x.rows(); ++i)
@@ -367,6 +384,8 @@ const std::vector<ObservableDef>& observable_registry() {
           "D", "one minus the smallest inner product",
           [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,
           one_minus_min_inner<mpfr>),
+      measure("direction_D", "one minus the smallest inner product of the directions", direction_sensitivity,
+              one_minus_min_direction_inner<double>, one_minus_min_direction_inner<mpfr>),
       measure("min_inner", "smallest inner product", inner_product_sensitivity, min_inner<double>, min_inner<mpfr>),
       measure("max_norm", "largest token norm", root_d_times, max_norm<double>, max_norm<mpfr>),
       measure("min_x_w", "smallest component along the start's hemisphere normal", root_d_times, min_x_w<double>,

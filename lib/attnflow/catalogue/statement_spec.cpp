@@ -114,7 +114,8 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
     const json& r = c.at("rate");
     const std::string rf = field + ".rate";
     if (!r.is_object()) input_error(rf, "must be an object such as {\"=\": 2} or {\">=\": 1, \"limit\": 0}");
-    reject_unknown_keys(r, {"=", ">=", "<=", "limit"}, rf);
+    reject_unknown_keys(r, {"=", ">=", "<=", "limit", "decay"}, rf);
+    s.power_law = one_of(r, "decay", rf + ".decay", {"exponential", "power"}, "exponential") == "power";
     const int rel = int(r.contains("=")) + int(r.contains(">=")) + int(r.contains("<="));
     if (rel != 1) input_error(rf, "needs exactly one of \"=\", \">=\", \"<=\"");
     s.relation = r.contains("=") ? "=" : r.contains(">=") ? ">=" : "<=";
@@ -124,6 +125,8 @@ ConclusionSpec parse_conclusion(const json& c, const std::string& field) {
       s.claimed = finite_number(r.at(s.relation), rf + "." + s.relation);
       if (!(s.claimed > 0)) input_error(rf + "." + s.relation, "a decay rate must be positive");
     }
+    if (s.power_law && !s.prediction.empty())
+      input_error(rf + ".decay", "a named rate is an exponential rate: a power law takes a number");
     s.value = r.contains("limit") ? finite_number(r.at("limit"), rf + ".limit") : 0.0;
   }
   return s;
@@ -395,6 +398,7 @@ std::string ConclusionSpec::text() const {
                         : fmt::format("{} -> {:g}", observable, value);
     case Kind::Monotone: return fmt::format("{} {}", observable, relation);
     case Kind::Rate:
+      if (power_law) return fmt::format("|{} - {:g}| decays like t^-p, p {} {:g}", observable, value, relation, claimed);
       return prediction.empty() ? fmt::format("|{} - {:g}| decays at rate {} {:g}", observable, value, relation, claimed)
                                 : fmt::format("|{} - {:g}| decays at rate {} the {} rate", observable, value, relation, prediction);
   }

@@ -22,6 +22,7 @@ struct Clause {
   double within = 0;          // Limit: also reached when |observable(T) - limit| <= within (numerically)
   bool algebraic = false;     // Limit: also reached by a power-law decay over the second half (numerically)
   bool attainable = false;    // Bound: the bound may be attained; within the tolerance of it is consistent
+  bool power_law = false;     // Rate: |observable - limit| decays like C t^{-rate} instead of C e^{-rate t}
 
   /// Whether the clause is about the distance |observable - value| (its figure and tolerance guide).
   bool about_distance() const { return kind == Kind::Limit || kind == Kind::Rate || kind == Kind::Equals; }

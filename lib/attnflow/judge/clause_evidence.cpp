@@ -40,11 +40,19 @@ struct Writer {
     put(j, "violated_at_t", e.violated_at_t);
   }
   void operator()(const RateEvidence& e) const {
-    j["fit"] = e.fit.to_json();
+    if (e.power) {
+      j["decay"] = "power law";
+      j["log_log_fit_quarter_to_end"] = e.power->quarter_to_end.to_json();
+      j["log_log_fit_half_to_end"] = e.power->half_to_end.to_json();
+      j["exponent_extrapolated"] = e.power->exponent;
+    } else {
+      j["fit"] = e.fit.to_json();
+    }
     if (!e.comparison) return;
     const RateComparison& c = *e.comparison;
     j["window_straight"] = c.window_straight;
     j["rate_estimate"] = c.estimate.to_json();
+    if (e.power) j["rate_estimate"]["rule"] = kPowerDecayRule;
     j["fitted_rate"] = c.estimate.value;
     j["predicted_rate"] = c.predicted;
     j["ci_half_width"] = c.agreement.half_width;

@@ -4,6 +4,7 @@
 #include "attnflow/diagnostics/rates.hpp"
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <optional>
 #include <string>
 #include <variant>
@@ -47,8 +48,19 @@ struct RateComparison {
   FitAgreement agreement;
 };
 
+/// An algebraic decay C t^{-p}: the log-log slopes over [T/4, T] and [T/2, T], and p extrapolated
+/// from them in 1/t (a local slope -p + a/t: the transient of a shifted power C (t + c)^{-p}).
+struct PowerDecayFit {
+  LinearFit quarter_to_end, half_to_end;
+  double exponent = std::numeric_limits<double>::quiet_NaN();  // p, extrapolated
+};
+
+/// How an algebraic decay's exponent is estimated (judge_rate.cpp), written with its evidence.
+extern const char* const kPowerDecayRule;
+
 struct RateEvidence {
-  ExponentialFit fit;
+  ExponentialFit fit;                        // exponential decays
+  std::optional<PowerDecayFit> power;        // algebraic decays (then `fit` is unused)
   std::optional<RateComparison> comparison;  // none while no decay window is above the error level
 };
 

@@ -51,6 +51,7 @@ const std::map<char32_t, const char*>& unicode_table() {
       {U'→', "$\\to$"},
       {U'⇒', "$\\Rightarrow$"},
       {U'…', "\\ldots{}"},
+      {U'§', "\\S{}"},
       {U'²', "\\textsuperscript{2}"},
       {U'³', "\\textsuperscript{3}"},
       {U'±', "$\\pm$"},

@@ -448,6 +448,7 @@ std::vector<std::string> rate_results(const json& c, bool per_family) {
     const std::string relation = cl["rate"].begin().key();
     const json claim = cl["rate"].begin().value();
     v.flag("per_family", per_family).flag("named_claim", claim.is_string());
+    v.flag("power_law", cl["rate"].value("decay", std::string()) == "power");
     v.set("claim_name", claim.is_string() ? prose_tex(claim.get<std::string>()) : "");
     v.flag("claim_at_least", relation == ">=").flag("claim_at_most", relation == "<=");
     v.set("claim_value", claim.is_number() ? math_number(claim.get<double>(), 4) : "?");

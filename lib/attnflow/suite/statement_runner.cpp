@@ -499,8 +499,8 @@ std::string key_number(const StatementSpec& s, const EnsembleOutcome& e) {
     const ConclusionSpec& cl = s.conclusions[c];
     const std::string what = cl.prediction.empty() ? fmt::format("{:g}", cl.claimed) : "the " + cl.prediction + " rate";
     if (judged > 0)
-      k += fmt::format("; rate {} {}: {}/{} runs agree, worst relative deviation {:.2g} (estimate {:.9g} against {:.9g}){}",
-                       cl.relation, what, agree, judged, worst, rate, predicted,
+      k += fmt::format("; {} {} {}: {}/{} runs agree, worst relative deviation {:.2g} (estimate {:.9g} against {:.9g}){}",
+                       cl.power_law ? "decay like t^-p, p" : "rate", cl.relation, what, agree, judged, worst, rate, predicted,
                        not_applicable > 0 ? fmt::format(", not stated for {} runs", not_applicable) : "");
   }
   for (const auto& f : s.families) {
