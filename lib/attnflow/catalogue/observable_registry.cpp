@@ -44,9 +44,7 @@ template <class T> T min_inner(const Tokens<T>& x, const ObservableContext<T>&) 
 /// 1 − min_{i≠j} ⟨θ_i, θ_j⟩ of the directions θ_i = x_i/‖x_i‖ (the tokens of Pre-LN and Peri-LN
 /// are free in R^d), as max ‖θ_i − θ_j‖²/2: free of the cancellation of 1 − ⟨θ_i, θ_j⟩ near 1.
 template <class T> T one_minus_min_direction_inner(const Tokens<T>& x, const ObservableContext<T>&) {
-  using std::sqrt;
-  Tokens<T> theta = x;
-  for (Eigen::Index i = 0; i < theta.rows(); ++i) theta.row(i) /= T(sqrt(T(theta.row(i).squaredNorm())));
+  const Tokens<T> theta = Model<T>::directions(x);  // the directions the flow's attention reads
   T m = 0;
   for (Eigen::Index i = 0; i < theta.rows(); ++i)
     for (Eigen::Index j = i + 1; j < theta.rows(); ++j) m = std::max<T>(m, T((theta.row(i) - theta.row(j)).squaredNorm()) / T(2));
