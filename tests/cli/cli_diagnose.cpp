@@ -100,6 +100,29 @@ BOOST_AUTO_TEST_CASE(multiprecision_trajectory_is_read_at_its_precision) {
   const json d = diagnose_trajectory(sphere_trajectory({{"digits", 30}}), {"clusters", "pairwise"}, 1e-6);
   BOOST_TEST(d["precision"].dump() == R"({"digits":30})");
   BOOST_TEST(!d.contains("energy"));
+  BOOST_TEST(d["arithmetic"].get<std::string>() == "mpfr-30");
+}
+
+BOOST_AUTO_TEST_CASE(extended_precision_trajectories_are_diagnosed_in_mpfr_with_at_least_their_significand) {
+  // The diagnostics exist for double and MPFR: long double (64 bits) is read at 19 digits (65
+  // bits), float128 (113 bits) at 34 (114 bits); the numbers agree with the double run's to its
+  // integration error, and the trajectory's own precision is still the one reported.
+  const json dd = diagnose_trajectory(sphere_trajectory("double"), {}, 1e-6);
+  BOOST_TEST(dd["arithmetic"].get<std::string>() == "double");
+  for (const auto& [kind, arithmetic] : {std::pair<std::string, std::string>{"long-double", "mpfr-19"},
+                                         std::pair<std::string, std::string>{"float128", "mpfr-34"}}) {
+    BOOST_TEST_INFO(kind);
+    const json d = diagnose_trajectory(sphere_trajectory(kind), {}, 1e-6);
+    BOOST_TEST(d["precision"].get<std::string>() == kind);
+    BOOST_TEST(d["arithmetic"].get<std::string>() == arithmetic);
+    BOOST_TEST(d["clusters"]["final"]["count"] == dd["clusters"]["final"]["count"]);
+    BOOST_TEST(d["hemisphere"]["initial"]["certified"].get<bool>());
+    const auto& e = d["energy"]["series"];
+    const auto& ed = dd["energy"]["series"];
+    BOOST_REQUIRE(e.size() == ed.size());
+    for (std::size_t k = 0; k < e.size(); ++k)
+      BOOST_TEST(e[k].get<double>() == ed[k].get<double>(), boost::test_tools::tolerance(1e-8));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_exits_2_with_one_line) {

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/diagnostics/lyapunov.hpp"
+#include "attnflow/diagnostics/lyapunov_impl.hpp"
 #include "attnflow/model/initial_conditions.hpp"
 #include "attnflow/config/sim_config.hpp"
 
@@ -12,6 +13,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+// The program uses the spectrum in double only; the 50- and 30-digit cases instantiate MPFR here.
+namespace attnflow {
+ATTNFLOW_LYAPUNOV_INSTANTIATE(mpfr)
+}  // namespace attnflow
 
 using namespace attnflow;
 using nlohmann::json;

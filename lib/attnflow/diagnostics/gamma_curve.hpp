@@ -5,8 +5,8 @@
 // The same ODE from γ(0) = ρ is the common inner product of an equiangular start (every
 // ⟨x_i, x_j⟩ = ρ): symmetry keeps the tokens equiangular. Shared by B-6.8, B-6.9, S-equiangular
 // and the phase diagram.
-#include "attnflow/integrate/integrate.hpp"
-#include "attnflow/integrate/vector_field.hpp"
+#include "attnflow/integrate/settings.hpp"
+#include "attnflow/scalar.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -19,26 +19,13 @@ namespace attnflow {
 /// by `method` at rtol = atol = `tol` (for MPFR at the thread's current precision).
 template <class T>
 std::vector<T> gamma_curve_at(bool usa, int n, const T& beta, const std::vector<T>& times, Method method,
-                              const T& tol, const T& first_step, const T& start = T(0)) {
-  auto rhs = [usa, n, beta](const State<T>& g, State<T>& dg, const T&) {
-    using std::exp;
-    const T e = exp(beta * g[0]);
-    const T core = 2 * e * (1 - g[0]) * ((n - 1) * g[0] + 1);
-    dg[0] = usa ? T(core / n) : T(core / (exp(beta) + (n - 1) * e));
-  };
-  if (times.empty()) return {};
-  IntegrationSettings<T> s;
-  s.method = method;
-  s.rtol = s.atol = tol;
-  s.dt = first_step;
-  s.sample_times = times;
-  const Trajectory<T> tr =
-      integrate(vector_field<T>("gamma", 1, 1, rhs), Tokens<T>(Tokens<T>::Constant(1, 1, start)), s);
-  if (tr.stats.stop_reason != "end") throw std::runtime_error("gamma_curve: " + tr.stats.stop_reason);
-  std::vector<T> out;
-  for (const auto& x : tr.x) out.push_back(x(0, 0));
-  return out;
-}
+                              const T& tol, const T& first_step, const T& start = T(0));
+
+// Instantiated once, in gamma_curve.cpp: each caller would otherwise compile the integrators again.
+extern template std::vector<double> gamma_curve_at(bool, int, const double&, const std::vector<double>&, Method,
+                                                   const double&, const double&, const double&);
+extern template std::vector<mpfr> gamma_curve_at(bool, int, const mpfr&, const std::vector<mpfr>&, Method,
+                                                 const mpfr&, const mpfr&, const mpfr&);
 
 /// γ(t) in double, integrated far more tightly (1e-15) than any flow it is compared with.
 inline std::vector<double> gamma_curve(bool usa, int n, double beta, const std::vector<double>& times,

@@ -12,7 +12,7 @@
 //    Self-check (full spectrum, k = N): by Liouville, Σ_i λ_i = (1/(t − t0)) ∫ tr J exactly, so
 //    the residual measures the integration error only.
 //
-// Explicitly instantiated for double and mpfr (lyapunov.cpp).
+// Instantiated for double in lyapunov.cpp; other kinds through lyapunov_impl.hpp.
 #include "attnflow/diagnostics/dual.hpp"
 #include "attnflow/model/convert_model.hpp"
 #include "attnflow/model/model.hpp"
@@ -104,7 +104,6 @@ LyapunovResult<T> lyapunov_spectrum(const Model<T>& model, const Tokens<T>& x0, 
   extern template LyapunovResult<T> benettin<T>(const JacobianField<T>&, const State<T>&, const LyapunovSettings<T>&); \
   extern template LyapunovResult<T> lyapunov_spectrum<T>(const Model<T>&, const Tokens<T>&, const LyapunovSettings<T>&);
 ATTNFLOW_LYAPUNOV_EXTERN(double)
-ATTNFLOW_LYAPUNOV_EXTERN(mpfr)
 #undef ATTNFLOW_LYAPUNOV_EXTERN
 
 }  // namespace attnflow
