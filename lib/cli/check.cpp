@@ -1,5 +1,6 @@
 // attnflow check [--suite quick|full|NAME] [--only ID,…] [--out DIR] [--jobs N] [--seed S] [--resume]
 // attnflow list
+#include "attnflow/config/model_kind.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/report/report.hpp"
@@ -153,7 +154,8 @@ void register_check(CLI::App& app) {
   });
 
   auto* list = app.add_subcommand(
-      "list", "print the catalogue, then the statement files of the survey-2025 suite: id, kind, source, statement");
+      "list", "print the catalogue, the statement files of the survey-2025 suite (id, kind, source, statement) and the "
+      "models (id, kind, space, equation)");
   add_command(list, [] {
     auto print = [](const CatalogueEntry& e) {
       std::cout << fmt::format("{:<18} {:<22} {:<16} {}\n", e.id, e.kind, e.source, e.summary);
@@ -164,6 +166,10 @@ void register_check(CLI::App& app) {
     const SuiteFile survey = load_suite("survey-2025");
     std::cout << "\nstatement files of the " << survey.name << " suite (attnflow check --suite " << survey.name << "):\n";
     for (const auto& e : survey.statements) print(e);
+    std::cout << "\nmodels (the \"model\" of a simulate config; docs/config.md):\n";
+    for (const auto& m : model_catalogue())
+      std::cout << fmt::format("  {:<18} {:<12} {:<9} {}\n", m.id, m.discrete ? "layer map" : "vector field",
+                               m.on_sphere ? "S^{d-1}" : "R^d", m.equation);
     return 0;
   });
 }

@@ -207,6 +207,30 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_power_law_is_judged_by_its_exponent_extrapola
   rate.claimed = 2;  // an exponential decay is no power of t
   BOOST_TEST((judge_clause(rate, sampled<T>([](double t) { return std::exp(-t / 20); }, 1, 501, 1e-14)).verdict ==
               Verdict::Violated));
+  // A correction in 1/t^2, 3 t^-2 (1 + 40/t^2): the slopes approach -2 faster than the 1/t model
+  // assumes, so the extrapolation passes 2; its model error (the step it took) still covers 2.
+  const ClauseSeries<T> fast = sampled<T>(
+      [](double t) {
+        const double u = std::max(t, 1.0);  // finite at t = 0
+        return 3 / (u * u) * (1 + 40 / (u * u));
+      },
+      1, 501, 1e-14);
+  const ClauseJudgement jf = judge_clause(rate, fast);
+  BOOST_TEST((jf.verdict == Verdict::Holds));
+  const RateEvidence& ef = evidence_of<RateEvidence>(jf);
+  BOOST_TEST_REQUIRE(ef.comparison.has_value());
+  // The slopes come down to 2 from above; the extrapolation passes it.
+  BOOST_TEST(ef.comparison->estimate.half > 2);
+  BOOST_TEST(ef.power->exponent < 2);
+  BOOST_TEST(std::abs(ef.power->exponent - 2) > std::abs(ef.comparison->estimate.half - ef.comparison->estimate.whole));
+  // ... and a power 1 % off with the same correction is still told apart.
+  const ClauseSeries<T> off = sampled<T>(
+      [](double t) {
+        const double u = std::max(t, 1.0);
+        return 3 / std::pow(u, 2.02) * (1 + 40 / (u * u));
+      },
+      1, 501, 1e-14);
+  BOOST_TEST((judge_clause(rate, off).verdict == Verdict::Violated));
   // Below its tolerance everywhere: no window, inconclusive and unsettled.
   const ClauseJudgement none = judge_clause(rate, sampled<T>([](double t) { return 1e-12 / (1 + t * t); }, 1, 501, 1e-14));
   BOOST_TEST((none.verdict == Verdict::Inconclusive));

@@ -41,7 +41,10 @@ template <class T> RateComparison power_decay(const Clause& c, const ClauseSerie
   r.window_straight = true;
   r.estimate.value = fit.exponent;
   r.estimate.ci_half_width = (t2 * h2 + t1 * h1) / (t2 - t1);
-  r.estimate.model_error = std::abs(s2 - s1);
+  // The correction's order is assumed, not known: with a/t^2 in place of a/t the limit lies near
+  // the later slope, so the model error spans from it to the extrapolation (the correction applied,
+  // about 2.4 |s2 - s1| for these windows).
+  r.estimate.model_error = std::abs(fit.exponent + s2);
   r.estimate.whole = -s1;
   r.estimate.half = -s2;
   r.estimate.extrapolated = true;
@@ -56,7 +59,8 @@ const char* const kPowerDecayRule =
     "|observable - limit| ~ C t^-p: log-log slopes s1 on [T/4, T] and s2 on [T/2, T] (samples 1e4 times above "
     "their tolerance); p extrapolated in 1/t from them (a local slope -p + a/t), each slope taken at the "
     "geometric centre of its window; CI half-width: the slopes' 95 % half-widths carried through the "
-    "extrapolation; model error: |s2 - s1|, the whole correction extrapolated away";
+    "extrapolation; model error: |p + s2|, the correction the extrapolation applied (a correction in 1/t^2 "
+    "rather than 1/t would leave p near -s2)";
 
 /// The decay rate of |observable - limit| estimated above the error level and compared with the
 /// claimed rate by compare_fit's rule: a disagreement is a violation (which the confirmation re-run,
