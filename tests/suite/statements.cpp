@@ -76,17 +76,21 @@ BOOST_AUTO_TEST_CASE(an_equiangular_start_follows_the_scalar_ode_from_its_own_in
 
 BOOST_AUTO_TEST_CASE(pre_ln_and_peri_ln_approach_like_one_over_t_squared_and_post_ln_does_not) {
   // S-normalization (survey-2025): from an equiangular start, 1 - rho of the directions decays like
-  // t^-2 under Pre-LN and Peri-LN (SA and USA); the exponent extrapolated in 1/t agrees with 2
-  // where the plain log-log slopes are still 2e-3 short of it; Post-LN (the control) decays
-  // exponentially: violated, confirmed.
+  // t^-2 under Pre-LN and Peri-LN (SA and USA), and from a random start under Pre-LN (SA and USA);
+  // the exponent extrapolated in 1/t agrees with 2 where the plain log-log slopes are still 2e-3
+  // short of it; Post-LN (the control) decays exponentially: violated, confirmed.
   const StatementSpec s = load_statement(example("survey-2025/S-normalization"));
   const CheckResult r = run_entry(statement_entry(s), {}, 20231);
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
-  BOOST_REQUIRE(r.evidence["instances"].size() == 4u);  // one per family
+  BOOST_REQUIRE(r.evidence["instances"].size() == 6u);  // one per family
+  BOOST_TEST(r.evidence["instances"][5]["config"]["init"]["kind"] == "uniform-sphere");
   for (const auto& i : r.evidence["instances"]) {
     BOOST_TEST_INFO(i.dump());
     const auto& rate = i["clauses"][0];
-    BOOST_TEST(std::abs(rate["fitted_rate"].get<double>() - 2) < 1e-3);
+    // Equiangular starts to 1e-3; a random start's slopes bend more (2.02 on the later half at n = 4),
+    // so its estimate is within its model error.
+    const bool equiangular = i["config"]["init"]["kind"] == "equiangular";
+    BOOST_TEST(std::abs(rate["fitted_rate"].get<double>() - 2) < (equiangular ? 1e-3 : rate["model_error"].get<double>()));
     BOOST_TEST(rate["model_error"].get<double>() > 0.0);
     BOOST_TEST(rate["rate_estimate"]["later_half"].get<double>() != rate["fitted_rate"].get<double>());
   }
