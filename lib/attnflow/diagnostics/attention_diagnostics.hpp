@@ -252,6 +252,8 @@ template <class T> AttentionDiagnostics<T> diagnose_attention(const Matrix<T>& P
 
 // The SVD is the expensive part to compile: instantiated once in attention_diagnostics.cpp.
 extern template NumericalRank<double> numerical_rank(const Matrix<double>&, double);
+extern template NumericalRank<long double> numerical_rank(const Matrix<long double>&, double);
+extern template NumericalRank<float128> numerical_rank(const Matrix<float128>&, double);
 extern template NumericalRank<mpfr> numerical_rank(const Matrix<mpfr>&, double);
 
 }  // namespace attnflow

@@ -166,6 +166,8 @@ template <class T> HausdorffDistance<T> hausdorff_distance(const Tokens<T>& a, c
   template HullProjection<T> project_onto_hull<T>(const Tokens<T>&, const Vector<T>&, T); \
   template HausdorffDistance<T> hausdorff_distance<T>(const Tokens<T>&, const Tokens<T>&, T);
 ATTNFLOW_INSTANTIATE(double)
+ATTNFLOW_INSTANTIATE(long double)
+ATTNFLOW_INSTANTIATE(float128)
 ATTNFLOW_INSTANTIATE(mpfr)
 #undef ATTNFLOW_INSTANTIATE
 

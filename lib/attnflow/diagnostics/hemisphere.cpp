@@ -117,6 +117,8 @@ template <class T> bool verify_hemisphere_certificate(const Tokens<T>& points, c
   template HemisphereResult find_hemisphere<T>(const Tokens<T>&); \
   template bool verify_hemisphere_certificate<T>(const Tokens<T>&, const HemisphereResult&);
 ATTNFLOW_INSTANTIATE(double)
+ATTNFLOW_INSTANTIATE(long double)
+ATTNFLOW_INSTANTIATE(float128)
 ATTNFLOW_INSTANTIATE(mpfr)
 #undef ATTNFLOW_INSTANTIATE
 

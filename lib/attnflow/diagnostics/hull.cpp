@@ -178,6 +178,8 @@ template <class T> HullResult convex_hull(const Tokens<T>& points, double rank_t
   template HullResult convex_hull<T>(const Tokens<T>&, double); \
   template int affine_dimension<T>(const Tokens<T>&, double);
 ATTNFLOW_INSTANTIATE(double)
+ATTNFLOW_INSTANTIATE(long double)
+ATTNFLOW_INSTANTIATE(float128)
 ATTNFLOW_INSTANTIATE(mpfr)
 #undef ATTNFLOW_INSTANTIATE
 

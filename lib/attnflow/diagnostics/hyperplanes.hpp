@@ -274,6 +274,10 @@ template <class T> HyperplaneLevels<T> group_levels(const std::vector<T>& values
 // The Schur form and SVD are the expensive part to compile: instantiated in hyperplanes.cpp.
 extern template GoodTripleCheck<double> check_good_triple(const Matrix<double>&, const Matrix<double>&,
                                                           const Matrix<double>&, double);
+extern template GoodTripleCheck<long double> check_good_triple(const Matrix<long double>&, const Matrix<long double>&,
+                                                               const Matrix<long double>&, double);
+extern template GoodTripleCheck<float128> check_good_triple(const Matrix<float128>&, const Matrix<float128>&,
+                                                            const Matrix<float128>&, double);
 extern template GoodTripleCheck<mpfr> check_good_triple(const Matrix<mpfr>&, const Matrix<mpfr>&, const Matrix<mpfr>&,
                                                         double);
 

@@ -129,6 +129,8 @@ bool verify_vertex_certificate(const Tokens<double>& x, const Vector<double>& p,
   template VertexCertificate certify_vertex<T>(const Tokens<T>&, Eigen::Index);     \
   template std::vector<VertexCertificate> certify_vertices<T>(const Tokens<T>&);
 ATTNFLOW_INSTANTIATE(double)
+ATTNFLOW_INSTANTIATE(long double)
+ATTNFLOW_INSTANTIATE(float128)
 ATTNFLOW_INSTANTIATE(mpfr)
 #undef ATTNFLOW_INSTANTIATE
 

@@ -27,18 +27,6 @@ const std::vector<std::string> kOptionalDiagnostics = {"lyapunov"};
 
 namespace {
 
-/// The arithmetic a trajectory is diagnosed in. The diagnostics are instantiated for double and
-/// MPFR only (each further scalar kind would compile every Eigen decomposition again): a long double
-/// or float128 trajectory is read into MPFR with at least its significand (19 decimal digits give
-/// MPFR 65 bits, long double has 64; 34 give 114, float128 has 113).
-Precision diagnostic_arithmetic(const Precision& p) {
-  switch (p.kind) {
-    case Precision::Kind::LongDouble: return Precision::mpfr_digits(19);
-    case Precision::Kind::Float128: return Precision::mpfr_digits(34);
-    default: return p;
-  }
-}
-
 /// Finite-time Lyapunov exponents over the trajectory's time span, from its first state, by
 /// Benettin's method on the variational equation (exact AD Jacobian); computed in double.
 nlohmann::json lyapunov_json(const SimConfig& c, const Tokens<double>& x0, double t0, double t1, double rtol,
@@ -220,16 +208,8 @@ nlohmann::json diagnose_trajectory(const nlohmann::json& tj, std::vector<std::st
   if (!tj.is_object()) input_error("trajectory", "must be a JSON object");
   const Precision p =
       tj.contains("precision") ? parse_precision(tj.at("precision"), "trajectory.precision") : Precision::double_();
-  const Precision arithmetic = diagnostic_arithmetic(p);
-  nlohmann::json out;
-  if (arithmetic.kind == Precision::Kind::Double) {
-    out = diagnose_at<double>(tj, what, delta, compare);
-  } else {
-    MpfrDigitsScope digits(arithmetic.digits);
-    out = diagnose_at<mpfr>(tj, what, delta, compare);
-  }
-  out["arithmetic"] = arithmetic.name();
-  return out;
+  return with_precision(p,
+                        [&](auto tag) { return diagnose_at<typename decltype(tag)::type>(tj, what, delta, compare); });
 }
 
 }  // namespace attnflow
