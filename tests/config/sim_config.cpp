@@ -5,7 +5,9 @@
 #include <set>
 
 #include "attnflow/errors.hpp"
+#include "attnflow/config/json_fields.hpp"
 #include "attnflow/model/initial_conditions.hpp"
+#include "attnflow/model/model.hpp"
 #include "attnflow/model/weights.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/simulate.hpp"
@@ -502,6 +504,38 @@ BOOST_AUTO_TEST_CASE(an_equiangular_start_has_every_inner_product_rho) {
   refused({{"kind", "equiangular"}, {"rho", "0.2"}}, 3, 3);   // ρ > 0 needs d ≥ n + 1
   refused({{"kind", "equiangular"}}, 3, 4);
   refused({{"kind", "uniform-sphere"}, {"rho", "0.2"}}, 3, 4);
+}
+
+BOOST_AUTO_TEST_CASE(beta_as_gamma_log_n) {
+  // "beta": {"log_n": gamma}: beta = gamma log n, kept as gamma for the run's arithmetic and as a
+  // 40-digit decimal of gamma log n for what reads beta in double.
+  json b = base_discrete();
+  b["model"] = "attention-map";
+  b["n"] = 8;
+  b["beta"] = {{"log_n", "1.5"}};
+  const SimConfig c = parse_sim_config(b);
+  BOOST_TEST(c.beta_log_n == "1.5");
+  BOOST_TEST(std::abs(decimal_as_double(c.beta) - 1.5 * std::log(8.0)) < 1e-15);
+  MpfrDigitsScope digits(45);
+  BOOST_TEST(double(abs(model_beta<mpfr>(c) - mpfr("1.5") * log(mpfr(8)))) < 1e-44);
+  // n = 1: log n = 0, beta = 0 (valid).
+  b["n"] = 1;
+  BOOST_TEST(decimal_as_double(parse_sim_config(b).beta) == 0.0);
+  // Bad forms, each named by its field.
+  expect_field(with(base_discrete(), "/beta"_json_pointer, json::object()), "beta.log_n");
+  expect_field(with(base_discrete(), "/beta"_json_pointer, {{"log_n", "two"}}), "beta.log_n");
+  expect_field(with(base_discrete(), "/beta"_json_pointer, {{"log_n", 1}, {"scale", 2}}), "beta.scale");
+  expect_field(with(base_discrete(), "/beta"_json_pointer, {{"log_n", "1e300"}}), "beta.log_n");
+}
+
+BOOST_AUTO_TEST_CASE(normalize_output_is_attention_maps_only) {
+  json b = base_discrete();
+  b["model"] = "attention-map";
+  b["normalize_output"] = true;
+  BOOST_TEST(parse_sim_config(b).normalize_output);
+  expect_field(with(b, "/normalize_output"_json_pointer, "yes"), "normalize_output");
+  expect_field(with(base_discrete(), "/normalize_output"_json_pointer, true), "normalize_output");
+  expect_field(with(base_continuous(), "/normalize_output"_json_pointer, false), "normalize_output");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,7 @@
 #include "attnflow/model/model.hpp"
 #include "attnflow/odeint_compat.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/long_context.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "verify_support.hpp"
 
@@ -374,6 +375,69 @@ BOOST_AUTO_TEST_CASE(pre_ln_refuses_a_token_at_the_origin) {
   const Model<double> m = build_model<double>(c);
   State<double> x{0, 0, 1, 0}, dx;
   BOOST_CHECK_THROW(m.rhs(x, dx, 0.0), DegenerateStateError);
+}
+
+// ------------------------- attention-map: one layer without residual -------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(attention_map_on_an_equiangular_input_gives_the_closed_form, T, GammaKinds) {
+  // THEORY.md S-long-context: one layer with beta = gamma log n maps n unit tokens with pairwise
+  // inner products rho to outputs whose Gram matrix is c^2 (1 - rho) I + K J
+  // (diagnostics/long_context.hpp): every output's squared norm c^2 (1 - rho) + K (a residual
+  // would add to it) and every pair's cosine K / (c^2 (1 - rho) + K); with normalize_output the
+  // norms are 1 and the cosines the same. Through simulate, in double and at 50 digits.
+  const bool mp = !std::is_same_v<T, double>;
+  std::optional<MpfrDigitsScope> scope;
+  if (mp) scope.emplace(50);
+  const double bound = mp ? 1e-45 : 1e-14;
+  const int n = 8;
+  for (const char* gamma : {"1", "2", "3"})
+    for (bool normalize : {false, true}) {
+      json j = {{"model", "attention-map"}, {"n", n}, {"d", n + 1}, {"beta", {{"log_n", gamma}}},
+                {"init", {{"kind", "equiangular"}, {"rho", "0.5"}}}, {"time", {{"layers", 1}}},
+                {"normalize_output", normalize}};
+      if (mp) j["precision"] = {{"digits", 50}};
+      const Trajectory<T> tr = simulate<T>(parse_sim_config(j));
+      BOOST_REQUIRE(tr.samples() == 2u);
+      const Matrix<T> G = tr.x.back() * tr.x.back().transpose();
+      using std::exp;
+      using std::log;
+      const T rho = from_decimal<T>("0.5"), r = exp(from_decimal<T>(gamma) * log(T(n)) * (T(1) - rho));
+      const T b = T(1) / (r + T(n - 1)), c = (r - T(1)) * b, K = rho + b * (T(1) - rho) * (T(1) + c);
+      const T norm2 = normalize ? T(1) : T(c * c * (T(1) - rho) + K);
+      const T cosine = equiangular_attention_cosine<T>(T(n), from_decimal<T>(gamma) * log(T(n)), rho);
+      double worst_norm = 0, worst_cosine = 0;
+      for (int i = 0; i < n; ++i) {
+        worst_norm = std::max(worst_norm, to_double(T(abs(G(i, i) - norm2))));
+        for (int k = 0; k < i; ++k)
+          worst_cosine = std::max(worst_cosine, to_double(T(abs(G(i, k) / sqrt(G(i, i) * G(k, k)) - cosine))));
+      }
+      BOOST_TEST_CONTEXT("gamma " << gamma << (normalize ? ", normalized" : "") << (mp ? ", 50 digits" : ", double")) {
+        BOOST_TEST(worst_norm <= bound);
+        BOOST_TEST(worst_cosine <= bound);
+        if (!normalize) BOOST_TEST(to_double(norm2) < 0.99);  // the outputs are shorter than the tokens
+      }
+      if (normalize) continue;
+      // Negative control: beta = gamma (not scaled by log n) gives other cosines.
+      j["beta"] = gamma;
+      const Trajectory<T> plain = simulate<T>(parse_sim_config(j));
+      const Matrix<T> P = plain.x.back() * plain.x.back().transpose();
+      BOOST_TEST(to_double(T(abs(P(1, 0) / sqrt(P(0, 0) * P(1, 1)) - cosine))) > 1e-3);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(attention_map_refuses_an_output_of_zero_length) {
+  // V = 0 makes every output zero: normalize_output has no direction (DegenerateStateError);
+  // without it the outputs are zero.
+  json j = {{"model", "attention-map"}, {"n", 3}, {"d", 3}, {"V", "zero"}, {"time", {{"layers", 1}}},
+            {"init", {{"kind", "uniform-sphere"}, {"seed", 5}}}, {"normalize_output", true}};
+  const Model<double> m = build_model<double>(parse_sim_config(j));
+  State<double> x(9, 0.5);
+  BOOST_CHECK_THROW(m.layer(x, 0), DegenerateStateError);
+  j["normalize_output"] = false;
+  const Model<double> plain = build_model<double>(parse_sim_config(j));
+  State<double> y(9, 0.5);
+  plain.layer(y, 0);
+  BOOST_TEST(*std::max_element(y.begin(), y.end()) == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(gamma_check_can_fail) {

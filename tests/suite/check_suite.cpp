@@ -65,7 +65,8 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
   for (const auto& e : catalogue()) BOOST_TEST(ids.count(e.id) == 1u, e.id);
   BOOST_TEST(ids.count("S-equiangular") == 1u);
   BOOST_TEST(ids.count("S-normalization") == 1u);
-  BOOST_TEST(r.results["checks"].size() == catalogue().size() + 2);
+  BOOST_TEST(ids.count("S-long-context") == 1u);
+  BOOST_TEST(r.results["checks"].size() == catalogue().size() + 3);
   for (const auto& c : r.results["checks"]) {
     BOOST_TEST_INFO(c["id"].get<std::string>() + ": " + c["key_number"].get<std::string>());
     BOOST_TEST(c["as_expected"].get<bool>());

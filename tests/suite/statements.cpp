@@ -126,6 +126,44 @@ BOOST_AUTO_TEST_CASE(the_circle_synchronizes_for_negative_beta_and_the_triangle_
   BOOST_TEST(to_string(r.controls[1].verdict) == "holds", r.controls[1].evidence.dump());
 }
 
+BOOST_AUTO_TEST_CASE(one_layer_with_beta_gamma_log_n_reaches_the_limit_of_its_regime) {
+  // S-long-context (survey-2025): below, at and above gamma (1 - rho) = 1 the outputs' cosine
+  // approaches 1, 4 rho/(1 + 3 rho) and rho; the attention-map model on 2^6 tokens agrees with the
+  // closed form; with beta fixed (the control) it tends to 1 instead: the two larger gammas are
+  // violated, confirmed at 110 digits.
+  const StatementSpec s = load_statement(example("survey-2025/S-long-context"));
+  const CheckResult r = run_entry(statement_entry(s), {{"model_log2_n", 6}}, 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  const json& seq = r.evidence["sequences"];
+  BOOST_REQUIRE(seq.size() == 3u);
+  const std::vector<std::string> regimes = {"below", "critical", "above"};
+  const std::vector<double> limits = {1, 0.8, 0.5};
+  for (std::size_t k = 0; k < 3; ++k) {
+    BOOST_TEST_INFO(seq[k].dump());
+    BOOST_TEST(seq[k]["regime"] == regimes[k]);
+    BOOST_TEST(seq[k]["claimed_limit"].get<double>() == limits[k]);
+    BOOST_TEST(seq[k]["distance_at_largest_n"].get<double>() < 1e-9);
+    BOOST_TEST(seq[k]["model_check"]["agrees"].get<bool>());
+    BOOST_TEST(seq[k]["model_check"]["max_pair_deviation"].get<double>() <= seq[k]["model_check"]["tolerance"].get<double>());
+    // The fitted power on the last quarter is the derived one.
+    BOOST_TEST(std::abs(seq[k]["fitted_power_last_quarter"]["slope"].get<double>() - seq[k]["derived_power"].get<double>()) < 1e-6);
+  }
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  const json& ctl = r.controls[0].evidence.at("evidence");  // a hook's control: its judgement's evidence
+  BOOST_TEST(ctl.at("confirmation").at("verdict") == "violated", ctl.at("confirmation").dump());
+  BOOST_TEST(ctl["sequences"][0]["verdict"] == "holds");  // below the threshold 1 is the limit either way
+  BOOST_TEST(ctl["sequences"][1]["verdict"] == "violated");
+  BOOST_TEST(ctl["sequences"][2]["verdict"] == "violated");
+  // A grid too short to judge, and a rho outside (0, 1): bad input, named by field.
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"log2_n", {4, 8}}}, 20231), InputError);
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"rho", "1"}}, 20231), InputError);
+  // Near the threshold (s = 1.1, distance ~ n^-0.1) the default grid is not long enough at 2^16:
+  // inconclusive, not holds.
+  const CheckResult slow = run_entry(statement_entry(s), {{"gammas", {"2.2"}}, {"log2_n", {4, 16}}, {"model_log2_n", 0}}, 20231);
+  BOOST_TEST(to_string(slow.verdict) == "inconclusive", slow.key_number);
+}
+
 BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {
   const CheckResult r = run_example("hemisphere-collapse");
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);

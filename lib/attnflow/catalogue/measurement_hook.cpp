@@ -102,12 +102,13 @@ MeasurementHook hook_gamma_scaling();
 MeasurementHook hook_metastable_plateaus();
 MeasurementHook hook_phase_diagram();
 MeasurementHook hook_work_precision();
+MeasurementHook hook_long_context();
 
 namespace {
 
 std::vector<MeasurementHook>& hooks() {
   static std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram(), hook_work_precision()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram(), hook_work_precision(), hook_long_context()};
   return all;
 }
 

@@ -35,6 +35,11 @@ const std::vector<ModelInfo>& model_catalogue() {
        Normalization::Softmax, false},
       {ModelKind::UsaPeriLn, "usa-peri-ln", "dx_i/dt = a_i/|a_i|, a_i = (1/n) sum_j e^{beta<Q theta_i, K theta_j>} V theta_j",
        false, false, Normalization::Uniform, false},
+      // One attention layer without the residual (Chen, Lin, Polyanskiy, Rigollet, arXiv:2510.05554;
+      // iterated: Wu, Ajorlou, Wang, Jegelka, Jadbabaie, arXiv:2405.18781). The tokens live in R^d;
+      // with normalize_output every output is divided by its length.
+      {ModelKind::AttentionMap, "attention-map", "x_i^{k+1} = sum_j P_ij(Q_k,K_k) V_k x_j (no residual)", true, false,
+       Normalization::Softmax, false},
   };
   return models;
 }

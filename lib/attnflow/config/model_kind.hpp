@@ -20,7 +20,8 @@ enum class ModelKind {
   SaPreLn,
   UsaPreLn,
   SaPeriLn,
-  UsaPeriLn
+  UsaPeriLn,
+  AttentionMap
 };
 
 struct ModelInfo {

@@ -3,6 +3,7 @@
 #include "attnflow/config/precision_json.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/json_number_range.hpp"
+#include "attnflow/scalar.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -247,13 +248,26 @@ void parse_mask(const nlohmann::json& m, SimConfig& c) {
   }
 }
 
+/// "beta": {"log_n": γ}, the scaling β_n = γ log n of the long-context result.
+void read_beta_log_n(const nlohmann::json& b, SimConfig& c) {
+  reject_unknown_keys(b, {"log_n"}, "beta");
+  if (!b.contains("log_n")) input_error("beta.log_n", "missing (\"beta\" is a number or {\"log_n\": gamma})");
+  c.beta_log_n = read_decimal(b, "log_n", "beta", "");
+  // 60 digits, held apart from the process's MPFR precision, for a 40-digit decimal.
+  using Wide = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<60>>;
+  const Wide beta = Wide(c.beta_log_n) * log(Wide(c.n));
+  c.beta = beta.str(40, std::ios_base::scientific);
+  if (!(std::abs(decimal_as_double(c.beta)) <= 1e300))
+    input_error("beta.log_n", "gamma log n = " + c.beta.substr(0, 12) + "... is outside the range of double");
+}
+
 }  // namespace
 
 SimConfig parse_sim_config(const nlohmann::json& j) {
   if (!j.is_object()) input_error("config", "must be a JSON object");
   reject_unknown_keys(
       j, {"model",      "n",          "d",         "beta", "Q",         "K",      "V",      "W",    "heads",
-          "activation", "causal",     "mask",      "eta",  "init",      "time",   "layers", "method", "rtol", "atol",
+          "activation", "causal",     "mask",      "eta",  "normalize_output", "init",      "time",   "layers", "method", "rtol", "atol",
           "dt",         "fixed_step", "max_steps", "max_step", "stop", "precision", "verify", "comment"},
       "");
   SimConfig c;
@@ -261,7 +275,10 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   c.model = &model_info(read_string(j, "model", ""));
   c.n = static_cast<int>(read_integer(j, "n", "", 1, kMaxTokens));
   c.d = static_cast<int>(read_integer(j, "d", "", 1, kMaxDim));
-  c.beta = read_decimal(j, "beta", "", "1");
+  if (j.contains("beta") && j.at("beta").is_object())
+    read_beta_log_n(j.at("beta"), c);
+  else
+    c.beta = read_decimal(j, "beta", "", "1");
   c.causal = c.model->causal || read_bool(j, "causal", "", false);
   if (j.contains("mask")) parse_mask(j.at("mask"), c);
   if (c.causal && !c.mask.empty())  // both apply: token i sees the keys j ≤ i its row allows
@@ -270,6 +287,9 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
       for (int k = 0; k <= i; ++k) any = any || c.mask[static_cast<std::size_t>(i) * c.n + k];
       if (!any) input_error("mask[" + std::to_string(i) + "]", "allows no key j <= i under the causal mask");
     }
+  if (j.contains("normalize_output") && c.model->kind != ModelKind::AttentionMap)
+    input_error("normalize_output", std::string("not read by ") + c.model->id + " (it is attention-map's)");
+  c.normalize_output = read_bool(j, "normalize_output", "", false);
   c.eta = read_decimal(j, "eta", "", "0.1");
   if (decimal_as_double(c.eta) <= 0) input_error("eta", "must be positive");
 

@@ -55,6 +55,9 @@ struct SimConfig {
   const ModelInfo* model = nullptr;
   int n = 0, d = 0;
   std::string beta = "1";
+  /// "beta": {"log_n": γ}: β = γ log n, formed in the run's scalar type (build_model); `beta` then
+  /// holds it to 40 significant digits for what reads β in double.
+  std::string beta_log_n;
   std::vector<HeadSpec> heads;  // size = number of heads
   WeightSpec W;                 // ffn only
   std::string activation = "relu";
@@ -63,6 +66,7 @@ struct SimConfig {
   /// `causal`; empty: every key. A row is never empty (parse_sim_config refuses one).
   std::vector<std::uint8_t> mask;
   std::string eta = "0.1";  // euler-renormalize step
+  bool normalize_output = false;  // attention-map: each output divided by its length
   InitSpec init;
   // time: continuous models sample at `times`; discrete models run `layers` layers and keep
   // every `sample_every`-th one (and the last).

@@ -75,6 +75,7 @@ template <class T> class Model {
   WeightSchedule<T> W;  // ffn
   Activation activation = Activation::Relu;
   T eta = T(1) / 10;    // euler-renormalize
+  bool normalize_output = false;  // attention-map
   Matrix<T> rescale_V;  // sa-rescaled: the constant V of z = e^{-tV} x
 
   bool discrete() const { return info->discrete; }
@@ -179,6 +180,16 @@ template <class T> class Model {
     const auto& head = heads.front();
     const Tokens<T> a = attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta,
                                info->normalization, causal, {}, &mask);
+    if (info->kind == ModelKind::AttentionMap) {  // no residual: the attention output itself
+      Tokens<T> y = a;
+      if (normalize_output)
+        unit_rows(y, [k](int i) {
+          return "the attention output of token " + std::to_string(i) + " at layer " + std::to_string(k + 1) +
+                 " is zero: normalize_output has no direction to give it";
+        });
+      x = y;
+      return;
+    }
     const T step = info->kind == ModelKind::EulerRenormalize ? eta : T(1);
     Tokens<T> y = X + a * step;
     unit_rows(y, [k](int i) {
@@ -328,14 +339,22 @@ template <class T> class Model {
   }
 };
 
+/// β of a config in T: its decimal, or γ log n formed in T ("beta": {"log_n": γ}).
+template <class T> T model_beta(const SimConfig& c) {
+  using std::log;
+  if (c.beta_log_n.empty()) return from_decimal<T>(c.beta);
+  return from_decimal<T>(c.beta_log_n) * T(log(T(c.n)));
+}
+
 /// Builds the model a config describes, with every parameter read exactly in T.
 template <class T> Model<T> build_model(const SimConfig& c) {
   Model<T> m;
   m.info = c.model;
   m.n = c.n;
   m.d = c.d;
-  m.beta = from_decimal<T>(c.beta);
+  m.beta = model_beta<T>(c);
   m.causal = c.causal;
+  m.normalize_output = c.normalize_output;
   m.mask = c.mask;
   m.eta = from_decimal<T>(c.eta);
   // Continuous models: a per-layer list of L matrices splits [0, t_end] into L equal pieces.

@@ -146,7 +146,7 @@ template <class T> nlohmann::json diagnose_at(const nlohmann::json& tj, const st
       out["pairwise"]["distances_never_decrease"] = check_pairwise_distances_nondecreasing(tr).to_json();
     } else if (w == "energy") {
       const SimConfig c = config_of(tj, "energy");
-      const T beta = from_decimal<T>(c.beta);
+      const T beta = model_beta<T>(c);
       std::vector<double> e;
       for (const auto& v : energy_series(tr, beta)) e.push_back(to_double(v));
       out["energy"] = {{"beta", c.beta},
