@@ -407,7 +407,12 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
   for (const auto& s : seeds)
     if (tex.find(s) == std::string::npos) ++missing, BOOST_TEST_MESSAGE("seed not printed: " << s);
   BOOST_TEST(missing == 0u);
-  BOOST_TEST(tex.find("10^{13}") == std::string::npos);  // the seeds' old form, 4.876·10^13
+  // ... and none in the rounded form seeds once had (4.876·10^13).
+  for (const auto& s : seeds) {
+    const std::string e = fmt::format("{:.3e}", std::stod(s));  // "4.876e+13"
+    const std::string rounded = e.substr(0, e.find('e')) + "\\cdot 10^{" + std::to_string(std::stoi(e.substr(e.find('e') + 1))) + "}";
+    BOOST_TEST(tex.find(rounded) == std::string::npos, rounded);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_scans_for_colliding_labels_and_duplicate_pictures_find_what_is_planted) {

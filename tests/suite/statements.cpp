@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 using namespace attnflow;
 using nlohmann::json;
@@ -162,6 +163,35 @@ BOOST_AUTO_TEST_CASE(one_layer_with_beta_gamma_log_n_reaches_the_limit_of_its_re
   // inconclusive, not holds.
   const CheckResult slow = run_entry(statement_entry(s), {{"gammas", {"2.2"}}, {"log2_n", {4, 16}}, {"model_log2_n", 0}}, 20231);
   BOOST_TEST(to_string(slow.verdict) == "inconclusive", slow.key_number);
+}
+
+BOOST_AUTO_TEST_CASE(pure_masked_attention_collapses_when_its_graph_has_a_root) {
+  // S-rank-collapse (survey-2025): attention-map iterated with V = I under the full, causal and
+  // window-1 masks collapses (mu -> 0), the local mask slowest; two blocks that never see each
+  // other (the control, outside the hypothesis) keep mu positive: violated, confirmed. With the
+  // hypothesis kept, the same mask makes every instance inconclusive, not a counterexample.
+  const StatementSpec s = load_statement(example("survey-2025/S-rank-collapse"));
+  const CheckResult r = run_entry(statement_entry(s), {{"instances", 1}}, 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  BOOST_REQUIRE(r.evidence["instances"].size() == 3u);
+  std::map<std::string, double> rate;
+  for (const auto& i : r.evidence["instances"]) {
+    BOOST_TEST_INFO(i.dump());
+    BOOST_TEST(i["verdict"] == "holds");
+    rate[i["family"].get<std::string>()] = i["clauses"][0]["fit"]["rate"].get<double>();
+  }
+  BOOST_TEST(rate["window 1"] < rate["causal"]);
+  BOOST_TEST(rate["causal"] < rate["every key"]);
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  expect_confirmed(r.controls[0].evidence["instances"]);
+  json kept = s.source_json;
+  kept["ensemble"].erase("families");
+  kept["controls"] = json::array();
+  kept["model"]["mask"] = s.source_json["controls"][0]["override"]["model"]["mask"];
+  const CheckResult k = run_entry(statement_entry(parse_statement(kept, "kept")), {{"instances", 1}}, 20231);
+  BOOST_TEST(to_string(k.verdict) == "inconclusive", k.key_number);
+  BOOST_TEST(k.evidence["instances"][0]["hypothesis_met"] == false);
 }
 
 BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {

@@ -37,6 +37,16 @@ template <class T> T max_norm(const Tokens<T>& x, const ObservableContext<T>&) {
 
 template <class T> T diameter_of(const Tokens<T>& x, const ObservableContext<T>&) { return diameter<T>(x).value; }
 
+/// μ(X) = ‖X − 1x̄ᵀ‖_F, x̄ the mean token (Wu, Ajorlou, Wang, Jegelka, Jadbabaie, arXiv:2405.18781):
+/// zero exactly when every token is at one point, the rank-one collapse of pure attention.
+template <class T> T consensus_distance(const Tokens<T>& x, const ObservableContext<T>&) {
+  using std::sqrt;
+  const Eigen::Matrix<T, 1, Eigen::Dynamic> mean = x.colwise().sum() / T(x.rows());
+  T s = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) s += T((x.row(i) - mean).squaredNorm());
+  return sqrt(s);
+}
+
 template <class T> T min_inner(const Tokens<T>& x, const ObservableContext<T>&) { return min_offdiag_inner<T>(x); }
 
 /// 1 − min⟨x_i, x_j⟩ = max‖x_i − x_j‖²/2 on the sphere, computed from the differences so that it
@@ -370,6 +380,8 @@ ObservableDef count(const char* name, const char* label,
 double none(const Tokens<double>&, double) { return 0.0; }  // for a weight-dependent sensitivity
 double root_d_times(const Tokens<double>& x, double) { return root_d(x); }
 double two_root_d(const Tokens<double>& x, double) { return 2 * root_d(x); }
+// ‖(I − J/n)E‖_F ≤ ‖E‖_F ≤ √(nd)·max|E_ij|.
+double root_nd(const Tokens<double>& x, double) { return std::sqrt(double(x.rows() * x.cols())); }
 double four_root_d(const Tokens<double>& x, double) { return 4 * root_d(x); }
 double inner_product_sensitivity(const Tokens<double>& x, double) { return 2 * root_d(x) * norm_bound(x); }
 
@@ -378,6 +390,8 @@ double inner_product_sensitivity(const Tokens<double>& x, double) { return 2 * r
 const std::vector<ObservableDef>& observable_registry() {
   static const std::vector<ObservableDef> registry = {
       measure("diameter", "diameter", two_root_d, diameter_of<double>, diameter_of<mpfr>),
+      measure("mu", "distance from consensus", root_nd, consensus_distance<double>,
+              consensus_distance<mpfr>),
       measure(
           "D", "one minus the smallest inner product",
           [](const Tokens<double>& x, double) { return 4 * root_d(x) * norm_bound(x); }, one_minus_min_inner<double>,

@@ -1,6 +1,7 @@
 #include "attnflow/suite/statement_runner.hpp"
 
 #include "attnflow/catalogue/figure.hpp"
+#include "attnflow/config/attention_graph.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/catalogue/cited_proofs.hpp"
@@ -208,10 +209,10 @@ bool needs_hemisphere(const StatementSpec& s) {
   return false;
 }
 
-/// The first of the statement's weight hypotheses this instance does not meet, in words ("" when
-/// all hold). Both are decided exactly on the weights as read: beta Q^T K by the sign of beta and
-/// exact rational Gaussian elimination of the symmetric part of Q^T K (paper_a.hpp), V = aI from
-/// the matrix's own form.
+/// The first of the statement's weight and mask hypotheses this instance does not meet, in words
+/// ("" when all hold). Each is decided exactly on the config as read: beta Q^T K by the sign of
+/// beta and exact rational Gaussian elimination of the symmetric part of Q^T K (paper_a.hpp),
+/// V = aI from the matrix's own form, the attention graph from the mask (attention_graph.hpp).
 std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) {
   for (const auto& h : s.hypotheses) {
     if (h == "qk-positive-definite") {
@@ -226,6 +227,12 @@ std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) 
                  .positive_definite)
           return fmt::format("Q^T K of head {} is not positive definite (exact test)", k + 1);
       }
+    }
+    if (h == "mask-rooted") {
+      if (const auto i = token_without_self_loop(c))
+        return fmt::format("token {} does not attend to itself (the attention graph needs every self-loop)", *i + 1);
+      if (!attention_graph_root(c))
+        return "the attention graph (key -> query) is not quasi-strongly connected: no token reaches every other";
     }
     if (h == "v-scaled-identity")
       for (std::size_t k = 0; k < c.heads.size(); ++k) {
@@ -322,7 +329,8 @@ void confirm(InstanceOutcome& o) {
 json describe(const InstanceOutcome& o) {
   json j = {{"seed", o.config["init"].value("seed", json())}, {"beta", o.beta},
             {"verdict", to_string(o.verdict)},    {"error_estimate", o.error_estimate},
-            {"horizon_factor", o.horizon_factor}, {"clauses", o.judgement.clauses_json()}};
+            {"horizon_factor", o.horizon_factor}, {"hypothesis_met", o.hypothesis_met},
+            {"clauses", o.judgement.clauses_json()}};
   if (!o.family.empty()) j["family"] = o.family;
   if (!o.judgement.note.empty()) j["note"] = o.judgement.note;
   if (!o.judgement.recorded.empty()) j["recorded_at_T"] = o.judgement.recorded;
@@ -631,6 +639,11 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
       r.hypotheses.push_back(hypothesis("Q^T K positive definite (every head)", "certified",
                                         "exact rational elimination of the symmetric part per instance; instances "
                                         "without it are inconclusive"));
+    else if (h == "mask-rooted")
+      r.hypotheses.push_back(hypothesis("attention graph with every self-loop, quasi-strongly connected", "certified",
+                                        "read exactly from the mask and the causal rule per instance (a token that "
+                                        "reaches every other along key -> query edges); instances without it are "
+                                        "inconclusive"));
     else if (h == "v-scaled-identity")
       r.hypotheses.push_back(
           hypothesis("V = aI (every head; a may depend on the layer or time)", "certified",
