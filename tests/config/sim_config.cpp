@@ -110,7 +110,8 @@ BOOST_AUTO_TEST_CASE(valid_config_is_read_exactly) {
 
 BOOST_AUTO_TEST_CASE(every_method_is_in_the_table_once_and_read_by_its_name) {
   using attnflow::Method;
-  const Method all[] = {Method::euler, Method::rk4, Method::dopri5, Method::rkf78, Method::bulirsch_stoer, Method::taylor};
+  const Method all[] = {Method::euler,          Method::rk4,    Method::dopri5,        Method::rkf78,
+                        Method::bulirsch_stoer, Method::taylor, Method::euler_maruyama};
   std::set<std::string> names;
   for (const Method m : all) {
     const auto& t = attnflow::traits(m);
@@ -119,7 +120,7 @@ BOOST_AUTO_TEST_CASE(every_method_is_in_the_table_once_and_read_by_its_name) {
     BOOST_TEST((attnflow::method_named(t.name) == m));
     BOOST_TEST(attnflow::takes_fixed_steps(m, false) == t.always_fixed);
   }
-  BOOST_TEST(names.size() == 6u);
+  BOOST_TEST(names.size() == 7u);
   BOOST_TEST(!attnflow::method_named("dopri").has_value());
   // The rule "fixed steps or not" for a config: euler and rk4 always, the others when asked.
   for (const char* m : {"euler", "rk4", "dopri5", "rkf78", "taylor"})
@@ -526,6 +527,32 @@ BOOST_AUTO_TEST_CASE(beta_as_gamma_log_n) {
   expect_field(with(base_discrete(), "/beta"_json_pointer, {{"log_n", "two"}}), "beta.log_n");
   expect_field(with(base_discrete(), "/beta"_json_pointer, {{"log_n", 1}, {"scale", 2}}), "beta.scale");
   expect_field(with(base_discrete(), "/beta"_json_pointer, {{"log_n", "1e300"}}), "beta.log_n");
+}
+
+BOOST_AUTO_TEST_CASE(noise_is_for_the_continuous_sphere_models) {
+  // kappa > 0 on a continuous sphere model: euler-maruyama by default, at steps of dt, from noise_seed.
+  json b = without(base_continuous(), "method");
+  b["kappa"] = "4";
+  b["noise_seed"] = 9;
+  const SimConfig c = parse_sim_config(b);
+  BOOST_TEST(c.kappa == "4");
+  BOOST_TEST(c.noise_seed == 9u);
+  BOOST_TEST((c.method == Method::euler_maruyama));
+  BOOST_TEST(c.fixed_steps());
+  // Bad input, each named by its field.
+  expect_field(with(b, "/kappa"_json_pointer, 0), "kappa");
+  expect_field(with(b, "/kappa"_json_pointer, "-1"), "kappa");
+  expect_field(with(b, "/kappa"_json_pointer, "many"), "kappa");
+  expect_field(with(b, "/noise_seed"_json_pointer, -3), "noise_seed");
+  expect_field(with(b, "/method"_json_pointer, "dopri5"), "method");   // an SDE has one method here
+  expect_field(with(b, "/verify"_json_pointer, true), "verify");       // no deterministic re-run
+  expect_field(with(without(without(b, "kappa"), "noise_seed"), "/method"_json_pointer, "euler-maruyama"), "method");
+  expect_field(without(b, "kappa"), "noise_seed");
+  json euclid = with(b, "/model"_json_pointer, "sa-euclid");
+  expect_field(euclid, "kappa");
+  json layers = base_discrete();
+  layers["kappa"] = 1;
+  expect_field(layers, "kappa");
 }
 
 BOOST_AUTO_TEST_CASE(normalize_output_is_attention_maps_only) {

@@ -194,6 +194,29 @@ BOOST_AUTO_TEST_CASE(pure_masked_attention_collapses_when_its_graph_has_a_root) 
   BOOST_TEST(k.evidence["instances"][0]["hypothesis_met"] == false);
 }
 
+BOOST_AUTO_TEST_CASE(the_noisy_circle_at_beta_zero_follows_the_plane_rotators_self_consistency) {
+  // S-noisy-Kuramoto (survey-2025): below kappa = 2 the order parameter is of its finite-n size,
+  // above it R solves R = I1(kappa R)/I0(kappa R); the claim at half the coupling (the control)
+  // is violated, confirmed by other noise paths at a 4x finer step.
+  const StatementSpec s = load_statement(example("survey-2025/S-noisy-Kuramoto"));
+  const CheckResult r =
+      run_entry(statement_entry(s), {{"n", 300}, {"kappas", {1, 4}}, {"t_end", 30}, {"t_burn", 10}}, 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  const json& per = r.evidence["per_kappa"];
+  BOOST_REQUIRE(per.size() == 2u);
+  BOOST_TEST(per[0]["claimed_R"].get<double>() == 0.0);
+  BOOST_TEST(std::abs(per[1]["claimed_R"].get<double>() - 0.831462024754257) < 1e-9);  // mpmath findroot
+  BOOST_TEST(per[1]["R_mean"].get<double>() > 0.7);
+  BOOST_TEST(per[0]["R_mean"].get<double>() < 0.3);
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  const json& ctl = r.controls[0].evidence.at("evidence");
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  BOOST_TEST(ctl.at("confirmation").at("verdict") == "violated");
+  // Too close to the transition, or a burn-in past the end: bad input.
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"kappas", {2.1}}}, 20231), InputError);
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"t_burn", 70}}, 20231), InputError);
+}
+
 BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {
   const CheckResult r = run_example("hemisphere-collapse");
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);

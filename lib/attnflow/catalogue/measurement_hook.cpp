@@ -103,12 +103,13 @@ MeasurementHook hook_metastable_plateaus();
 MeasurementHook hook_phase_diagram();
 MeasurementHook hook_work_precision();
 MeasurementHook hook_long_context();
+MeasurementHook hook_noisy_kuramoto();
 
 namespace {
 
 std::vector<MeasurementHook>& hooks() {
   static std::vector<MeasurementHook> all = {
-      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram(), hook_work_precision(), hook_long_context()};
+      hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram(), hook_work_precision(), hook_long_context(), hook_noisy_kuramoto()};
   return all;
 }
 

@@ -12,6 +12,7 @@
 #include "attnflow/diagnostics/extent.hpp"
 #include "attnflow/diagnostics/hausdorff.hpp"
 #include "attnflow/diagnostics/hull.hpp"
+#include "attnflow/diagnostics/order_parameter.hpp"
 #include "attnflow/model/weights.hpp"
 
 #include <algorithm>
@@ -36,6 +37,8 @@ template <class T> T max_norm(const Tokens<T>& x, const ObservableContext<T>&) {
 }
 
 template <class T> T diameter_of(const Tokens<T>& x, const ObservableContext<T>&) { return diameter<T>(x).value; }
+
+template <class T> T order_parameter_of(const Tokens<T>& x, const ObservableContext<T>&) { return order_parameter(x); }
 
 /// μ(X) = ‖X − 1x̄ᵀ‖_F, x̄ the mean token (Wu, Ajorlou, Wang, Jegelka, Jadbabaie, arXiv:2405.18781):
 /// zero exactly when every token is at one point, the rank-one collapse of pure attention.
@@ -390,6 +393,8 @@ double inner_product_sensitivity(const Tokens<double>& x, double) { return 2 * r
 const std::vector<ObservableDef>& observable_registry() {
   static const std::vector<ObservableDef> registry = {
       measure("diameter", "diameter", two_root_d, diameter_of<double>, diameter_of<mpfr>),
+      measure("order_parameter", "order parameter", root_d_times, order_parameter_of<double>,
+              order_parameter_of<mpfr>),
       measure("mu", "distance from consensus", root_nd, consensus_distance<double>,
               consensus_distance<mpfr>),
       measure(

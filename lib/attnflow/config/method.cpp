@@ -7,13 +7,15 @@ namespace attnflow {
 namespace {
 
 //                                       name              order fixed  can_fix dense  lanes
-constexpr std::array<MethodTraits, 6> kMethods = {{
+constexpr std::array<MethodTraits, 7> kMethods = {{
     {Method::euler,          "euler",          1, true,  true,  false, false},
     {Method::rk4,            "rk4",            4, true,  true,  false, false},
     {Method::dopri5,         "dopri5",         5, false, true,  true,  true},
     {Method::rkf78,          "rkf78",          7, false, true,  false, false},
     {Method::bulirsch_stoer, "bulirsch-stoer", 0, false, false, true,  false},
     {Method::taylor,         "taylor",         0, false, true,  false, false},
+    // The SDE scheme of the noisy models (kappa): projected Euler–Maruyama, weak order 1.
+    {Method::euler_maruyama, "euler-maruyama", 1, true,  false, false, false},
 }};
 
 }  // namespace

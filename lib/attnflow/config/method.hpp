@@ -8,7 +8,7 @@
 
 namespace attnflow {
 
-enum class Method { euler, rk4, dopri5, rkf78, bulirsch_stoer, taylor };
+enum class Method { euler, rk4, dopri5, rkf78, bulirsch_stoer, taylor, euler_maruyama };
 
 struct MethodTraits {
   Method method;

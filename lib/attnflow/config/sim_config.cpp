@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -268,7 +269,7 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   reject_unknown_keys(
       j, {"model",      "n",          "d",         "beta", "Q",         "K",      "V",      "W",    "heads",
           "activation", "causal",     "mask",      "eta",  "normalize_output", "init",      "time",   "layers", "method", "rtol", "atol",
-          "dt",         "fixed_step", "max_steps", "max_step", "stop", "precision", "verify", "comment"},
+          "dt",         "fixed_step", "max_steps", "max_step", "stop", "precision", "verify", "kappa", "noise_seed", "comment"},
       "");
   SimConfig c;
   c.source = j;
@@ -386,10 +387,24 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
                                                        " matrices but the run has " + std::to_string(c.layers) +
                                                        " layers");
 
-  const std::string method = read_string(j, "method", "", "dopri5");
+  if (j.contains("kappa")) {
+    c.kappa = read_decimal(j, "kappa", "", "");
+    if (!(decimal_as_double(c.kappa) > 0)) input_error("kappa", "must be positive (the noise is sqrt(2/kappa) dW; got " + c.kappa + ")");
+    if (c.model->discrete || !c.model->on_sphere)
+      input_error("kappa", std::string("noise moves tokens on the sphere: it is for the continuous sphere models (") +
+                               c.model->id + " is not one)");
+  }
+  if (j.contains("noise_seed") && c.kappa.empty()) input_error("noise_seed", "given without kappa (a run without noise draws nothing)");
+  c.noise_seed = static_cast<std::uint64_t>(read_integer(j, "noise_seed", "", 0, std::numeric_limits<long>::max(), 0));
+  // With noise the run is an SDE, and euler-maruyama (steps of dt) is its default and only method.
+  const std::string method = read_string(j, "method", "", c.kappa.empty() ? "dopri5" : "euler-maruyama");
   const std::optional<Method> known = method_named(method);
   if (!known) input_error("method", "unknown method \"" + method + "\" (" + method_names() + ")");
   c.method = *known;
+  if (!c.kappa.empty() && c.method != Method::euler_maruyama)
+    input_error("method", "with kappa the run is an SDE: its method is euler-maruyama (the default), not " + method);
+  if (c.kappa.empty() && c.method == Method::euler_maruyama)
+    input_error("method", "euler-maruyama integrates the noisy sphere models: give kappa");
   c.rtol = read_decimal(j, "rtol", "", "1e-10");
   c.atol = read_decimal(j, "atol", "", "1e-12");
   c.dt = read_decimal(j, "dt", "", "0.01");
@@ -427,6 +442,9 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   }
   c.precision = j.contains("precision") ? parse_precision(j.at("precision")) : Precision::double_();
   c.verify = read_bool(j, "verify", "", false);
+  if (c.verify && !c.kappa.empty())
+    input_error("verify", "an SDE run has no deterministic re-run to compare with (its check is an independent-seed "
+                          "ensemble, which simulate does not run)");
   return c;
 }
 

@@ -75,6 +75,10 @@ struct SimConfig {
   long layers = 0;
   long sample_every = 1;
   Method method = Method::dopri5;
+  /// Noise (the sphere models): dX_i = drift dt + √(2/κ) dW_i, W_i Brownian motion on the sphere,
+  /// integrated by euler-maruyama from the seed noise_seed. Empty: no noise.
+  std::string kappa;
+  std::uint64_t noise_seed = 0;
   std::string rtol = "1e-10", atol = "1e-12", dt = "0.01";
   bool fixed_step = false;  // a controlled method run without step control (steps ≤ dt)
   std::string max_step = "0";  // adaptive methods: the longest step allowed ("0": no limit)

@@ -4,6 +4,7 @@
 #include "attnflow/integrate/run_progress.hpp"
 #include "attnflow/tokens.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ template <class T> struct IntegrationSettings {
   T max_step = T(0);        // controlled methods: the longest step (0: no limit)
   bool fixed_step = false;  // run a controlled method without step control, at steps ≤ dt (order tests)
   int taylor_order = 0;     // taylor: the series' order (0: chosen from rtol, Jorba–Zou)
+  T kappa = T(0);           // euler-maruyama: the noise √(2/κ) dW on the sphere (> 0)
+  std::uint64_t noise_seed = 0;
   /// dopri5: samples interpolated between free steps (true), or steps clipped to land on every sample
   /// (false; rkf78 always lands) — for callers that change the state between calls.
   bool dense_output = true;

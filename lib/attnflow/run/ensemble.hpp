@@ -3,6 +3,7 @@
 // index so the outcome does not depend on the number of threads; error estimates from a
 // tighter re-run; violations confirmed at higher precision before they are believed.
 #include "attnflow/config/json_fields.hpp"
+#include "attnflow/errors.hpp"
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/tokens.hpp"
@@ -71,6 +72,10 @@ template <class T> void measure_error(MeasuredRun<T>& r, const Trajectory<T>& re
 /// samples estimates the truncation error (0 for a layer map). Round-off is covered separately by
 /// the precision floor (eps·scale) that checks add to their tolerance.
 template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
+  // A twin with 10× smaller steps draws another Brownian path: its deviation measures the noise,
+  // not the scheme's error. Noisy runs are measured by independent-seed ensembles instead.
+  if (!c.kappa.empty())
+    input_error("kappa", "a noisy run has no deterministic error twin; check it through an ensemble of seeds");
   // The twin takes at least four times the steps: the run is the first fifth of the progress.
   const ProgressFn progress = progress_to_instance_monitor();
   MeasuredRun<T> r{simulate<T>(c, progress_part(progress, 0, 0.2)), 0};

@@ -14,6 +14,8 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c) {
   s.rtol = from_decimal<T>(c.rtol);
   s.atol = from_decimal<T>(c.atol);
   s.dt = from_decimal<T>(c.dt);
+  s.kappa = c.kappa.empty() ? T(0) : from_decimal<T>(c.kappa);
+  s.noise_seed = c.noise_seed;
   s.max_step = from_decimal<T>(c.max_step);
   s.max_steps = c.max_steps;
   s.fixed_step = c.fixed_step;
