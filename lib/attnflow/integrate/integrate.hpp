@@ -194,45 +194,41 @@ template <class T, class System, class Stepper> void controlled_loop(Stepper ste
 /// X_i ← Y_i/|Y_i|, Y_i = X_i + f_i h + σ Π_{X_i} ΔW_i, ΔW_i ~ N(0, h I_d), σ = √(2/κ). The division
 /// by |Y_i| supplies the Itô correction −(σ²(d−1)/2) X_i h: weak order 1, strong order ½. The
 /// increments are drawn from the run's noise seed in one fixed order (step, token, coordinate),
-/// in double and read exactly into T, so a run is the same for any thread count. Steps of at most
-/// dt land on every sample time, as in fixed_step_loop.
-template <class T, class System>
-void sde_loop(const System& model, State<T> x, const IntegrationSettings<T>& s, Trajectory<T>& traj) {
-  using std::ceil;
-  using std::sqrt;
-  LoopControl<T, System> ctl{model, s, traj};
-  traj.stats.rejected_steps = 0;
-  SeededDraws draws(s.noise_seed);
-  const T sigma = sqrt(T(2) / s.kappa);
-  const std::size_t n = static_cast<std::size_t>(model.n), d = static_cast<std::size_t>(model.d);
-  State<T> f(x.size()), w(d);
-  ctl.record(x, s.sample_times.front());
-  for (std::size_t k = 1; k < s.sample_times.size(); ++k) {
-    const T t0 = s.sample_times[k - 1], t1 = s.sample_times[k];
-    const long m = std::max<long>(1, static_cast<long>(to_double(ceil((t1 - t0) / s.dt))));
-    const T h = (t1 - t0) / T(m), scale = sigma * sqrt(h);
-    for (long i = 0; i < m; ++i) {
-      model.rhs(x, f, t0 + h * T(i));
-      ++traj.stats.rhs_evaluations;
-      for (std::size_t a = 0; a < n; ++a) {
-        T along = 0, norm2 = 0;
-        for (std::size_t c = 0; c < d; ++c) w[c] = T(draws.normal()) * scale, along += x[a * d + c] * w[c];
-        for (std::size_t c = 0; c < d; ++c) {
-          T& xc = x[a * d + c];
-          xc += f[a * d + c] * h + (w[c] - along * xc);
-          norm2 += xc * xc;
-        }
-        const T norm = sqrt(norm2);
-        for (std::size_t c = 0; c < d; ++c) x[a * d + c] /= norm;
+/// in double and read exactly into T, so a run is the same for any thread count. A stepper for
+/// fixed_step_loop, which lands its steps of at most dt on every sample time.
+template <class T> class ProjectedEulerMaruyama {
+ public:
+  ProjectedEulerMaruyama(int n, int d, const T& kappa, std::uint64_t seed)
+      : n_(static_cast<std::size_t>(n)), d_(static_cast<std::size_t>(d)), sigma_(sigma_of(kappa)), draws_(seed) {}
+
+  template <class Sys> void do_step(Sys& sys, State<T>& x, const T& t, const T& h) {
+    using std::sqrt;
+    sys(x, f_, t);
+    const T scale = sigma_ * sqrt(h);
+    w_.resize(d_);
+    for (std::size_t a = 0; a < n_; ++a) {
+      T along = 0, norm2 = 0;  // the tokens are unit vectors: Π_x w = w − ⟨x, w⟩ x
+      for (std::size_t c = 0; c < d_; ++c) w_[c] = T(draws_.normal()) * scale, along += x[a * d_ + c] * w_[c];
+      for (std::size_t c = 0; c < d_; ++c) {
+        T& xc = x[a * d_ + c];
+        xc += f_[a * d_ + c] * h + (w_[c] - along * xc);
+        norm2 += xc * xc;
       }
-      ++traj.stats.steps;
-      const T t_after = i + 1 == m ? t1 : t0 + h * T(i + 1);
-      if (i + 1 == m && !ctl.record(x, t1)) return;
-      const bool finished = i + 1 == m && k + 1 == s.sample_times.size();
-      if (!finished && ctl.must_stop(x, t_after)) return;
+      const T norm = sqrt(norm2);
+      for (std::size_t c = 0; c < d_; ++c) x[a * d_ + c] /= norm;
     }
   }
-}
+
+ private:
+  static T sigma_of(const T& kappa) {
+    using std::sqrt;
+    return sqrt(T(2) / kappa);
+  }
+  std::size_t n_, d_;
+  T sigma_;
+  SeededDraws draws_;
+  State<T> f_, w_;
+};
 
 template <class T, class System>
 void layer_loop(const System& model, State<T> x, const IntegrationSettings<T>& s, Trajectory<T>& traj) {
@@ -289,7 +285,8 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
     if constexpr (std::is_same_v<System, Model<T>>) {
       if (!model.on_sphere()) throw std::invalid_argument("integrate: euler-maruyama moves tokens on the sphere; " + traj.model + " is not a sphere model");
       if (!(s.kappa > T(0))) throw std::invalid_argument("integrate: euler-maruyama needs kappa > 0");
-      detail::sde_loop(model, x, s, traj);
+      detail::fixed_step_loop(detail::ProjectedEulerMaruyama<T>(model.n, model.d, s.kappa, s.noise_seed), model, x, s,
+                              traj);
     } else {
       throw std::invalid_argument("integrate: euler-maruyama integrates a model's noisy flow; " + traj.model + " is not a model");
     }

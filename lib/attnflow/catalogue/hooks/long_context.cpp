@@ -98,7 +98,7 @@ template <class W> W cosine_at(const Params& q, const std::string& gamma, int k)
 }
 
 /// The closed form at n = 2^k: the cosine at `Digits` and its distance to the claimed limit, with
-/// the change at 30 more digits as their error; and the cosine in double, for comparison.
+/// the change at 30 more digits as their error.
 template <unsigned Digits> json closed_form(const Params& q, const std::string& gamma, int k) {
   using W = Fixed<Digits>;
   using Wt = Fixed<Digits + 30>;
@@ -106,16 +106,12 @@ template <unsigned Digits> json closed_form(const Params& q, const std::string& 
   const W c = cosine_at<W>(q, gamma, k);
   const Wt ct = cosine_at<Wt>(q, gamma, k);
   const W dist = abs(c - long_context_limit<W>(reg, W(q.rho)));
-  const double cd = equiangular_attention_cosine<double>(std::ldexp(1.0, k), beta_at<Fixed<30>>(q, gamma, k).template convert_to<double>(),
-                                                         decimal_as_double(q.rho));
   return {{"gamma", gamma},
           {"log2_n", k},
           {"digits", Digits},
           {"cosine", c.str(40)},
           {"distance", dist.str(Digits - 5, std::ios_base::scientific)},
-          {"error", Wt(abs(Wt(c) - ct)).template convert_to<double>()},
-          {"cosine_double", cd},
-          {"double_error", Wt(abs(Wt(cd) - ct)).template convert_to<double>()}};
+          {"error", Wt(abs(Wt(c) - ct)).template convert_to<double>()}};
 }
 
 /// The attention-map model on n = 2^m equiangular tokens turned into general position: the
