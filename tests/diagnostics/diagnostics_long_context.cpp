@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(distance_to_the_limit_falls_at_the_derived_power) {
   for (const auto& [gamma, regime] : {std::pair{"1", LongContextRegime::Below}, std::pair{"0.5", LongContextRegime::Below},
                                       std::pair{"2", LongContextRegime::Critical}, std::pair{"3", LongContextRegime::Above},
                                       std::pair{"2.5", LongContextRegime::Above}}) {
-    auto distance = [&](const mpfr& n) {
+    auto distance = [&, gamma = gamma, regime = regime](const mpfr& n) {
       return abs(equiangular_attention_cosine<mpfr>(n, mpfr(gamma) * log(n), r) - long_context_limit<mpfr>(regime, r));
     };
     const mpfr n = pow(mpfr(2), 200);
