@@ -10,6 +10,7 @@
 #include "attnflow/suite/check_runner.hpp"
 #include "attnflow/config/sim_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <fstream>
@@ -68,7 +69,8 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
   BOOST_TEST(ids.count("S-long-context") == 1u);
   BOOST_TEST(ids.count("S-rank-collapse") == 1u);
   BOOST_TEST(ids.count("S-noisy-Kuramoto") == 1u);
-  BOOST_TEST(r.results["checks"].size() == catalogue().size() + 5);
+  BOOST_TEST(ids.count("S-first-mode") == 1u);
+  BOOST_TEST(r.results["checks"].size() == catalogue().size() + 6);
   for (const auto& c : r.results["checks"]) {
     BOOST_TEST_INFO(c["id"].get<std::string>() + ": " + c["key_number"].get<std::string>());
     BOOST_TEST(c["as_expected"].get<bool>());
@@ -79,13 +81,21 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
   }
   BOOST_TEST(r.all_as_expected);
   BOOST_TEST(!r.cancelled);
-  // The same suite again, on one thread: results.json identical outside provenance, check by check.
-  const auto again = run("quick", fresh_dir("quick-again"), 1);
+  // Again on one thread, for the checks that finish in seconds (hooks, confirmations, masks,
+  // per-layer weights, statement files; results_identical_for_any_number_of_jobs covers whole
+  // suites): each check's result identical outside provenance.
+  const std::vector<std::string> cheap = {"S-rank-collapse", "S-long-context", "S-normalization", "S-first-mode", "A-N1",
+                                          "A-5.1-suspicious", "B-6.8", "causal", "multihead",
+                                          "layer-dependent", "precision-trap"};
+  const auto again = run("quick", fresh_dir("quick-again"), 1, cheap);
   const nlohmann::json a = deterministic_part(r.results), b = deterministic_part(again.results);
-  BOOST_TEST_REQUIRE(a["checks"].size() == b["checks"].size());
-  for (std::size_t k = 0; k < a["checks"].size(); ++k)
-    BOOST_TEST(a["checks"][k].dump() == b["checks"][k].dump(), a["checks"][k]["id"].get<std::string>() << " differs");
-  BOOST_TEST(a.dump() == b.dump());
+  BOOST_TEST_REQUIRE(b["checks"].size() == cheap.size());
+  for (const auto& cb : b["checks"]) {
+    const auto same_id = [&](const nlohmann::json& ca) { return ca["id"] == cb["id"]; };
+    const auto ca = std::find_if(a["checks"].begin(), a["checks"].end(), same_id);
+    BOOST_TEST_REQUIRE((ca != a["checks"].end()));
+    BOOST_TEST(ca->dump() == cb.dump(), cb["id"].get<std::string>() << " differs");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(results_identical_for_any_number_of_jobs) {

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "attnflow/report/key_labels.hpp"
 #include "attnflow/report/latex_escape.hpp"

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <fmt/format.h>
 
 namespace attnflow {
 
