@@ -3,9 +3,15 @@
 // noise is isotropic, so E[x_{k+1} | x_k] = m x_k); for d = 3, m = √(π/c) e^{1/c} erfc(1/√c) with
 // c = 2σ²h. The runs agree with m^k within their sampling error, m^{t/h} tends to the heat kernel's
 // e^{−(d−1)t/κ} at weak order 1, runs are reproducible from their seed, and tokens stay on the sphere.
+// With the attention's drift, paths at steps h and h/2 driven by one Brownian path approach each
+// other at strong order ½.
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/rates.hpp"
+#include "attnflow/integrate/integrate.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/random.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/scalar.hpp"
 
@@ -30,6 +36,21 @@ json pure_noise(int n, const std::string& dt, std::uint64_t seed) {
           {"dt", dt},             {"noise_seed", seed}, {"init", {{"kind", "uniform-sphere"}, {"seed", 11}}},
           {"time", {{"t_end", 1}, {"samples", 3}}}};
 }
+
+/// The normals of a step 2^level times the finest, in the stepper's order (step, token, coordinate):
+/// the fine normals of the steps it covers, summed and divided by 2^{level/2}, so that every level
+/// integrates the same Brownian path.
+struct CoupledNormals {
+  const std::vector<double>* fine;  // fine step k, entry e at [k · per_step + e]
+  std::size_t per_step, level, next = 0;
+  double operator()() {
+    const std::size_t step = next / per_step, entry = next % per_step, span = std::size_t(1) << level;
+    ++next;
+    double sum = 0;
+    for (std::size_t q = 0; q < span; ++q) sum += (*fine)[(step * span + q) * per_step + entry];
+    return sum / std::sqrt(double(span));
+  }
+};
 
 }  // namespace
 
@@ -74,6 +95,54 @@ BOOST_AUTO_TEST_CASE(the_schemes_mean_tends_to_the_heat_kernel_at_weak_order_one
     BOOST_TEST(std::abs(bias[k - 1] / bias[k] - 2) < 0.1);
   }
   BOOST_TEST(std::abs(bias[2] / bias[3] - 2) < std::abs(bias[0] / bias[1] - 2) / 2);
+}
+
+BOOST_AUTO_TEST_CASE(paths_on_one_brownian_path_converge_at_strong_order_one_half) {
+  // SA on S^2 with beta = 1 (the drift) and kappa = 2: E|X_h(1) - X_ref(1)| over 200 paths for
+  // h = 2^-4 ... 2^-8 against h = 2^-12 on the same Brownian path; the fitted slope of its log
+  // against log h is 1/2 (multiplicative noise: Euler-Maruyama's strong order), not 1.
+  const int n = 3, d = 3, fine_log2 = 12, paths = 200;
+  json j = pure_noise(n, "0.01", 1);
+  j["V"] = "identity", j["beta"] = 1;
+  const Model<double> model = build_model<double>(parse_sim_config(j));
+  auto field = [&model](const State<double>& x, State<double>& dx, double t) { model.rhs(x, dx, t); };
+  const std::size_t per_step = std::size_t(n * d), fine_steps = std::size_t(1) << fine_log2;
+  const std::vector<int> levels = {4, 5, 6, 7, 8};  // coarse steps 2^-8 ... 2^-4
+  std::vector<double> error(levels.size(), 0.0);
+  SeededDraws draws(2026);
+  for (int p = 0; p < paths; ++p) {
+    std::vector<double> fine(fine_steps * per_step);
+    for (double& z : fine) z = draws.normal();
+    State<double> start(per_step);
+    for (int i = 0; i < n; ++i) {  // a start on the sphere: three fixed unit vectors
+      const double a = 2.0 * i + 0.3;
+      start[std::size_t(3 * i)] = std::cos(a) * 0.6, start[std::size_t(3 * i + 1)] = std::sin(a) * 0.6,
+                         start[std::size_t(3 * i + 2)] = 0.8;
+    }
+    auto run = [&](std::size_t level) {
+      detail::ProjectedEulerMaruyama<double, CoupledNormals> stepper(n, d, 2.0, CoupledNormals{&fine, per_step, level});
+      State<double> x = start;
+      const std::size_t steps = fine_steps >> level;
+      const double h = 1.0 / double(steps);
+      for (std::size_t k = 0; k < steps; ++k) stepper.do_step(field, x, double(k) * h, h);
+      return x;
+    };
+    const State<double> reference = run(0);
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      const State<double> x = run(std::size_t(fine_log2 - levels[l]));
+      double dist2 = 0;
+      for (std::size_t e = 0; e < per_step; ++e) dist2 += (x[e] - reference[e]) * (x[e] - reference[e]);
+      error[l] += std::sqrt(dist2) / paths;
+    }
+  }
+  std::vector<double> log_h, log_e;
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    log_h.push_back(-levels[l] * std::log(2.0)), log_e.push_back(std::log(error[l]));
+  const LinearFit f = fit_line(log_h, log_e);
+  BOOST_TEST_MESSAGE("strong error " << error.front() << " ... " << error.back() << ", order " << f.slope << " +- "
+                                     << f.slope_se);
+  BOOST_TEST(std::abs(f.slope - 0.5) < 0.1);
+  BOOST_TEST(f.slope < 0.75);  // and not the weak order 1: the two are told apart
 }
 
 BOOST_AUTO_TEST_CASE(a_noisy_run_is_its_seed_and_stays_on_the_sphere) {

@@ -195,11 +195,18 @@ template <class T, class System, class Stepper> void controlled_loop(Stepper ste
 /// by |Y_i| supplies the Itô correction −(σ²(d−1)/2) X_i h: weak order 1, strong order ½. The
 /// increments are drawn from the run's noise seed in one fixed order (step, token, coordinate),
 /// in double and read exactly into T, so a run is the same for any thread count. A stepper for
-/// fixed_step_loop, which lands its steps of at most dt on every sample time.
-template <class T> class ProjectedEulerMaruyama {
+/// fixed_step_loop, which lands its steps of at most dt on every sample time. `Normals` gives the
+/// standard normals in that order (a test drives coarse and fine steps by one Brownian path).
+struct SeededNormals {
+  explicit SeededNormals(std::uint64_t seed) : draws(seed) {}
+  double operator()() { return draws.normal(); }
+  SeededDraws draws;
+};
+template <class T, class Normals = SeededNormals> class ProjectedEulerMaruyama {
  public:
-  ProjectedEulerMaruyama(int n, int d, const T& kappa, std::uint64_t seed)
-      : n_(static_cast<std::size_t>(n)), d_(static_cast<std::size_t>(d)), sigma_(sigma_of(kappa)), draws_(seed) {}
+  ProjectedEulerMaruyama(int n, int d, const T& kappa, Normals normals)
+      : n_(static_cast<std::size_t>(n)), d_(static_cast<std::size_t>(d)), sigma_(sigma_of(kappa)),
+        normals_(std::move(normals)) {}
 
   template <class Sys> void do_step(Sys& sys, State<T>& x, const T& t, const T& h) {
     using std::sqrt;
@@ -208,7 +215,7 @@ template <class T> class ProjectedEulerMaruyama {
     w_.resize(d_);
     for (std::size_t a = 0; a < n_; ++a) {
       T along = 0, norm2 = 0;  // the tokens are unit vectors: Π_x w = w − ⟨x, w⟩ x
-      for (std::size_t c = 0; c < d_; ++c) w_[c] = T(draws_.normal()) * scale, along += x[a * d_ + c] * w_[c];
+      for (std::size_t c = 0; c < d_; ++c) w_[c] = T(normals_()) * scale, along += x[a * d_ + c] * w_[c];
       for (std::size_t c = 0; c < d_; ++c) {
         T& xc = x[a * d_ + c];
         xc += f_[a * d_ + c] * h + (w_[c] - along * xc);
@@ -226,7 +233,7 @@ template <class T> class ProjectedEulerMaruyama {
   }
   std::size_t n_, d_;
   T sigma_;
-  SeededDraws draws_;
+  Normals normals_;
   State<T> f_, w_;
 };
 
@@ -285,8 +292,9 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
     if constexpr (std::is_same_v<System, Model<T>>) {
       if (!model.on_sphere()) throw std::invalid_argument("integrate: euler-maruyama moves tokens on the sphere; " + traj.model + " is not a sphere model");
       if (!(s.kappa > T(0))) throw std::invalid_argument("integrate: euler-maruyama needs kappa > 0");
-      detail::fixed_step_loop(detail::ProjectedEulerMaruyama<T>(model.n, model.d, s.kappa, s.noise_seed), model, x, s,
-                              traj);
+      detail::fixed_step_loop(
+          detail::ProjectedEulerMaruyama<T>(model.n, model.d, s.kappa, detail::SeededNormals(s.noise_seed)), model, x,
+          s, traj);
     } else {
       throw std::invalid_argument("integrate: euler-maruyama integrates a model's noisy flow; " + traj.model + " is not a model");
     }
