@@ -107,9 +107,19 @@ BOOST_AUTO_TEST_CASE(the_circle_synchronizes_for_negative_beta_and_the_triangle_
   // beta = -0.5 the same start synchronizes.
   const StatementSpec s = load_statement(example("survey-2025/S-circle"));
   BOOST_TEST(s.betas.front() < 0);  // a negative beta is an input like any other
-  // The theorem assumes beta > -0.16 and no instance hypothesis checks it: a suite may not set betas.
-  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"betas", {-1}}}, 20231), InputError);
   for (const double b : s.betas) BOOST_TEST(b > -0.16);
+  // The theorem assumes beta > -0.16, decided per instance: at -0.16 itself and below, and with
+  // another V, an instance is outside it (inconclusive), never a counterexample, even where it
+  // synchronizes (-0.3, -0.16) or stays a triangle.
+  const CheckResult low = run_entry(statement_entry(s), {{"betas", {-0.16, -0.3}}, {"instances", 1}, {"n", 4}}, 20231);
+  BOOST_TEST(to_string(low.verdict) == "inconclusive", low.key_number);
+  BOOST_REQUIRE(low.evidence["instances"].size() == 4u);
+  for (const auto& i : low.evidence["instances"]) BOOST_TEST(i["hypothesis_met"] == false, i.dump());
+  json other_v = s.source_json;
+  other_v["model"]["V"] = "minus-identity";
+  other_v["controls"] = json::array();
+  const CheckResult v = run_entry(statement_entry(parse_statement(other_v, "V = -I")), {{"instances", 1}, {"n", 4}, {"betas", {1}}}, 20231);
+  BOOST_TEST(to_string(v.verdict) == "inconclusive", v.key_number);
   const CheckResult r = run_entry(statement_entry(s), {{"instances", 1}, {"n", 4}}, 20231);
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
   BOOST_REQUIRE(r.evidence["instances"].size() == 2 * s.betas.size());  // each beta, both families

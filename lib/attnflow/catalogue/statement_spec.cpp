@@ -22,7 +22,7 @@ using nlohmann::json;
 
 const std::vector<std::string> kKinds = {"theorem", "lemma", "conjecture", "observation", "probability"};
 const std::vector<std::string> kHypotheses = {"hemisphere-start", "qk-positive-definite", "v-scaled-identity",
-                                              "mask-rooted", "numerical"};
+                                              "mask-rooted", "circle-synchronization", "numerical"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;

@@ -3,6 +3,7 @@
 #include "attnflow/errors.hpp"
 
 #include <cmath>
+#include <string>
 #include <utility>
 
 namespace attnflow {
@@ -21,6 +22,37 @@ Rational rational_from_string(const std::string& s) {
   if (q.set_str(s, 10) != 0) input_error("rational", "\"" + s + "\" is not a rational p/q");
   q.canonicalize();
   return q;
+}
+
+Rational rational_from_decimal(const std::string& s) {
+  // sign, digits with at most one point, then an optional exponent: mantissa / 10^fraction · 10^exponent.
+  std::size_t i = 0;
+  const bool negative = i < s.size() && (s[i] == '-' || s[i] == '+') ? s[i++] == '-' : false;
+  std::string digits;
+  long fraction = 0;
+  bool point = false, any = false;
+  for (; i < s.size() && s[i] != 'e' && s[i] != 'E'; ++i) {
+    if (s[i] == '.' && !point) point = true;
+    else if (s[i] >= '0' && s[i] <= '9') digits += s[i], any = true, fraction += point ? 1 : 0;
+    else input_error("decimal", "\"" + s + "\" is not a decimal");
+  }
+  long exponent = 0;
+  if (i < s.size()) {
+    const std::string e = s.substr(i + 1);
+    if (e.empty() || e.size() > 6 || e.find_first_not_of("+-0123456789") != std::string::npos ||
+        e.find_first_of("+-", 1) != std::string::npos || e.find_first_of("0123456789") == std::string::npos)
+      input_error("decimal", "\"" + s + "\" is not a decimal");
+    exponent = std::stol(e);
+  }
+  if (!any) input_error("decimal", "\"" + s + "\" is not a decimal");
+  Rational q(mpz_class(digits, 10));
+  const long shift = exponent - fraction;
+  mpz_class power;
+  mpz_ui_pow_ui(power.get_mpz_t(), 10, static_cast<unsigned long>(shift < 0 ? -shift : shift));
+  if (shift < 0) q /= power;
+  else q *= power;
+  q.canonicalize();
+  return negative ? Rational(-q) : q;
 }
 
 Rational exact_dot(const Vector<double>& a, const Vector<double>& b) {

@@ -19,6 +19,8 @@ Rational to_rational(double x);
 /// "p/q" (or "p" when q = 1): exact, parseable back with rational_from_string.
 std::string rational_to_string(const Rational& q);
 Rational rational_from_string(const std::string& s);
+/// The exact value of a decimal ("-0.16", "2.5e-3", "7"), as the configs hold them.
+Rational rational_from_decimal(const std::string& s);
 
 /// Exact ⟨a, b⟩ of two double vectors of equal length.
 Rational exact_dot(const Vector<double>& a, const Vector<double>& b);

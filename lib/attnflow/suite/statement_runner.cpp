@@ -3,6 +3,7 @@
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/attention_graph.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/exact_rational.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/catalogue/cited_proofs.hpp"
 #include "attnflow/diagnostics/positive_definite.hpp"
@@ -233,6 +234,22 @@ std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) 
         return fmt::format("token {} does not attend to itself (the attention graph needs every self-loop)", *i + 1);
       if (!attention_graph_root(c))
         return "the attention graph (key -> query) is not quasi-strongly connected: no token reaches every other";
+    }
+    if (h == "circle-synchronization") {
+      // Polyanskiy, Rigollet, Yao (arXiv:2507.22857): SA or USA on S^1, Q = K = V = I, one head,
+      // every key, no noise, beta > -0.16 (decided exactly on the decimal).
+      const ModelKind kind = c.model->kind;
+      if (kind != ModelKind::SaSphere && kind != ModelKind::UsaSphere)
+        return std::string("the model is ") + c.model->id + ", not sa-sphere or usa-sphere";
+      if (c.d != 2) return fmt::format("d = {}: the theorem is on the circle (d = 2)", c.d);
+      if (c.heads.size() != 1) return "more than one head";
+      for (const WeightSpec* w : {&c.heads[0].Q, &c.heads[0].K, &c.heads[0].V})
+        if (w->kind != WeightSpec::Kind::Constant || w->values.front().kind != MatrixSpec::Kind::Identity)
+          return "Q, K and V are not all the identity";
+      if (c.causal || !c.mask.empty()) return "a mask: the theorem has every token attend to every key";
+      if (!c.kappa.empty()) return "noise (kappa): the theorem is about the deterministic flow";
+      if (!c.beta_log_n.empty() || !(rational_from_decimal(c.beta) > Rational(-4, 25)))
+        return "beta = " + c.beta + " is not above -0.16";
     }
     if (h == "v-scaled-identity")
       for (std::size_t k = 0; k < c.heads.size(); ++k) {
@@ -644,6 +661,10 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
                                         "read exactly from the mask and the causal rule per instance (a token that "
                                         "reaches every other along key -> query edges); instances without it are "
                                         "inconclusive"));
+    else if (h == "circle-synchronization")
+      r.hypotheses.push_back(hypothesis("SA or USA on the circle, Q = K = V = I, every key, beta > -0.16", "certified",
+                                        "read exactly from the config per instance (beta compared as a rational); "
+                                        "instances without it are inconclusive"));
     else if (h == "v-scaled-identity")
       r.hypotheses.push_back(
           hypothesis("V = aI (every head; a may depend on the layer or time)", "certified",
