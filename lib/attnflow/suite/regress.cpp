@@ -183,7 +183,7 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
     row.allowed = "equal", row.rule = same_seed ? "same seed: equal" : "other seed: equal";
     const bool seed_bound = b.value("seed_dependent", false);
     if (!same_seed && seed_bound)
-      row.status = "not compared (tied to the baseline seed)";
+      row.status = "not compared (tied to the baseline seed)", row.compared = false;
     else if (b.at("value") != n.at("value"))
       row.status = "DRIFT", row.drift = true;
     return row;
@@ -202,6 +202,7 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
           if (!b["values"][i].is_null() && !n["values"][i].is_null())
             largest = std::max(largest, std::abs(b["values"][i].get<double>() - n["values"][i].get<double>()));
         }
+      row.instances_moved = moved;
       row.allowed = fmt::format("exact ({:g} rel)", kSameSeedRelative);
       row.rule = fmt::format("same seed: per instance ({})", b["values"].size());
       if (!same_number(bv, nv)) row.status = "DRIFT (the aggregate moved)", row.drift = true;
@@ -231,7 +232,7 @@ RegressRow compare_observable(const std::string& id, const json& b, const json& 
     if (!same_seed && !b.value("seed_independent", false)) {
       row.allowed = "-";
       row.rule = "other seed";
-      row.status = "not compared (tied to the baseline seed)";
+      row.status = "not compared (tied to the baseline seed)", row.compared = false;
       return row;
     }
     allowed = std::max(b.value("rel_tol", 1e-9) * std::abs(x), b.value("abs_tol", 0.0));

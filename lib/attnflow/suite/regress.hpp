@@ -30,6 +30,8 @@ struct RegressRow {
   bool drift = false;
   std::string rule;        // which comparison applied ("same seed: per instance", "other seed: 4 SE", …)
   std::string detectable;  // across seeds: the change caught with power 0.9 at this ensemble size
+  bool compared = true;      // false: tied to the baseline's seed, not comparable under another
+  long instances_moved = 0;  // same seed: the instances whose value came back different
 };
 
 struct RegressOutcome {
