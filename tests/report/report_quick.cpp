@@ -465,6 +465,10 @@ BOOST_AUTO_TEST_CASE(rates_are_printed_against_their_prediction_per_family) {
   BOOST_TEST(section.find("SA, random Q, K: not stated for these instances") != std::string::npos);
   const std::string summary = tex.substr(0, tex.find("\\section{"));
   BOOST_TEST(summary.find("rate against the linearised rate: $12/12$ agree") != std::string::npos);
+  // A statement whose only clause is a rate (S-normalization, a power law) gives it in the Summary
+  // too, not only the instance counts.
+  const std::string row = summary.substr(summary.find("{S-normalization}"), 600);
+  BOOST_TEST(row.substr(0, row.find("\\\\")).find("decay exponent against $2$: $6/6$ agree") != std::string::npos, row);
   // A deviation is printed with the digits that show it: 2.00000021 against 2 (relative 1e-7).
   BOOST_TEST(section.find("\\hat\\lambda = 2.00000021 \\pm 6.5\\cdot 10^{-8}$ against $2$") != std::string::npos);
   // An observable without a symbol is named by its label, in \text{…}.

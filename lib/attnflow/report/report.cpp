@@ -614,15 +614,17 @@ std::string summary_result(const json& c) {
   return against + summary_line(c);
 }
 
-/// The summary's line without the counterexamples: the first clause in symbols (for a finding
-/// with its families' counts), or the key number's first part.
+/// The summary's line without the counterexamples: the first clause in symbols and every rate
+/// clause's agreement (for a finding with its families' counts), or the key number's first part.
 std::string summary_line(const json& c) {
   const auto clauses = clause_results(c);
-  if (!clauses.empty()) {
+  const auto rate_lines = rate_results(c, false);
+  if (!clauses.empty() || !rate_lines.empty()) {
     const std::string families = is_finding(c) ? family_counts(c) : "";
-    std::string rates;
-    for (const auto& l : rate_results(c, false)) rates += "; " + l;
-    return instance_count(c) + (families.empty() ? "" : " (" + families + ")") + "; " + clauses.front() + rates;
+    std::string line = instance_count(c) + (families.empty() ? "" : " (" + families + ")");
+    if (!clauses.empty()) line += "; " + clauses.front();
+    for (const auto& l : rate_lines) line += "; " + l;
+    return line;
   }
   const std::string k = c.value("key_number", std::string());
   return prose_tex(k.substr(0, k.find(';')));
