@@ -212,21 +212,6 @@ BOOST_AUTO_TEST_CASE(cli_outcomes_and_bad_input) {
       BOOST_TEST(count_lines(r.err) == 1u, r.err);
     }
   }
-  // A config the certificate could not state: noise (an SDE, not the flow proved) and beta as
-  // gamma log n (no decimal). Each is refused naming its field, though simulate runs both.
-  for (const auto& [field, value] : {std::pair{std::string("kappa"), json(2)},
-                                     std::pair{std::string("beta"), json{{"log_n", 1}}}}) {
-    json other = json::parse(read_file(cfg));
-    other[field] = value;
-    if (field == "kappa") other.erase("method");  // an SDE's method is euler-maruyama
-    const fs::path file = tmp.path / (field + ".json");
-    { std::ofstream(file) << other.dump(); }
-    const CliResult r = run_cli("prove --config " + quoted(file.string()) + " --out " + quoted(out + "4"), tmp);
-    BOOST_TEST(r.code == 2, field);
-    BOOST_TEST(count_lines(r.err) == 1u, r.err);
-    BOOST_TEST(r.err.find(field == "beta" ? "beta.log_n" : "kappa") != std::string::npos, r.err);
-    BOOST_TEST(!fs::exists(fs::path(out + "4") / "certificate.json"));
-  }
 }
 
 // ---- issue 20, class 4: certificates that certify -----------------------------------------
