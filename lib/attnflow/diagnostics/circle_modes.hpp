@@ -22,17 +22,17 @@ enum class CircleAttention { SA, USA };
 /// λ_k at the uniform state (see above); β > 0, k ≥ 1.
 inline double uniform_state_mode_rate(CircleAttention kind, int k, double beta) {
   if (!(beta > 0) || k < 1) throw std::invalid_argument("uniform_state_mode_rate: needs beta > 0 and k >= 1");
-  const double kk = double(k) * double(k);
-  // I_k(β)/I_0(β) ≤ 1 for every k: the SA rate never overflows; the USA rate overflows past β ≈ 700.
-  const double ratio = boost::math::cyl_bessel_i(k, beta) / boost::math::cyl_bessel_i(0, beta);
-  return kind == CircleAttention::SA ? kk * ratio / beta : kk * boost::math::cyl_bessel_i(k, beta) / beta;
+  // I_k(β) overflows double past β ≈ 700 (the USA rate with it); SA divides it by I_0(β).
+  const double ik = boost::math::cyl_bessel_i(k, beta);
+  return double(k) * double(k) * (kind == CircleAttention::SA ? ik / boost::math::cyl_bessel_i(0, beta) : ik) / beta;
 }
 
 /// The fastest-growing mode among 1..k_max (the smallest k on a tie).
 inline int fastest_mode(CircleAttention kind, double beta, int k_max) {
   int best = 1;
+  double best_rate = uniform_state_mode_rate(kind, 1, beta);
   for (int k = 2; k <= k_max; ++k)
-    if (uniform_state_mode_rate(kind, k, beta) > uniform_state_mode_rate(kind, best, beta)) best = k;
+    if (const double r = uniform_state_mode_rate(kind, k, beta); r > best_rate) best = k, best_rate = r;
   return best;
 }
 

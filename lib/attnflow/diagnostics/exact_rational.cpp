@@ -1,5 +1,6 @@
 #include "attnflow/diagnostics/exact_rational.hpp"
 
+#include "attnflow/config/json_fields.hpp"
 #include "attnflow/errors.hpp"
 
 #include <cmath>
@@ -25,34 +26,26 @@ Rational rational_from_string(const std::string& s) {
 }
 
 Rational rational_from_decimal(const std::string& s) {
-  // sign, digits with at most one point, then an optional exponent: mantissa / 10^fraction · 10^exponent.
-  std::size_t i = 0;
-  const bool negative = i < s.size() && (s[i] == '-' || s[i] == '+') ? s[i++] == '-' : false;
+  // The configs' grammar (is_decimal_literal); an exponent of more than 6 digits is beyond any
+  // double the configs accept, and refused rather than raised to a power of 10^999999.
+  const std::size_t e = s.find_first_of("eE");
+  const std::string exponent = e == std::string::npos ? "0" : s.substr(e + 1);
+  if (!is_decimal_literal(s) || exponent.size() - (exponent[0] == '+' || exponent[0] == '-') > 6)
+    input_error("decimal", "\"" + s + "\" is not a decimal (or its exponent is beyond 6 digits)");
+  const std::string mantissa = s.substr(0, e);
+  const std::size_t point = mantissa.find('.');
   std::string digits;
-  long fraction = 0;
-  bool point = false, any = false;
-  for (; i < s.size() && s[i] != 'e' && s[i] != 'E'; ++i) {
-    if (s[i] == '.' && !point) point = true;
-    else if (s[i] >= '0' && s[i] <= '9') digits += s[i], any = true, fraction += point ? 1 : 0;
-    else input_error("decimal", "\"" + s + "\" is not a decimal");
-  }
-  long exponent = 0;
-  if (i < s.size()) {
-    const std::string e = s.substr(i + 1);
-    if (e.empty() || e.size() > 6 || e.find_first_not_of("+-0123456789") != std::string::npos ||
-        e.find_first_of("+-", 1) != std::string::npos || e.find_first_of("0123456789") == std::string::npos)
-      input_error("decimal", "\"" + s + "\" is not a decimal");
-    exponent = std::stol(e);
-  }
-  if (!any) input_error("decimal", "\"" + s + "\" is not a decimal");
-  Rational q(mpz_class(digits, 10));
-  const long shift = exponent - fraction;
+  for (char ch : mantissa)
+    if (ch >= '0' && ch <= '9') digits += ch;
+  const long fraction = point == std::string::npos ? 0 : long(mantissa.size() - point - 1);
+  const long shift = std::stol(exponent) - fraction;
   mpz_class power;
   mpz_ui_pow_ui(power.get_mpz_t(), 10, static_cast<unsigned long>(shift < 0 ? -shift : shift));
+  Rational q(mpz_class(digits, 10));
   if (shift < 0) q /= power;
   else q *= power;
   q.canonicalize();
-  return negative ? Rational(-q) : q;
+  return mantissa[0] == '-' ? Rational(-q) : q;
 }
 
 Rational exact_dot(const Vector<double>& a, const Vector<double>& b) {

@@ -95,7 +95,6 @@ json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool con
   std::size_t window = 0;
   bool in_window = true;
   int dominant = 0;
-  double dominant_t = 0;
   for (std::size_t s = 0; s < tr.samples(); ++s) {
     const auto c = circle_fourier_modes(tr.x[s], k_max);
     double top = 0;
@@ -107,7 +106,7 @@ json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool con
     t.push_back(tr.t[s]);
     in_window = in_window && top <= fit_until;
     if (in_window) ++window;
-    if (dominant == 0 && top >= linear_end) dominant = arg, dominant_t = tr.t[s];
+    if (dominant == 0 && top >= linear_end) dominant = arg;
   }
   json rates = json::array();
   if (window >= 8) {
@@ -125,9 +124,7 @@ json measure(const HookParams& p, const json& inst, std::uint64_t seed, bool con
   }
   json amplitudes = json::object();
   for (int k = 1; k <= k_max; ++k) amplitudes[std::to_string(k)] = series(t, amp[std::size_t(k - 1)]);
-  return {{"beta", beta}, {"seed", seed}, {"modes", k_max}, {"c0_max", c0}, {"t_end", t_end},
-          {"window_points", window}, {"window_end_t", window > 0 ? t[window - 1] : 0.0}, {"rates", rates},
-          {"dominant_mode", dominant}, {"dominant_time", dominant_t}, {"amplitudes", amplitudes},
+  return {{"beta", beta}, {"seed", seed}, {"rates", rates}, {"dominant_mode", dominant}, {"amplitudes", amplitudes},
           {"stop_reason", tr.stats.stop_reason}};
 }
 
@@ -156,6 +153,7 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     int agree = 0, counted = 0;
     json dominant_modes = json::array();  // per run; 0: linear_end not reached
     std::vector<double> mean_rate(std::size_t(k_max) + 1, 0.0);
+    long fitted_runs = 0;  // the runs with a linear window (the mean rates' denominator)
     for (std::size_t i = 0; i < measured.size(); ++i) {
       const json& m = measured[i];
       if (m.at("beta").get<double>() != beta) continue;
@@ -163,6 +161,7 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
       if (m.at("stop_reason") != "end" || m.at("rates").empty()) {
         rates_v = rates_v == Verdict::Violated ? rates_v : Verdict::Inconclusive;
       } else {
+        ++fitted_runs;
         for (const json& r : m.at("rates")) {
           const int k = r.at("k");
           mean_rate[std::size_t(k)] += r.at("rate").get<double>();
@@ -194,13 +193,13 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
     const Verdict v = combine({rates_v, decisive ? count_v : Verdict::Holds});
     if (v == Verdict::Violated) j.suspects.insert(j.suspects.end(), runs.begin(), runs.end());
     verdicts.push_back(v);
-    json predicted = json::array(), measured_rates = json::array();
+    json predicted = json::array();
     std::vector<double> ks, lk, mk;
     for (int k = 1; k <= k_max; ++k) {
-      ks.push_back(k), lk.push_back(lambda[std::size_t(k)]), mk.push_back(mean_rate[std::size_t(k)] / double(runs.size()));
+      ks.push_back(k), lk.push_back(lambda[std::size_t(k)]), mk.push_back(mean_rate[std::size_t(k)] / double(std::max(1L, fitted_runs)));
       predicted.push_back(lambda[std::size_t(k)]);
     }
-    rate_fig["series"][fmt::format("β = {:g}, fitted", beta)] = series(ks, mk);
+    if (fitted_runs > 0) rate_fig["series"][fmt::format("β = {:g}, fitted", beta)] = series(ks, mk);
     add_guide(rate_fig, fmt::format("β = {:g}, λ_k derived", beta), series(ks, lk));
     j.evidence["per_beta"].push_back(
         {{"beta", beta}, {"fastest_mode", star}, {"second_rate_over_fastest", second / top},
