@@ -38,6 +38,12 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
               << j["t"].size() << " samples, " << j["stats"]["steps"] << " steps ("
               << j["stats"]["stop_reason"].get<std::string>() << ")";
     if (j["error_estimate"].is_number()) std::cout << ", error estimate " << j["error_estimate"].get<double>();
+    if (j.contains("ensemble"))
+      std::cout << fmt::format("\nattnflow: ensemble of {} paths at dt and {} at dt/2 (SDE): largest standard error of "
+                               "its observables {:.3g}; halving dt moves their means by at most {:.3g} standard errors",
+                               j["ensemble"]["paths"].get<int>(), j["ensemble"]["paths"].get<int>(),
+                               j["ensemble"]["largest_standard_error"].get<double>(),
+                               j["ensemble"]["largest_step_effect_in_standard_errors"].get<double>());
     std::cout << "\nattnflow: wrote " << out << "/trajectory.json and " << out << "/trajectory.csv\n";
   }
   // A run that stopped short exits 1 (what it computed is kept).
@@ -60,7 +66,7 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
                  "atol, or shorten dt)\n";
     return 1;
   }
-  if (c.verify && !result.trajectory["error_estimate"].is_number()) {
+  if (c.verify && !result.trajectory["error_estimate"].is_number() && !result.trajectory.contains("ensemble")) {
     std::string why = result.trajectory["error_estimate_method"].get<std::string>();
     if (why.rfind("none: ", 0) == 0) why.erase(0, 6);
     std::cerr << "attnflow: no error estimate: " << why << "\n";

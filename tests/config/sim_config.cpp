@@ -545,7 +545,7 @@ BOOST_AUTO_TEST_CASE(noise_is_for_the_continuous_sphere_models) {
   expect_field(with(b, "/kappa"_json_pointer, "many"), "kappa");
   expect_field(with(b, "/noise_seed"_json_pointer, -3), "noise_seed");
   expect_field(with(b, "/method"_json_pointer, "dopri5"), "method");   // an SDE has one method here
-  expect_field(with(b, "/verify"_json_pointer, true), "verify");       // no deterministic re-run
+  BOOST_TEST(parse_sim_config(with(b, "/verify"_json_pointer, true)).verify);  // an ensemble (run/sde_ensemble.hpp)
   expect_field(with(without(without(b, "kappa"), "noise_seed"), "/method"_json_pointer, "euler-maruyama"), "method");
   expect_field(without(b, "kappa"), "noise_seed");
   json euclid = with(b, "/model"_json_pointer, "sa-euclid");

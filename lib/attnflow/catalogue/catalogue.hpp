@@ -2,6 +2,7 @@
 // A catalogue entry: a check that knows its statement, its expected verdict, and how to run on an
 // ensemble sized by the suite file (the built-in entries are suite/builtin_checks.hpp's).
 #include "attnflow/catalogue/check_result.hpp"
+#include "attnflow/seeds.hpp"  // mix_seed, which the checks derive their seeds with
 
 #include <cstdint>
 #include <functional>
@@ -43,8 +44,5 @@ struct CatalogueEntry {
 
 /// Path of proofs/<id>.tex (the LaTeX statement).
 std::string statement_path(const std::string& id);
-
-/// SplitMix64 finaliser: a well-mixed 64-bit hash for deriving seeds.
-std::uint64_t mix_seed(std::uint64_t x);
 
 }  // namespace attnflow

@@ -4,13 +4,6 @@
 
 namespace attnflow {
 
-std::uint64_t mix_seed(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t CheckContext::instance_seed(std::uint64_t index) const {
   std::uint64_t h = mix_seed(suite_seed);
   for (unsigned char ch : id) h = mix_seed(h ^ ch);

@@ -442,9 +442,6 @@ SimConfig parse_sim_config(const nlohmann::json& j) {
   }
   c.precision = j.contains("precision") ? parse_precision(j.at("precision")) : Precision::double_();
   c.verify = read_bool(j, "verify", "", false);
-  if (c.verify && !c.kappa.empty())
-    input_error("verify", "an SDE run has no deterministic re-run to compare with (its check is an independent-seed "
-                          "ensemble, which simulate does not run)");
   return c;
 }
 

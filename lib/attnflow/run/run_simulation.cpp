@@ -1,4 +1,5 @@
 #include "attnflow/config/json_fields.hpp"
+#include "attnflow/run/sde_ensemble.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/run/stop_reason.hpp"
 #include "attnflow/config/trajectory_io.hpp"
@@ -73,6 +74,15 @@ SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) 
     // tolerances): the run itself is shown as the first tenth of the progress.
     const double share = c.verify ? 0.1 : 1.0;
     Trajectory<T> tr = simulate<T>(c, progress_part(progress, 0, share));
+    if (c.verify && !c.kappa.empty() && !stopped_short(tr.stats.stop_reason)) {
+      // A path of an SDE has no deterministic re-run: its law's observables get error bars instead.
+      const SdeEnsemble ensemble = sde_ensemble<T>(c, tr, progress_part(progress, share, 1 - share));
+      tr.error_estimate_method =
+          "none for a path: an SDE path has no deterministic re-run; the ensemble holds its law's error bars";
+      SimulationOutput out{trajectory_to_json(tr), trajectory_to_csv(tr), false};
+      out.trajectory["ensemble"] = ensemble_to_json(ensemble);
+      return out;
+    }
     if (c.verify && stopped_short(tr.stats.stop_reason)) {
       // Nothing to verify: a reference of a run that stopped short would only repeat its failure
       // at far greater cost (in MPFR's exponent range a run that left double's can crawl for hours).
