@@ -24,6 +24,7 @@ void register_commands(CLI::App& app) {
   register_regress(app);
   register_bench(app);
   register_prove(app);
+  register_equilibrium(app);
   register_learn(app);
 }
 

@@ -1,0 +1,453 @@
+// Certified equilibria on the circle (equilibrium.hpp): Newton in double, the Krawczyk operator on
+// an interval box, Gershgorin's discs after a similarity for the transverse spectrum.
+#define ATTNFLOW_ROUNDING_TU
+#include "attnflow/verify/equilibrium.hpp"
+
+#include "attnflow/config/model_kind.hpp"
+#include "attnflow/verify/interval.hpp"
+#include "attnflow/verify/model_series.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <array>
+#include <cfenv>
+#include <cmath>
+#include <memory>
+
+namespace attnflow::verify {
+
+namespace {
+
+using I = DInterval;
+using IMatrix = Eigen::Matrix<I, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// How far (in any coordinate of the unit tokens) Newton's method may move the start.
+constexpr double kNewtonReach = 0.05;
+
+bool is_identity(const WeightSpec& w) {
+  return w.kind == WeightSpec::Kind::Constant && w.values.size() == 1 &&
+         w.values.front().kind == MatrixSpec::Kind::Identity;
+}
+
+/// The system E, P of equilibrium.hpp on a box Z = (x, λ), its Jacobian, and the angular
+/// velocities' Jacobian A.
+struct Evaluation {
+  std::vector<I> E;  // 2n + 1 entries: E_i (2 each), then P
+  IMatrix J;         // (2n + 1)²
+  IMatrix A;         // n × n
+};
+
+class CircleSystem {
+ public:
+  explicit CircleSystem(const ProveInstance& in) : n_(in.n), field_(std::make_shared<const ModelField<I>>(in)) {}
+
+  int n() const { return n_; }
+  int size() const { return 2 * n_ + 1; }
+
+  /// Everything on the box Z (the caller holds RoundUpward); p is the slice's direction.
+  Evaluation evaluate(const std::vector<I>& Z, const double p[2]) const {
+    const int N = 2 * n_;
+    std::vector<I> u(static_cast<std::size_t>(N)), r2(static_cast<std::size_t>(n_));
+    std::vector<std::array<std::array<I, 2>, 2>> du(static_cast<std::size_t>(n_));
+    std::vector<Jet<I>> x0(static_cast<std::size_t>(N));
+    for (int i = 0; i < n_; ++i) {
+      const I& a = Z[static_cast<std::size_t>(2 * i)];
+      const I& b = Z[static_cast<std::size_t>(2 * i + 1)];
+      const I s = iv::mul(a, a) + iv::mul(b, b);
+      const I norm = iv::sqrt(s);
+      r2[static_cast<std::size_t>(i)] = s;
+      u[static_cast<std::size_t>(2 * i)] = a / norm;
+      u[static_cast<std::size_t>(2 * i + 1)] = b / norm;
+      for (int c = 0; c < 2; ++c)
+        for (int e = 0; e < 2; ++e)
+          du[static_cast<std::size_t>(i)][c][e] =
+              (I(c == e ? 1.0 : 0.0) - iv::mul(u[static_cast<std::size_t>(2 * i + c)], u[static_cast<std::size_t>(2 * i + e)])) /
+              norm;
+      for (int c = 0; c < 2; ++c) {
+        Jet<I>& j = x0[static_cast<std::size_t>(2 * i + c)];
+        j.v = u[static_cast<std::size_t>(2 * i + c)];
+        j.g.assign(static_cast<std::size_t>(N), I(0));
+        for (int e = 0; e < 2; ++e) j.g[static_cast<std::size_t>(2 * i + e)] = du[static_cast<std::size_t>(i)][c][e];
+      }
+    }
+    ModelSeries<I, Jet<I>> series(field_, N);
+    series.compute(x0, 1);  // coefficient 1 is the field F(u), its gradient ∂F(u(x))/∂x
+    const I lambda = Z[static_cast<std::size_t>(N)];
+    Evaluation ev;
+    ev.E.assign(static_cast<std::size_t>(N + 1), I(0));
+    ev.J = IMatrix::Constant(N + 1, N + 1, I(0));
+    ev.A = IMatrix::Constant(n_, n_, I(0));
+    for (int i = 0; i < n_; ++i) {
+      const std::size_t si = static_cast<std::size_t>(i);
+      const I perp[2] = {-u[2 * si + 1], u[2 * si]};
+      const I dperp[2][2] = {{-du[si][1][0], -du[si][1][1]}, {du[si][0][0], du[si][0][1]}};
+      for (int c = 0; c < 2; ++c) {
+        const int q = 2 * i + c;
+        const Jet<I>& F = series.coeff(1, q);
+        ev.E[static_cast<std::size_t>(q)] = F.v + iv::mul(r2[si] - I(1), u[static_cast<std::size_t>(q)]) + iv::mul(lambda, perp[c]);
+        for (int l = 0; l < N; ++l) ev.J(q, l) = F.g[static_cast<std::size_t>(l)];
+        for (int e = 0; e < 2; ++e) {
+          const I& xe = Z[static_cast<std::size_t>(2 * i + e)];
+          ev.J(q, 2 * i + e) += iv::mul(I(2) * xe, u[static_cast<std::size_t>(q)]) + iv::mul(r2[si] - I(1), du[si][c][e]) +
+                                iv::mul(lambda, dperp[c][e]);
+        }
+        ev.J(q, N) = perp[c];
+      }
+    }
+    // The slice: ⟨x_1, p^⊥⟩ = −p_1 x_{1,0} + p_0 x_{1,1}.
+    ev.E[static_cast<std::size_t>(N)] = iv::mul(I(-p[1]), Z[0]) + iv::mul(I(p[0]), Z[1]);
+    ev.J(N, 0) = I(-p[1]);
+    ev.J(N, 1) = I(p[0]);
+    // A_ik = ⟨u_i^⊥, ∂F_i/∂x_k u_k^⊥⟩: at |x| = 1, ∂u/∂x maps a tangent vector to itself.
+    for (int i = 0; i < n_; ++i)
+      for (int k = 0; k < n_; ++k) {
+        I sum(0);
+        for (int c = 0; c < 2; ++c)
+          for (int e = 0; e < 2; ++e)
+            sum += iv::mul(iv::mul(perp_of(u, i, c), series.coeff(1, 2 * i + c).g[static_cast<std::size_t>(2 * k + e)]),
+                           perp_of(u, k, e));
+        ev.A(i, k) = sum;
+      }
+    return ev;
+  }
+
+ private:
+  /// Coordinate c of u_i^⊥ = (−u_{i,1}, u_{i,0}).
+  static I perp_of(const std::vector<I>& u, int i, int c) {
+    return c == 0 ? -u[static_cast<std::size_t>(2 * i + 1)] : u[static_cast<std::size_t>(2 * i)];
+  }
+
+  int n_;
+  std::shared_ptr<const ModelField<I>> field_;
+};
+
+std::vector<I> thin_box(const std::vector<double>& z) {
+  std::vector<I> Z;
+  for (double v : z) Z.push_back(I(v));
+  return Z;
+}
+
+Eigen::MatrixXd midpoint(const IMatrix& M) {
+  Eigen::MatrixXd m(M.rows(), M.cols());
+  for (Eigen::Index r = 0; r < M.rows(); ++r)
+    for (Eigen::Index c = 0; c < M.cols(); ++c) m(r, c) = iv::mid(M(r, c));
+  return m;
+}
+
+IMatrix product(const IMatrix& a, const IMatrix& b) {
+  IMatrix out = IMatrix::Constant(a.rows(), b.cols(), I(0));
+  for (Eigen::Index r = 0; r < a.rows(); ++r)
+    for (Eigen::Index c = 0; c < b.cols(); ++c) {
+      I sum(0);
+      for (Eigen::Index k = 0; k < a.cols(); ++k) sum += iv::mul(a(r, k), b(k, c));
+      out(r, c) = sum;
+    }
+  return out;
+}
+
+IMatrix thin(const Eigen::MatrixXd& m) {
+  IMatrix out(m.rows(), m.cols());
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) out(r, c) = I(m(r, c));
+  return out;
+}
+
+/// Real approximate eigenvectors of m (a complex pair contributes its real and imaginary parts).
+Eigen::MatrixXd approximate_eigenvectors(const Eigen::MatrixXd& m) {
+  const Eigen::Index k = m.rows();
+  Eigen::EigenSolver<Eigen::MatrixXd> es(m);
+  if (es.info() != Eigen::Success) return Eigen::MatrixXd::Identity(k, k);
+  const Eigen::VectorXcd values = es.eigenvalues();
+  const Eigen::MatrixXcd vectors = es.eigenvectors();
+  Eigen::MatrixXd v(k, k);
+  for (Eigen::Index c = 0; c < k; ++c) {
+    if (values(c).imag() == 0) {
+      v.col(c) = vectors.col(c).real();
+    } else if (c + 1 < k && values(c + 1) == std::conj(values(c))) {
+      v.col(c) = vectors.col(c).real();
+      v.col(c + 1) = vectors.col(c).imag();
+      ++c;
+    } else {
+      return Eigen::MatrixXd::Identity(k, k);
+    }
+  }
+  return v;
+}
+
+/// Gershgorin's discs of V⁻¹ M V (an enclosure of V⁻¹ from R ≈ V⁻¹), as real-part intervals merged
+/// into connected parts. Caller holds RoundUpward.
+std::vector<SpectrumPart> transverse_spectrum(const IMatrix& M, const Eigen::MatrixXd& V, const Eigen::MatrixXd& R) {
+  const Eigen::Index k = M.rows();
+  IMatrix Vi = thin(V), Ri = thin(R);
+  // ‖I − R V‖∞ = δ < 1 gives V⁻¹ = (I − (I − RV))⁻¹ R, so ‖V⁻¹ − R‖∞ ≤ δ/(1 − δ) ‖R‖∞: every entry
+  // of V⁻¹ lies within that of R's.
+  const IMatrix RV = product(Ri, Vi);
+  double delta = 0, normR = 0;
+  for (Eigen::Index r = 0; r < k; ++r) {
+    I row(0), rrow(0);
+    for (Eigen::Index c = 0; c < k; ++c) {
+      row += I(iv::mag((r == c ? I(1) : I(0)) - RV(r, c)));
+      rrow += I(std::abs(R(r, c)));
+    }
+    delta = std::max(delta, row.upper());
+    normR = std::max(normR, rrow.upper());
+  }
+  IMatrix Vinv(k, k);
+  if (delta < 0.5) {
+    const double rho = (I(delta) / (I(1) - I(delta)) * I(normR)).upper();
+    for (Eigen::Index r = 0; r < k; ++r)
+      for (Eigen::Index c = 0; c < k; ++c) Vinv(r, c) = Ri(r, c) + I(-rho, rho);
+  } else {
+    Vi = IMatrix::Identity(k, k);
+    Vinv = IMatrix::Identity(k, k);
+  }
+  const IMatrix B = product(product(Vinv, M), Vi);
+  std::vector<SpectrumPart> discs;
+  for (Eigen::Index r = 0; r < k; ++r) {
+    I radius(0);
+    for (Eigen::Index c = 0; c < k; ++c)
+      if (c != r) radius += I(iv::mag(B(r, c)));
+    const I span = B(r, r) + I(-radius.upper(), radius.upper());
+    discs.push_back({span.lower(), span.upper(), 1});
+  }
+  std::sort(discs.begin(), discs.end(), [](const SpectrumPart& a, const SpectrumPart& b) { return a.lo < b.lo; });
+  std::vector<SpectrumPart> parts;
+  for (const SpectrumPart& d : discs) {
+    if (!parts.empty() && d.lo <= parts.back().hi) {
+      parts.back().hi = std::max(parts.back().hi, d.hi);
+      parts.back().count += d.count;
+    } else {
+      parts.push_back(d);
+    }
+  }
+  return parts;
+}
+
+void classify(EquilibriumResult& r) {
+  bool all_negative = true, exact = true;
+  int positive = 0;
+  for (const SpectrumPart& p : r.transverse_spectrum) {
+    if (p.hi < 0) continue;
+    all_negative = false;
+    if (p.lo > 0)
+      positive += p.count;
+    else
+      exact = false;
+  }
+  r.unstable_directions = positive;
+  r.index_exact = exact;
+  r.stability = all_negative ? "stable" : positive > 0 ? "unstable" : "undecided";
+}
+
+}  // namespace
+
+void evaluate_circle_system(const ProveInstance& in, const std::vector<double>& z, std::vector<double>& E,
+                            Eigen::MatrixXd& J, Eigen::MatrixXd& A) {
+  const CircleSystem system(in);
+  const double p[2] = {z.at(0), z.at(1)};
+  Evaluation ev;
+  {
+    const RoundUpward up;
+    ev = system.evaluate(thin_box(z), p);
+  }
+  E.clear();
+  for (const I& e : ev.E) E.push_back(iv::mid(e));
+  J = midpoint(ev.J);
+  A = midpoint(ev.A);
+}
+
+std::vector<SpectrumPart> real_part_bounds(const Eigen::MatrixXd& M, const Eigen::MatrixXd& V, const Eigen::MatrixXd& R) {
+  const RoundUpward up;
+  return transverse_spectrum(thin(M), V, R);
+}
+
+std::string circle_equilibrium_refusal(const SimConfig& c) {
+  if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere)
+    return std::string("the circle's equilibria are certified for sa-sphere and usa-sphere (got ") + c.model->id + ")";
+  if (c.d != 2) return "the certified equilibria are on the circle: d = 2 (got d = " + std::to_string(c.d) + ")";
+  if (c.n < 2) return "one token: every point is an equilibrium and there is no transverse direction to decide";
+  if (c.heads.size() != 1 || !is_identity(c.heads.front().Q) || !is_identity(c.heads.front().K) ||
+      !is_identity(c.heads.front().V))
+    return "one head with Q = K = V = identity (the rotation symmetry and the identity that makes the unfolding "
+           "parameter vanish need them)";
+  if (!c.mask.empty() || c.causal) return "no mask (a mask breaks the symmetry of the attention weights)";
+  if (!c.kappa.empty()) return "no noise: an equilibrium is of the deterministic flow (remove kappa)";
+  if (!c.beta_log_n.empty()) return "beta as a decimal (gamma log n has none to state exactly)";
+  return "";
+}
+
+ProveInstance circle_instance(const SimConfig& c) {
+  ProveInstance in = prove_instance_from_config(c);
+  if (!in.general()) {
+    const std::vector<std::string> identity = {"1", "0", "0", "1"};
+    in.heads.push_back(HeadWeights{identity, identity, identity});
+    in.Q.clear();
+    in.K.clear();
+    in.V.clear();
+  }
+  return in;
+}
+
+EquilibriumResult prove_circle_equilibrium_on_box(const ProveInstance& in, const std::vector<double>& centre,
+                                                  double radius) {
+  EquilibriumResult r;
+  r.centre = centre;
+  r.radius = radius;
+  const CircleSystem system(in);
+  const int N = system.size();
+  if (static_cast<int>(centre.size()) != N || !(radius > 0) || !std::isfinite(radius)) {
+    r.reason = "the box must have 2n + 1 centre coordinates and a positive radius";
+    return r;
+  }
+  const double p[2] = {centre[0], centre[1]};
+  if (p[0] == 0 && p[1] == 0) {
+    r.reason = "the first token's centre is 0: no slice through it";
+    return r;
+  }
+  Eigen::MatrixXd C;
+  Evaluation at_box, at_centre;
+  {
+    const RoundUpward up;
+    at_centre = system.evaluate(thin_box(centre), p);
+  }
+  // C ≈ J(centre)⁻¹ in double; any C serves Krawczyk's test, a good one makes it pass.
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(midpoint(at_centre.J));
+  if (!lu.isInvertible()) {
+    r.reason = "the Jacobian of the unfolded system is singular at the centre (a degenerate equilibrium: a "
+               "transverse eigenvalue is 0, e.g. at a bifurcation)";
+    return r;
+  }
+  C = lu.inverse();
+  const RoundUpward up;
+  std::vector<I> X;
+  for (double c : centre) X.push_back(I(c) + I(-radius, radius));
+  at_box = system.evaluate(X, p);
+  const IMatrix Ci = thin(C);
+  const IMatrix CJ = product(Ci, at_box.J);
+  bool inside = true;
+  for (int k = 0; k < N && inside; ++k) {
+    I ce(0), spread(0);
+    for (int l = 0; l < N; ++l) {
+      ce += iv::mul(Ci(k, l), at_centre.E[static_cast<std::size_t>(l)]);
+      spread += iv::mul((k == l ? I(1) : I(0)) - CJ(k, l), I(-radius, radius));
+    }
+    const I K = I(centre[static_cast<std::size_t>(k)]) - ce + spread;
+    inside = iv::interior(K, X[static_cast<std::size_t>(k)]);
+  }
+  if (!inside) {
+    r.reason = "the Krawczyk operator does not map the box into its interior";
+    return r;
+  }
+  r.proved = true;
+  // The transverse block M = A[2:, 2:] − 1·A[1, 2:], on the box.
+  const int n = system.n();
+  IMatrix M(n - 1, n - 1);
+  for (int k = 1; k < n; ++k)
+    for (int l = 1; l < n; ++l) M(k - 1, l - 1) = at_box.A(k, l) - at_box.A(0, l);
+  Eigen::MatrixXd V, R;
+  {
+    const Eigen::MatrixXd mid = midpoint(M);
+    std::fesetround(FE_TONEAREST);
+    V = approximate_eigenvectors(mid);
+    const Eigen::FullPivLU<Eigen::MatrixXd> vlu(V);
+    if (vlu.isInvertible()) {
+      R = vlu.inverse();
+    } else {
+      V = Eigen::MatrixXd::Identity(n - 1, n - 1);
+      R = V;
+    }
+    std::fesetround(FE_UPWARD);
+  }
+  r.transverse_spectrum = transverse_spectrum(M, V, R);
+  classify(r);
+  return r;
+}
+
+EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess) {
+  const CircleSystem system(in);
+  const int n = system.n(), N = system.size();
+  EquilibriumResult failed;
+  if (static_cast<int>(guess.size()) != 2 * n) throw std::logic_error("certify_circle_equilibrium: guess of 2n");
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(N);
+  for (int i = 0; i < n; ++i) {
+    const double a = guess[static_cast<std::size_t>(2 * i)], b = guess[static_cast<std::size_t>(2 * i + 1)];
+    const double norm = std::hypot(a, b);
+    if (!(norm > 0)) {
+      failed.reason = "token " + std::to_string(i + 1) + " of the guess is 0";
+      return failed;
+    }
+    z(2 * i) = a / norm;
+    z(2 * i + 1) = b / norm;
+  }
+  const Eigen::VectorXd start = z;
+  const double p[2] = {z(0), z(1)};
+  int iterations = 0;
+  double residual = 0;
+  for (; iterations < 60; ++iterations) {
+    std::vector<double> zs(z.data(), z.data() + N);
+    Evaluation ev;
+    {
+      const RoundUpward up;
+      ev = system.evaluate(thin_box(zs), p);
+    }
+    Eigen::VectorXd e(N);
+    for (int k = 0; k < N; ++k) e(k) = iv::mid(ev.E[static_cast<std::size_t>(k)]);
+    residual = e.lpNorm<Eigen::Infinity>();
+    const Eigen::FullPivLU<Eigen::MatrixXd> lu(midpoint(ev.J));
+    if (!lu.isInvertible()) {
+      failed.reason = "Newton's method met a singular Jacobian (a degenerate equilibrium, or none near the guess)";
+      failed.newton_residual = residual;
+      failed.newton_iterations = iterations;
+      return failed;
+    }
+    const Eigen::VectorXd step = lu.solve(e);
+    z -= step;
+    if (step.lpNorm<Eigen::Infinity>() <= 1e-15) {
+      ++iterations;
+      break;
+    }
+  }
+  // The residual at the final centre.
+  std::vector<double> centre(z.data(), z.data() + N);
+  {
+    Evaluation ev;
+    {
+      const RoundUpward up;
+      ev = system.evaluate(thin_box(centre), p);
+    }
+    residual = 0;
+    for (const I& e : ev.E) residual = std::max(residual, iv::mag(e));
+  }
+  // Newton converges quadratically near a nondegenerate zero; a residual far above rounding means
+  // the guess was not near one.
+  if (!(residual <= 1e-9)) {
+    failed.reason = "not near an equilibrium: Newton's method ended with residual " + std::to_string(residual) +
+                    " after " + std::to_string(iterations) + " iterations";
+    failed.newton_residual = residual;
+    failed.newton_iterations = iterations;
+    return failed;
+  }
+  // The config's start is the approximate equilibrium: an equilibrium far from it is not the one asked for.
+  double moved = 0;
+  for (int k = 0; k < 2 * n; ++k) moved = std::max(moved, std::abs(z(k) - start(k)));
+  if (!(moved <= kNewtonReach)) {
+    failed.reason = "not near an equilibrium: Newton's method moved the start by " + std::to_string(moved) +
+                    " (more than " + std::to_string(kNewtonReach) + ") to reach one";
+    failed.newton_residual = residual;
+    failed.newton_iterations = iterations;
+    return failed;
+  }
+  // The smallest box the proof closes on, from rounding level up (a box of 1e-6 is still a proof).
+  EquilibriumResult r;
+  for (double radius : {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6}) {
+    r = prove_circle_equilibrium_on_box(in, centre, radius);
+    if (r.proved) break;
+  }
+  r.newton_residual = residual;
+  r.newton_iterations = iterations;
+  return r;
+}
+
+}  // namespace attnflow::verify

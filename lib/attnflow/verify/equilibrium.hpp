@@ -1,0 +1,88 @@
+#pragma once
+// Certified equilibria of the attention flow on the circle, and their stability.
+//
+// The field is the model's own (Model<T> on intervals, model_series.hpp). On the circle (d = 2)
+// with Q = K = V = I every rotation maps equilibria to equilibria, so an equilibrium is never
+// isolated: the orbit is quotiented by a slice through the first token, and the problem is made
+// square by an unfolding parameter λ. In R^{2n+1}, unknowns z = (x, λ):
+//   E_i(z) = F_i(u) + (|x_i|² − 1) u_i + λ u_i^⊥ = 0   (u_i = x_i/|x_i|, u^⊥ = (−u_1, u_0)),
+//   P(z)   = ⟨x_1, p^⊥⟩ = 0                              (p the first token of the given guess).
+// A zero has |x_i| = 1 (take ⟨E_i, u_i⟩: F_i(u) is tangent at the unit u_i) and every token turning
+// at speed −λ; and λ = 0, because Σ_i Z_i ⟨F_i, u_i^⊥⟩ = 0 for Q = K = V = I (the weights
+// e^{β⟨x_i, x_j⟩} are symmetric, ⟨x_j, x_i^⊥⟩ antisymmetric; Z_i is the softmax's row sum for SA,
+// a constant for USA), so Σ_i Z_i · (−λ) = 0. The Krawczyk operator on a box X around the
+// Newton-refined guess, K(X) ⊂ int X, proves a unique zero in X: a unique equilibrium in the box
+// on the slice, whose rotations are the whole orbit.
+//
+// Stability: with A the Jacobian of the angular velocities by the angles (A_ik =
+// ⟨u_i^⊥, ∂F_i/∂x_k u_k^⊥⟩ at the equilibrium), A·1 = 0 (rotation), and the transverse
+// eigenvalues are those of M = A[2:, 2:] − 1·A[1, 2:] (A in the basis (1, e_2, …, e_n)). M is
+// enclosed on the box, brought near diagonal form by the approximate eigenvectors V of its
+// midpoint (an enclosure of V⁻¹ from R ≈ V⁻¹ and ‖I − RV‖ < 1), and Gershgorin's discs of
+// V⁻¹ M V bound the real parts; each connected union of k discs holds k eigenvalues.
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/verify/prove.hpp"
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow::verify {
+
+/// Why a config is outside the circle theorem above (empty when inside): sa-sphere or usa-sphere,
+/// d = 2, one head with Q = K = V = identity, no mask, no noise, β a decimal.
+std::string circle_equilibrium_refusal(const SimConfig& c);
+
+/// A connected union of Gershgorin discs: the real parts of `count` transverse eigenvalues lie in
+/// [lo, hi] (lo, hi bounds rounded outward).
+struct SpectrumPart {
+  double lo = 0, hi = 0;
+  int count = 0;
+};
+
+struct EquilibriumResult {
+  bool proved = false;  // a unique equilibrium in the box on the slice
+  std::string reason;   // when not proved
+  std::vector<double> centre;  // the box's centre: x (2n coordinates) then λ
+  double radius = 0;           // the box is centre ± radius in every coordinate
+  double newton_residual = 0;  // max |E| at the centre, in double, before the proof
+  int newton_iterations = 0;
+  /// "stable" (every transverse real part < 0), "unstable" (one > 0), "undecided"; empty when not proved.
+  std::string stability;
+  int unstable_directions = 0;  // eigenvalues in parts with lo > 0
+  bool index_exact = false;     // every part is either < 0 or > 0: the count is the saddle's index
+  std::vector<SpectrumPart> transverse_spectrum;  // increasing lo
+};
+
+/// Refines `guess` (n×2 row-major, any lengths) by Newton's method on the system above and proves it.
+EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess);
+
+/// The proof on a given box (a certificate's recomputation): no Newton step, the box as given.
+EquilibriumResult prove_circle_equilibrium_on_box(const ProveInstance& in, const std::vector<double>& centre,
+                                                  double radius);
+
+/// The system at a point z = (x, λ) in double (the midpoints of its interval evaluation): E, its
+/// Jacobian J, and the angular velocities' Jacobian A (for tests against finite differences).
+void evaluate_circle_system(const ProveInstance& in, const std::vector<double>& z, std::vector<double>& E,
+                            Eigen::MatrixXd& J, Eigen::MatrixXd& A);
+
+/// Gershgorin's bounds on the real parts of the eigenvalues of the point matrix M, after the
+/// similarity by V with V⁻¹ enclosed from R ≈ V⁻¹ (what the stability claim uses, on a thin M).
+std::vector<SpectrumPart> real_part_bounds(const Eigen::MatrixXd& M, const Eigen::MatrixXd& V, const Eigen::MatrixXd& R);
+
+/// The same instance with its one head's weights written out, as ModelField reads them.
+ProveInstance circle_instance(const SimConfig& c);
+
+/// The same hypotheses read on an instance (a certificate's): empty when they hold.
+std::string circle_instance_refusal(const ProveInstance& in);
+
+/// DIR/certificate.json of `equilibrium` (equilibrium_certificate.cpp): the instance, the
+/// hypotheses, the box as 17-digit decimals, the claims.
+nlohmann::json make_equilibrium_certificate(const ProveInstance& in, const EquilibriumResult& r);
+
+/// `equilibrium --check`: the box and the claims recomputed from the certificate's instance and
+/// box; accepted only when every claim is the recomputed one. Malformed input is an InputError.
+CheckResult check_equilibrium_certificate(const nlohmann::json& certificate);
+
+}  // namespace attnflow::verify

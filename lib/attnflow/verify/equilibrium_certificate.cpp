@@ -1,0 +1,148 @@
+// The certificate of a circle equilibrium (equilibrium.hpp): written from the proof's result, and
+// re-verified by recomputing the proof on the stored box.
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/verify/decimal17.hpp"
+#include "attnflow/verify/equilibrium.hpp"
+#include "attnflow/version.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+
+namespace attnflow::verify {
+
+namespace {
+
+constexpr const char* kKind = "attnflow-equilibrium";
+
+constexpr const char* kTheorem =
+    "Krawczyk: if K(X) = c - C E(c) + (I - C E'(X))(X - c) lies in the interior of the box X for an invertible C, "
+    "E has exactly one zero in X (Krawczyk 1969; Moore 1977)";
+
+constexpr const char* kQuotient =
+    "rotations of the circle: the slice <x_1, p^perp> = 0 (p the first token's centre) and the unfolding term "
+    "lambda u_i^perp, which vanishes at a zero: sum_i Z_i <F_i, u_i^perp> = 0 for Q = K = V = I (the weights "
+    "exp(beta <x_i, x_j>) are symmetric, <x_j, x_i^perp> antisymmetric), so sum_i Z_i (-lambda) = 0";
+
+constexpr const char* kExistence =
+    "exactly one equilibrium of the flow lies in the box on the slice (with lambda = 0 and |x_i| = 1); every "
+    "rotation of it is an equilibrium, and no other equilibrium meets the slice inside the box";
+
+constexpr const char* kStability =
+    "transverse spectrum: the eigenvalues of the linearisation on the quotient by rotations (the angular "
+    "velocities' Jacobian A with A 1 = 0, in the basis (1, e_2, ..., e_n)); their real parts lie in the listed "
+    "intervals, count each; stable: every real part < 0; unstable: the listed count > 0";
+
+const std::vector<std::string> kIdentity2 = {"1", "0", "0", "1"};
+
+nlohmann::json spectrum_json(const std::vector<SpectrumPart>& parts) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const SpectrumPart& p : parts) list.push_back({{"real_part", {g17(p.lo), g17(p.hi)}}, {"count", p.count}});
+  return list;
+}
+
+void require_keys(const nlohmann::json& j, const std::string& where, const std::set<std::string>& allowed) {
+  if (!j.is_object()) input_error(where, "expected an object");
+  for (const auto& [key, value] : j.items())
+    if (!allowed.count(key)) input_error(where + "." + key, "unknown key");
+  for (const std::string& key : allowed)
+    if (!j.contains(key)) input_error(where + "." + key, "missing");
+}
+
+double exact_double(const nlohmann::json& v, const std::string& where) {
+  if (!v.is_string()) input_error(where, "expected a decimal string");
+  const std::string s = v.get<std::string>();
+  if (!is_decimal_literal(s)) input_error(where, "\"" + s + "\" is not a decimal");
+  return std::strtod(s.c_str(), nullptr);
+}
+
+}  // namespace
+
+std::string circle_instance_refusal(const ProveInstance& in) {
+  if (in.model != "sa-sphere" && in.model != "usa-sphere") return "model must be sa-sphere or usa-sphere";
+  if (in.d != 2) return "d must be 2 (the circle)";
+  if (in.n < 2) return "n must be at least 2";
+  if (in.heads.size() != 1 || in.heads.front().Q != kIdentity2 || in.heads.front().K != kIdentity2 ||
+      in.heads.front().V != kIdentity2)
+    return "one head with Q = K = V = identity (\"1\", \"0\", \"0\", \"1\")";
+  if (in.causal || !in.W.empty() || in.per_layer()) return "no mask, no ffn, constant weights";
+  if (!is_decimal_literal(in.beta)) return "beta must be a decimal";
+  return "";
+}
+
+nlohmann::json make_equilibrium_certificate(const ProveInstance& in, const EquilibriumResult& r) {
+  nlohmann::json centre = nlohmann::json::array();
+  for (double c : r.centre) centre.push_back(g17(c));
+  return {{"kind", kKind},
+          {"theorem", kTheorem},
+          {"instance", in.to_json()},
+          {"hypotheses",
+           {"the circle: d = 2, one head with Q = K = V = identity, no mask (read exactly from the instance)",
+            "beta and the weights are the enclosures of their decimals",
+            "the field is the model's own (Model<T> on intervals, with its derivative by forward differentiation)"}},
+          {"quotient", kQuotient},
+          {"box", {{"centre", centre}, {"radius", g17(r.radius)}, {"layout", "x_1, y_1, ..., x_n, y_n, lambda"}}},
+          {"existence", kExistence},
+          {"stability_method", kStability},
+          {"stability", r.stability},
+          {"unstable_directions", r.unstable_directions},
+          {"index_exact", r.index_exact},
+          {"transverse_spectrum", spectrum_json(r.transverse_spectrum)},
+          {"newton", {{"iterations", r.newton_iterations}, {"residual", g17(r.newton_residual)}}},
+          {"attnflow_version", kVersion}};
+}
+
+CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
+  const auto start = std::chrono::steady_clock::now();
+  require_keys(j, "certificate",
+               {"kind", "theorem", "instance", "hypotheses", "quotient", "box", "existence", "stability_method",
+                "stability", "unstable_directions", "index_exact", "transverse_spectrum", "newton",
+                "attnflow_version"});
+  if (j.at("kind") != kKind) input_error("certificate.kind", std::string("expected \"") + kKind + "\"");
+  require_keys(j.at("instance"), "certificate.instance", {"model", "n", "d", "beta", "points", "heads"});
+  const ProveInstance in = ProveInstance::from_json(j.at("instance"));
+  require_keys(j.at("box"), "certificate.box", {"centre", "radius", "layout"});
+  const nlohmann::json& list = j.at("box").at("centre");
+  if (!list.is_array() || list.size() != static_cast<std::size_t>(2 * in.n + 1))
+    input_error("certificate.box.centre", "expected 2n + 1 decimal strings");
+  std::vector<double> centre;
+  for (std::size_t k = 0; k < list.size(); ++k)
+    centre.push_back(exact_double(list[k], "certificate.box.centre[" + std::to_string(k) + "]"));
+  const double radius = exact_double(j.at("box").at("radius"), "certificate.box.radius");
+  CheckResult out;
+  const std::string refusal = circle_instance_refusal(in);
+  if (!refusal.empty()) {
+    out.message = "certificate rejected: the instance is outside the theorem: " + refusal;
+    return out;
+  }
+  if (!(radius > 0) || radius > 1e-3) {
+    out.message = "certificate rejected: the box's radius must be in (0, 1e-3]";
+    return out;
+  }
+  const EquilibriumResult r = prove_circle_equilibrium_on_box(in, centre, radius);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r.proved) {
+    out.message = "certificate rejected: " + r.reason;
+    return out;
+  }
+  // Every claim must be the recomputed one, text for text.
+  const nlohmann::json again = make_equilibrium_certificate(in, r);
+  for (const char* key : {"theorem", "quotient", "existence", "stability_method", "stability", "unstable_directions",
+                          "index_exact", "transverse_spectrum", "hypotheses"})
+    if (j.at(key) != again.at(key)) {
+      out.message = std::string("certificate rejected: ") + key + " is not what the recomputation gives (" +
+                    again.at(key).dump() + ")";
+      return out;
+    }
+  out.accepted = true;
+  out.message = "certificate verified: an equilibrium of " + in.model + " with n = " + std::to_string(in.n) +
+                " on the circle, beta = " + in.beta + ", unique in a box of radius " + g17(radius) + ", " +
+                r.stability +
+                (r.stability == "unstable" ? " (" + std::to_string(r.unstable_directions) + " unstable directions" +
+                                                 (r.index_exact ? ")" : " at least)")
+                                           : "");
+  return out;
+}
+
+}  // namespace attnflow::verify

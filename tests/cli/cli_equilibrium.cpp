@@ -1,0 +1,91 @@
+// lib/cli/equilibrium.cpp: the shipped configs are certified with the claims their closed forms
+// give, every stored certificate re-verifies, a tampered one is rejected (exit 1), a config outside
+// the theorem is bad input (exit 2, one line), and a start near no equilibrium writes nothing (exit 1).
+#include <boost/test/unit_test.hpp>
+
+#include "cli_support.hpp"
+
+#include "attnflow/version.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+using namespace attnflow::testing;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kDir = fs::path(attnflow::source_dir()) / "proofs/equilibria";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli_equilibrium)
+
+BOOST_AUTO_TEST_CASE(the_shipped_configs_are_certified_and_their_certificates_reverify) {
+  TempDir tmp;
+  const struct {
+    const char* name;
+    const char* stability;
+    int unstable;
+  } cases[] = {{"triangle-usa-beta-minus-1", "stable", 0}, {"triangle-sa-beta-1", "unstable", 2},
+               {"antipodal-sa-beta-1", "unstable", 1}};
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      const fs::path out = tmp.path / c.name;
+      const CliResult r = run_cli("equilibrium --config " + quoted((kDir / (std::string(c.name) + ".json")).string()) +
+                                      " --out " + quoted(out.string()),
+                                  tmp);
+      BOOST_TEST(r.code == 0, r.err);
+      const json cert = json::parse(read_file(out / "certificate.json"));
+      BOOST_TEST(cert["stability"] == c.stability);
+      BOOST_TEST(cert["unstable_directions"] == c.unstable);
+      BOOST_TEST(cert["index_exact"] == true);
+      // The stored certificate is this one, and re-verifies.
+      const fs::path stored = kDir / "certificates" / (std::string(c.name) + ".json");
+      json fresh = cert, kept = json::parse(read_file(stored));
+      fresh.erase("attnflow_version");
+      kept.erase("attnflow_version");
+      BOOST_TEST(fresh == kept);
+      const CliResult check = run_cli("equilibrium --check " + quoted(stored.string()), tmp);
+      BOOST_TEST(check.code == 0, check.err);
+      json tampered = cert;
+      tampered["unstable_directions"] = c.unstable + 1;
+      const fs::path bad = tmp.path / (std::string(c.name) + "-tampered.json");
+      { std::ofstream(bad) << tampered.dump(); }
+      const CliResult rejected = run_cli("equilibrium --check " + quoted(bad.string()), tmp);
+      BOOST_TEST(rejected.code == 1, rejected.err);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(configs_outside_the_theorem_are_bad_input_and_non_equilibria_write_nothing) {
+  TempDir tmp;
+  json base = json::parse(read_file(kDir / "triangle-sa-beta-1.json"));
+  for (const auto& [field, value] : {std::pair{std::string("V"), json("minus-identity")},
+                                     std::pair{std::string("d"), json(3)}}) {
+    json other = base;
+    other[field] = value;
+    if (field == "d") other["init"] = {{"kind", "uniform-sphere"}, {"seed", 1}};
+    const fs::path file = tmp.path / (field + ".json");
+    { std::ofstream(file) << other.dump(); }
+    const fs::path out = tmp.path / ("out-" + field);
+    const CliResult r = run_cli("equilibrium --config " + quoted(file.string()) + " --out " + quoted(out.string()), tmp);
+    BOOST_TEST(r.code == 2, field << ": " << r.err);
+    BOOST_TEST(count_lines(r.err) == 1u, r.err);
+    BOOST_TEST(!fs::exists(out / "certificate.json"));
+  }
+  json far = base;
+  far["n"] = 4;
+  far["init"] = {{"kind", "explicit"}, {"points", {{1, 0}, {0.6, 0.8}, {-0.28, 0.96}, {0, -1}}}};
+  const fs::path file = tmp.path / "far.json";
+  { std::ofstream(file) << far.dump(); }
+  const fs::path out = tmp.path / "out-far";
+  const CliResult r = run_cli("equilibrium --config " + quoted(file.string()) + " --out " + quoted(out.string()), tmp);
+  BOOST_TEST(r.code == 1, r.err);
+  BOOST_TEST(!fs::exists(out / "certificate.json"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
