@@ -25,6 +25,8 @@ void register_commands(CLI::App& app) {
   register_bench(app);
   register_prove(app);
   register_equilibrium(app);
+  register_continue(app);
+  register_atlas(app);
   register_learn(app);
 }
 

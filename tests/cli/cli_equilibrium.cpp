@@ -88,4 +88,35 @@ BOOST_AUTO_TEST_CASE(configs_outside_the_theorem_are_bad_input_and_non_equilibri
   BOOST_TEST(!fs::exists(out / "certificate.json"));
 }
 
+BOOST_AUTO_TEST_CASE(continue_encloses_the_triangles_threshold_and_the_atlas_lists_it) {
+  TempDir tmp;
+  json config = json::parse(read_file(kDir / "triangle-usa-beta-minus-1.json"));
+  config["init"] = {{"kind", "regular-polygon"}};
+  const fs::path file = tmp.path / "polygon.json";
+  { std::ofstream(file) << config.dump(); }
+  const CliResult r = run_cli("continue --config " + quoted(file.string()) + " --beta=-3:1 --step 0.25 --out " +
+                                  quoted((tmp.path / "cont").string()),
+                              tmp);
+  BOOST_TEST(r.code == 0, r.err);
+  const json cont = json::parse(read_file(tmp.path / "cont" / "continuation.json"));
+  BOOST_REQUIRE(cont["thresholds"].size() == 1u);
+  const double lo = std::stod(cont["thresholds"][0]["beta"][0].get<std::string>());
+  const double hi = std::stod(cont["thresholds"][0]["beta"][1].get<std::string>());
+  BOOST_TEST(lo <= -2.0 / 3);
+  BOOST_TEST(-2.0 / 3 <= hi);
+  BOOST_TEST(hi - lo <= 1e-10);
+  // Bad input: an empty range, a start that is not the polygon.
+  BOOST_TEST(run_cli("continue --config " + quoted(file.string()) + " --beta=1:-1", tmp).code == 2);
+  BOOST_TEST(run_cli("continue --config " + quoted((kDir / "triangle-usa-beta-minus-1.json").string()) + " --beta=-1:1",
+                     tmp)
+                 .code == 2);
+  // The atlas for the triangle alone: the same threshold, and the window's search.
+  const CliResult a = run_cli("atlas --max-n 3 --starts 2 --out " + quoted((tmp.path / "atlas").string()), tmp);
+  BOOST_TEST(a.code == 0, a.err);
+  const json atlas = json::parse(read_file(tmp.path / "atlas" / "atlas.json"));
+  BOOST_REQUIRE(atlas["polygon_thresholds"].size() == 2u);  // usa-sphere and sa-sphere
+  for (const json& p : atlas["polygon_thresholds"]) BOOST_TEST(p["thresholds"].size() == 1u);
+  BOOST_TEST(atlas["window_search"]["searches"].size() == 10u);  // 2 models × 5 betas
+}
+
 BOOST_AUTO_TEST_SUITE_END()

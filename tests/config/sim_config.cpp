@@ -507,6 +507,28 @@ BOOST_AUTO_TEST_CASE(an_equiangular_start_has_every_inner_product_rho) {
   refused({{"kind", "uniform-sphere"}, {"rho", "0.2"}}, 3, 4);
 }
 
+BOOST_AUTO_TEST_CASE(a_regular_polygon_start_has_its_vertices_at_two_pi_k_over_n) {
+  // Consecutive vertices at inner product cos(2π/n), in the first two coordinates, at 40 digits too.
+  json b = base_continuous();
+  b["n"] = 5, b["d"] = 3;
+  b["init"] = {{"kind", "regular-polygon"}};
+  const SimConfig c = parse_sim_config(b);
+  const Tokens<double> x = initial_tokens<double>(c);
+  for (int i = 0; i < 5; ++i) {
+    BOOST_TEST(std::abs(x.row(i).squaredNorm() - 1) < 1e-15);
+    BOOST_TEST(x(i, 2) == 0.0);
+    BOOST_TEST(std::abs(x.row(i).dot(x.row((i + 1) % 5)) - std::cos(2 * M_PI / 5)) < 1e-15);
+  }
+  BOOST_TEST(x(0, 0) == 1.0);
+  MpfrDigitsScope digits(40);
+  const Tokens<mpfr> xm = initial_tokens<mpfr>(c);
+  const mpfr expected = cos(2 * boost::math::constants::pi<mpfr>() / 5);
+  BOOST_TEST(abs(mpfr(xm.row(1).dot(xm.row(2))) - expected) < mpfr("1e-38"));
+  json line = b;
+  line["d"] = 1;
+  BOOST_CHECK_THROW(parse_sim_config(line), InputError);  // a polygon needs two coordinates
+}
+
 BOOST_AUTO_TEST_CASE(beta_as_gamma_log_n) {
   // "beta": {"log_n": gamma}: beta = gamma log n, kept as gamma for the run's arithmetic and as a
   // 40-digit decimal of gamma log n for what reads beta in double.

@@ -180,11 +180,14 @@ InitSpec parse_init(const nlohmann::json& j, int n, int d) {
   } else {
     input_error("init", "must be a kind name or {\"kind\": ..., \"seed\": ...}");
   }
-  static const std::vector<std::string> kinds = {"uniform-sphere", "uniform-cube", "orthogonal", "hemisphere",
-                                                 "equiangular",    "explicit"};
+  static const std::vector<std::string> kinds = {"uniform-sphere", "uniform-cube", "orthogonal",     "hemisphere",
+                                                 "equiangular",    "explicit",     "regular-polygon"};
   if (std::find(kinds.begin(), kinds.end(), init.kind) == kinds.end())
     input_error("init.kind", "unknown start \"" + init.kind +
-                                 "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, equiangular, explicit)");
+                                 "\" (uniform-sphere, uniform-cube, orthogonal, hemisphere, equiangular, explicit, "
+                                 "regular-polygon)");
+  if (init.kind == "regular-polygon" && d < 2)
+    input_error("init", "a regular polygon needs d >= 2 (its vertices lie in the first two coordinates)");
   if (init.kind == "equiangular") {
     // n unit vectors with one common inner product ρ exist for −1/(n−1) ≤ ρ ≤ 1; the construction
     // (initial_conditions.hpp) takes ρ in (−1/(n−1), 1): e_i and a shared direction for ρ ≥ 0

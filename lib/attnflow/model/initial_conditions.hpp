@@ -9,6 +9,8 @@
 #include "attnflow/random.hpp"
 #include "attnflow/tokens.hpp"
 
+#include <boost/math/constants/constants.hpp>
+
 #include <cmath>
 
 namespace attnflow {
@@ -68,6 +70,18 @@ template <class T> Tokens<T> initial_tokens(const SimConfig& c) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) x(i, j) = (i == j ? one : T(0)) - t / T(n);
     normalize_rows(x);
+    return x;
+  }
+  if (init.kind == "regular-polygon") {
+    // x_k = (cos 2πk/n, sin 2πk/n, 0, …), formed in T.
+    using std::cos;
+    using std::sin;
+    Tokens<T> x = Tokens<T>::Zero(n, d);
+    for (int k = 0; k < n; ++k) {
+      const T angle = T(2) * boost::math::constants::pi<T>() * T(k) / T(n);
+      x(k, 0) = cos(angle);
+      x(k, 1) = sin(angle);
+    }
     return x;
   }
   if (init.kind == "orthogonal") {

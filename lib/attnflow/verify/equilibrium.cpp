@@ -23,9 +23,6 @@ namespace {
 using I = DInterval;
 using IMatrix = Eigen::Matrix<I, Eigen::Dynamic, Eigen::Dynamic>;
 
-/// How far (in any coordinate of the unit tokens) Newton's method may move the start.
-constexpr double kNewtonReach = 0.05;
-
 bool is_identity(const WeightSpec& w) {
   return w.kind == WeightSpec::Kind::Constant && w.values.size() == 1 &&
          w.values.front().kind == MatrixSpec::Kind::Identity;
@@ -225,6 +222,28 @@ std::vector<SpectrumPart> transverse_spectrum(const IMatrix& M, const Eigen::Mat
   return parts;
 }
 
+/// The transverse spectrum from A enclosed on a box holding an equilibrium: M = A[2:, 2:] − 1·A[1, 2:]
+/// (A·1 = 0 there), brought near diagonal form by its midpoint's eigenvectors. Caller holds RoundUpward.
+std::vector<SpectrumPart> spectrum_of_angle_jacobian(const IMatrix& A) {
+  const Eigen::Index n = A.rows();
+  IMatrix M(n - 1, n - 1);
+  for (Eigen::Index k = 1; k < n; ++k)
+    for (Eigen::Index l = 1; l < n; ++l) M(k - 1, l - 1) = A(k, l) - A(0, l);
+  Eigen::MatrixXd V, R;
+  const Eigen::MatrixXd mid = midpoint(M);
+  std::fesetround(FE_TONEAREST);  // the approximate eigenvectors: any V serves, a good one is narrow
+  V = approximate_eigenvectors(mid);
+  const Eigen::FullPivLU<Eigen::MatrixXd> vlu(V);
+  if (vlu.isInvertible()) {
+    R = vlu.inverse();
+  } else {
+    V = Eigen::MatrixXd::Identity(n - 1, n - 1);
+    R = V;
+  }
+  std::fesetround(FE_UPWARD);
+  return transverse_spectrum(M, V, R);
+}
+
 void classify(EquilibriumResult& r) {
   bool all_negative = true, exact = true;
   int positive = 0;
@@ -261,6 +280,19 @@ void evaluate_circle_system(const ProveInstance& in, const std::vector<double>& 
 std::vector<SpectrumPart> real_part_bounds(const Eigen::MatrixXd& M, const Eigen::MatrixXd& V, const Eigen::MatrixXd& R) {
   const RoundUpward up;
   return transverse_spectrum(thin(M), V, R);
+}
+
+std::vector<SpectrumPart> transverse_spectrum_at(const ProveInstance& in, const std::vector<double>& lo,
+                                                const std::vector<double>& hi) {
+  const CircleSystem system(in);
+  if (static_cast<int>(lo.size()) != 2 * in.n || hi.size() != lo.size())
+    throw std::logic_error("transverse_spectrum_at: a box of 2n coordinates");
+  const RoundUpward up;
+  std::vector<I> X;
+  for (std::size_t k = 0; k < lo.size(); ++k) X.push_back(I(lo[k], hi[k]));
+  X.push_back(I(0));
+  const double p[2] = {iv::mid(X[0]), iv::mid(X[1])};
+  return spectrum_of_angle_jacobian(system.evaluate(X, p).A);
 }
 
 std::string circle_equilibrium_refusal(const SimConfig& c) {
@@ -341,31 +373,12 @@ EquilibriumResult prove_circle_equilibrium_on_box(const ProveInstance& in, const
     return r;
   }
   r.proved = true;
-  // The transverse block M = A[2:, 2:] − 1·A[1, 2:], on the box.
-  const int n = system.n();
-  IMatrix M(n - 1, n - 1);
-  for (int k = 1; k < n; ++k)
-    for (int l = 1; l < n; ++l) M(k - 1, l - 1) = at_box.A(k, l) - at_box.A(0, l);
-  Eigen::MatrixXd V, R;
-  {
-    const Eigen::MatrixXd mid = midpoint(M);
-    std::fesetround(FE_TONEAREST);
-    V = approximate_eigenvectors(mid);
-    const Eigen::FullPivLU<Eigen::MatrixXd> vlu(V);
-    if (vlu.isInvertible()) {
-      R = vlu.inverse();
-    } else {
-      V = Eigen::MatrixXd::Identity(n - 1, n - 1);
-      R = V;
-    }
-    std::fesetround(FE_UPWARD);
-  }
-  r.transverse_spectrum = transverse_spectrum(M, V, R);
+  r.transverse_spectrum = spectrum_of_angle_jacobian(at_box.A);
   classify(r);
   return r;
 }
 
-EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess) {
+EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess, double reach) {
   const CircleSystem system(in);
   const int n = system.n(), N = system.size();
   EquilibriumResult failed;
@@ -432,9 +445,9 @@ EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std:
   // The config's start is the approximate equilibrium: an equilibrium far from it is not the one asked for.
   double moved = 0;
   for (int k = 0; k < 2 * n; ++k) moved = std::max(moved, std::abs(z(k) - start(k)));
-  if (!(moved <= kNewtonReach)) {
+  if (!(moved <= reach)) {
     failed.reason = "not near an equilibrium: Newton's method moved the start by " + std::to_string(moved) +
-                    " (more than " + std::to_string(kNewtonReach) + ") to reach one";
+                    " (more than " + std::to_string(reach) + ") to reach one";
     failed.newton_residual = residual;
     failed.newton_iterations = iterations;
     return failed;

@@ -55,8 +55,14 @@ struct EquilibriumResult {
   std::vector<SpectrumPart> transverse_spectrum;  // increasing lo
 };
 
-/// Refines `guess` (n×2 row-major, any lengths) by Newton's method on the system above and proves it.
-EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess);
+/// How far (in any coordinate of the unit tokens) Newton's method may move the start by default:
+/// a config's start is the approximate equilibrium, and one farther away is not the one asked for.
+inline constexpr double kNewtonReach = 0.05;
+
+/// Refines `guess` (n×2 row-major, any lengths) by Newton's method on the system above and proves
+/// it; a search passes an unbounded `reach`.
+EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess,
+                                             double reach = kNewtonReach);
 
 /// The proof on a given box (a certificate's recomputation): no Newton step, the box as given.
 EquilibriumResult prove_circle_equilibrium_on_box(const ProveInstance& in, const std::vector<double>& centre,
@@ -70,6 +76,11 @@ void evaluate_circle_system(const ProveInstance& in, const std::vector<double>& 
 /// Gershgorin's bounds on the real parts of the eigenvalues of the point matrix M, after the
 /// similarity by V with V⁻¹ enclosed from R ≈ V⁻¹ (what the stability claim uses, on a thin M).
 std::vector<SpectrumPart> real_part_bounds(const Eigen::MatrixXd& M, const Eigen::MatrixXd& V, const Eigen::MatrixXd& R);
+
+/// The transverse spectrum at an equilibrium known (by other means) to lie in the box [lo, hi]
+/// (2n coordinates): the Gershgorin parts of M enclosed on the box, without an existence proof.
+std::vector<SpectrumPart> transverse_spectrum_at(const ProveInstance& in, const std::vector<double>& lo,
+                                                const std::vector<double>& hi);
 
 /// The same instance with its one head's weights written out, as ModelField reads them.
 ProveInstance circle_instance(const SimConfig& c);

@@ -1,0 +1,164 @@
+// The regular n-gon's stability thresholds (polygon_continuation.hpp).
+#define ATTNFLOW_ROUNDING_TU
+#include "attnflow/verify/polygon_continuation.hpp"
+
+#include "attnflow/verify/decimal17.hpp"
+#include "attnflow/verify/interval.hpp"
+
+#include <cmath>
+
+namespace attnflow::verify {
+
+namespace {
+
+/// The vertices' coordinates, enclosed: [lo, hi] per coordinate (x_1, y_1, …, x_n, y_n). MPFI at an
+/// explicit 128 bits (not the process-wide default precision: this runs on several threads).
+void polygon_box(int n, std::vector<double>& lo, std::vector<double>& hi) {
+  mpfi_t angle, value;
+  mpfi_init2(angle, 128);
+  mpfi_init2(value, 128);
+  mpfr_t end;
+  mpfr_init2(end, 128);
+  lo.clear();
+  hi.clear();
+  for (int k = 0; k < n; ++k) {
+    mpfi_const_pi(angle);
+    mpfi_mul_ui(angle, angle, static_cast<unsigned long>(2 * k));
+    mpfi_div_ui(angle, angle, static_cast<unsigned long>(n));
+    for (int c = 0; c < 2; ++c) {
+      if (c == 0)
+        mpfi_cos(value, angle);
+      else
+        mpfi_sin(value, angle);
+      mpfi_get_left(end, value);
+      lo.push_back(mpfr_get_d(end, MPFR_RNDD));
+      mpfi_get_right(end, value);
+      hi.push_back(mpfr_get_d(end, MPFR_RNDU));
+    }
+  }
+  mpfr_clear(end);
+  mpfi_clear(value);
+  mpfi_clear(angle);
+}
+
+/// Bisects t (decided, different indices at its ends) to `tolerance`, appending the result; a
+/// third index met inside splits it in two, each refined. Where the midpoint is undecided (a
+/// crossing within the enclosure's width of it) the index is decided just beside it, at offsets
+/// growing tenfold from tolerance/4: a mode that touches 0 without crossing (β = 0 for the even
+/// polygons' mode n/2) leaves the interval as wide as its enclosure needs.
+void refine(const ProveInstance& in, Threshold t, double tolerance, std::vector<Threshold>& out) {
+  if (t.index_below == t.index_above) return;  // no net crossing on this piece
+  while (t.hi - t.lo > tolerance) {
+    const double mid = t.lo + (t.hi - t.lo) / 2;
+    if (mid <= t.lo || mid >= t.hi) break;  // adjacent doubles
+    IndexAt m = polygon_index(in, mid);
+    if (!m.decided) {
+      for (double q = tolerance / 4; q < (t.hi - t.lo) / 4; q *= 10) {
+        const IndexAt below = polygon_index(in, mid - q), above = polygon_index(in, mid + q);
+        if (!below.decided || !above.decided) continue;
+        if (below.index == t.index_below && above.index == t.index_above) {
+          t.lo = mid - q;
+          t.hi = mid + q;
+        } else {  // another index beside mid: split there
+          refine(in, {t.lo, mid - q, t.index_below, below.index}, tolerance, out);
+          refine(in, {mid + q, t.hi, above.index, t.index_above}, tolerance, out);
+          return;
+        }
+        break;
+      }
+      break;  // narrowed or not, mid stays undecided: this is as narrow as the enclosure allows
+    }
+    if (m.index == t.index_below) {
+      t.lo = mid;
+    } else if (m.index == t.index_above) {
+      t.hi = mid;
+    } else {  // a third index: a crossing on each side of mid
+      refine(in, {t.lo, mid, t.index_below, m.index}, tolerance, out);
+      refine(in, {mid, t.hi, m.index, t.index_above}, tolerance, out);
+      return;
+    }
+  }
+  out.push_back(t);
+}
+
+}  // namespace
+
+IndexAt polygon_index(const ProveInstance& base, double beta) {
+  ProveInstance in = base;
+  in.beta = g17(beta);
+  std::vector<double> lo, hi;
+  polygon_box(in.n, lo, hi);
+  IndexAt at;
+  at.beta = beta;
+  at.spectrum = transverse_spectrum_at(in, lo, hi);
+  at.decided = true;
+  for (const SpectrumPart& p : at.spectrum) {
+    if (p.lo > 0) at.index += p.count;
+    else if (!(p.hi < 0)) at.decided = false;
+  }
+  return at;
+}
+
+PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance) {
+  PolygonContinuation out;
+  out.model = in.model;
+  out.n = in.n;
+  out.beta_from = from;
+  out.beta_to = to;
+  out.step = step;
+  out.tolerance = tolerance;
+  const long points = static_cast<long>(std::ceil((to - from) / step - 1e-9)) + 1;
+  for (long k = 0; k < points; ++k) {
+    const double beta = k + 1 == points ? to : from + static_cast<double>(k) * step;
+    out.scan.push_back(polygon_index(in, beta));
+    if (!out.scan.back().decided) out.undecided.push_back(beta);
+  }
+  // Between decided neighbours (skipping undecided points, which lie beside a crossing).
+  const IndexAt* previous = nullptr;
+  for (const IndexAt& at : out.scan) {
+    if (!at.decided) continue;
+    if (previous && previous->index != at.index) refine(in, {previous->beta, at.beta, previous->index, at.index}, tolerance, out.thresholds);
+    previous = &at;
+  }
+  return out;
+}
+
+nlohmann::json continuation_to_json(const PolygonContinuation& c) {
+  nlohmann::json thresholds = nlohmann::json::array();
+  for (const Threshold& t : c.thresholds)
+    thresholds.push_back({{"beta", {g17(t.lo), g17(t.hi)}},
+                          {"width", g17(t.hi - t.lo)},
+                          {"index_below", t.index_below},
+                          {"index_above", t.index_above}});
+  nlohmann::json scan = nlohmann::json::array();
+  for (const IndexAt& at : c.scan) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const SpectrumPart& p : at.spectrum) parts.push_back({{"real_part", {g17(p.lo), g17(p.hi)}}, {"count", p.count}});
+    scan.push_back({{"beta", g17(at.beta)},
+                    {"index", at.decided ? nlohmann::json(at.index) : nlohmann::json(nullptr)},
+                    {"transverse_spectrum", parts}});
+  }
+  std::vector<std::string> undecided;
+  for (double b : c.undecided) undecided.push_back(g17(b));
+  return {{"kind", "attnflow-continuation"},
+          {"family", "the regular " + std::to_string(c.n) + "-gon on the circle, " + c.model + ", Q = K = V = I"},
+          {"branch",
+           "an equilibrium for every beta: the cyclic shift of the tokens is a rotation, so all angular velocities "
+           "are equal, and sum_i Z_i omega_i = 0 with equal Z_i makes them 0; its vertices are enclosed once "
+           "(MPFI sin and cos of 2 pi k/n, rounded outward)"},
+          {"threshold_claim",
+           "in each interval a transverse eigenvalue's real part crosses 0: the index is proved at both ends "
+           "(Gershgorin's discs after a similarity, equilibrium.hpp) and differs; eigenvalues are continuous in "
+           "beta and the configuration does not move"},
+          {"coverage",
+           "index changes between scan points are found; two crossings within one scan step that restore the "
+           "index are not seen"},
+          {"beta_range", {g17(c.beta_from), g17(c.beta_to)}},
+          {"step", g17(c.step)},
+          {"tolerance", g17(c.tolerance)},
+          {"thresholds", thresholds},
+          {"undecided_scan_points", undecided},
+          {"scan", scan}};
+}
+
+}  // namespace attnflow::verify

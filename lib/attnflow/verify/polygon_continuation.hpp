@@ -1,0 +1,52 @@
+#pragma once
+// Stability thresholds in β of the regular n-gon on the circle (Q = K = V = I), certified.
+//
+// Lemma (the branch): the regular n-gon is an equilibrium for every β. Its angular velocities are
+// all equal (the cyclic shift of the tokens is a rotation, which commutes with the field), and
+// Σ_i Z_i ω_i = 0 (equilibrium.hpp) with all Z_i equal, so every ω_i = 0. The branch is thus the
+// same configuration for every β, enclosed once (MPFI's sin and cos of 2πk/n, rounded outward).
+//
+// At each β of a scan the transverse spectrum is enclosed on that box (equilibrium.hpp); where the
+// index (the number of eigenvalues with positive real part) is decided at two neighbouring points
+// and differs, bisection in β narrows the interval to the tolerance. Eigenvalues are continuous
+// in β and the configuration does not move, so a transverse eigenvalue's real part crosses zero
+// inside each interval: a threshold with its error. Index changes that cancel within one scan step
+// (two crossings closer than the step) are not seen; the scan's step is part of the result.
+#include "attnflow/verify/equilibrium.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attnflow::verify {
+
+struct IndexAt {
+  double beta = 0;
+  bool decided = false;  // every Gershgorin part lies on one side of 0
+  int index = 0;         // eigenvalues with positive real part (when decided)
+  std::vector<SpectrumPart> spectrum;
+};
+
+struct Threshold {
+  double lo = 0, hi = 0;        // a transverse eigenvalue's real part crosses 0 in [lo, hi]
+  int index_below = 0, index_above = 0;
+};
+
+struct PolygonContinuation {
+  std::string model;
+  int n = 0;
+  double beta_from = 0, beta_to = 0, step = 0, tolerance = 0;
+  std::vector<IndexAt> scan;
+  std::vector<Threshold> thresholds;
+  std::vector<double> undecided;  // scan points whose index could not be decided (beside a crossing)
+};
+
+/// The index of the regular n-gon of `in` (model, n; β replaced by `beta`, read as its 17-digit decimal).
+IndexAt polygon_index(const ProveInstance& in, double beta);
+
+/// The scan of [from, to] at `step` and the thresholds bisected to `tolerance`.
+PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance);
+
+nlohmann::json continuation_to_json(const PolygonContinuation& c);
+
+}  // namespace attnflow::verify

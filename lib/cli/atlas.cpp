@@ -1,0 +1,126 @@
+// attnflow atlas [--out DIR] [--starts N] [--seed S] [--max-n N]  → DIR/atlas.json
+// The circle's equilibrium atlas (Q = K = V = I, SA and USA): the regular n-gon's stability
+// thresholds in β ∈ [−30, 5] for n = 3 … 9, each certified to 1e-10 (verify/polygon_continuation.hpp);
+// and a search of the open window β ∈ (−2/3, −0.16) for n = 3 … 8 — where synchronization from
+// generic starts is neither proved nor refuted (Polyanskiy–Rigollet–Yao) — for stable equilibria
+// other than one cluster (run/equilibrium_search.hpp). The search proves what it finds, not that
+// nothing else exists. Exit codes: 0 the atlas ran, 2 bad input.
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/io/atomic_file.hpp"
+#include "attnflow/run/ensemble.hpp"
+#include "attnflow/run/equilibrium_search.hpp"
+#include "attnflow/verify/decimal17.hpp"
+#include "attnflow/verify/polygon_continuation.hpp"
+#include "cli/commands.hpp"
+
+#include <fmt/format.h>
+#include <iostream>
+
+namespace attnflow::cli {
+
+namespace {
+
+struct AtlasOptions {
+  std::string out = "out/atlas";
+  int starts = 10;
+  std::uint64_t seed = 2025;
+  int max_n = 9;
+};
+
+constexpr double kFrom = -30, kTo = 5, kStep = 0.05, kTolerance = 1e-10;
+const std::vector<double> kWindowBetas = {-0.6, -0.5, -0.4, -0.3, -0.2};
+const std::vector<std::string> kModels = {"usa-sphere", "sa-sphere"};
+
+verify::ProveInstance polygon_instance(const std::string& model, int n) {
+  return verify::circle_instance(parse_sim_config({{"model", model},
+                                                   {"n", n},
+                                                   {"d", 2},
+                                                   {"beta", 1},
+                                                   {"init", {{"kind", "regular-polygon"}}},
+                                                   {"time", {{"t_end", 1}, {"samples", 2}}}}));
+}
+
+int run(const AtlasOptions& o) {
+  // The polygons: one task per (model, n).
+  std::vector<std::pair<std::string, int>> polygons;
+  for (const std::string& m : kModels)
+    for (int n = 3; n <= o.max_n; ++n) polygons.emplace_back(m, n);
+  const auto continued = run_instances<verify::PolygonContinuation>(static_cast<long>(polygons.size()), [&](long k) {
+    const auto& [model, n] = polygons[static_cast<std::size_t>(k)];
+    return verify::continue_polygon(polygon_instance(model, n), kFrom, kTo, kStep, kTolerance);
+  });
+  nlohmann::json thresholds = nlohmann::json::array();
+  for (const verify::PolygonContinuation& c : continued) {
+    nlohmann::json j = verify::continuation_to_json(c);
+    j.erase("scan");
+    thresholds.push_back(j);
+    std::cout << fmt::format("attnflow: regular {}-gon, {}: {} threshold(s) in [{}, {}]\n", c.n, c.model,
+                             c.thresholds.size(), kFrom, kTo);
+    for (const verify::Threshold& t : c.thresholds)
+      std::cout << fmt::format("attnflow:   beta in [{:.12f}, {:.12f}]: index {} -> {}\n", t.lo, t.hi, t.index_below,
+                               t.index_above);
+  }
+  // The window: one task per (model, n, beta).
+  struct Task {
+    std::string model;
+    int n;
+    double beta;
+  };
+  std::vector<Task> tasks;
+  for (const std::string& m : kModels)
+    for (int n = 3; n <= std::min(8, o.max_n); ++n)
+      for (double b : kWindowBetas) tasks.push_back({m, n, b});
+  const auto searched = run_instances<EquilibriumSearch>(static_cast<long>(tasks.size()), [&](long k) {
+    const Task& t = tasks[static_cast<std::size_t>(k)];
+    return search_circle_equilibria(t.model, t.n, t.beta, o.starts, o.seed ^ static_cast<std::uint64_t>(k));
+  });
+  nlohmann::json searches = nlohmann::json::array(), stable_others = nlohmann::json::array();
+  int distinct = 0;
+  for (const EquilibriumSearch& s : searched) {
+    searches.push_back(search_to_json(s));
+    distinct += static_cast<int>(s.found.size());
+    for (const FoundEquilibrium& f : s.found)
+      if (f.stability == "stable" && f.cluster_sizes.size() > 1)
+        stable_others.push_back({{"model", s.model}, {"n", s.n}, {"beta", verify::g17(s.beta)},
+                                 {"cluster_sizes", f.cluster_sizes}});
+  }
+  const nlohmann::json atlas = {
+      {"kind", "attnflow-atlas"},
+      {"polygon_thresholds", thresholds},
+      {"window_search",
+       {{"window", "beta in (-2/3, -0.16): synchronization from generic starts neither proved nor refuted"},
+        {"betas", kWindowBetas},
+        {"starts_per_search", {{"flow", o.starts}, {"newton", o.starts}, {"symmetric", "n"}}},
+        {"seed", o.seed},
+        {"coverage", "every equilibrium listed is certified (Krawczyk, with its index); the search does not prove "
+                     "that no other equilibrium exists"},
+        {"searches", searches},
+        {"stable_other_than_one_cluster", stable_others}}}};
+  write_file_atomically(o.out + "/atlas.json", atlas.dump(1) + "\n");
+  std::cout << fmt::format(
+      "attnflow: window beta in (-2/3, -0.16), n = 3 ... {}: {} searches, {} distinct certified equilibria; stable "
+      "ones other than one cluster: {}\n",
+      std::min(8, o.max_n), searched.size(), distinct, stable_others.empty() ? "none found" : stable_others.dump());
+  std::cout << "attnflow: wrote " << o.out << "/atlas.json\n";
+  return 0;
+}
+
+}  // namespace
+
+void register_atlas(CLI::App& app) {
+  auto o = std::make_shared<AtlasOptions>();
+  auto* sub = app.add_subcommand("atlas",
+                                 "the circle's equilibria: the regular polygons' stability thresholds (n = 3 ... 9) and a "
+                                 "search of the window beta in (-2/3, -0.16) → DIR/atlas.json");
+  sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
+  sub->add_option("--starts", o->starts, "random starts per search, for the flow and for Newton each")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  sub->add_option("--seed", o->seed, "seed of the random starts")->check(seed_value())->capture_default_str();
+  sub->add_option("--max-n", o->max_n, "largest n (the polygons to 9, the search to 8 at most)")
+      ->check(CLI::Range(3, 9))
+      ->capture_default_str();
+  add_command(sub, [o] { return run(*o); });
+}
+
+}  // namespace attnflow::cli

@@ -1,0 +1,128 @@
+// verify/polygon_continuation.hpp against the circulant closed form. At the regular n-gon
+// (Q = K = V = I) the angular velocities' Jacobian is circulant: off the diagonal a_j =
+// (1/n) e^{β cos(2πj/n)} (cos(2πj/n) − β sin²(2πj/n)) (usa-sphere; sa-sphere has Σ_j e^{β cos(2πj/n)}
+// for n), so the transverse eigenvalues are μ_m = Σ_{j=1}^{n−1} a_j (cos(2πjm/n) − 1), m = 1 … n − 1
+// (μ_m = μ_{n−m}). The thresholds are the zeros of the μ_m in β, the same for SA and USA; each
+// certified interval must hold one, and every zero in the range must be found.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/verify/polygon_continuation.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+using namespace attnflow;
+using namespace attnflow::verify;
+using nlohmann::json;
+
+namespace {
+
+const double kPi = std::acos(-1.0);
+
+double mu(int n, int m, double beta) {
+  double sum = 0;
+  for (int j = 1; j < n; ++j) {
+    const double c = std::cos(2 * kPi * j / n), s = std::sin(2 * kPi * j / n);
+    sum += std::exp(beta * c) * (c - beta * s * s) / n * (std::cos(2 * kPi * j * m / n) - 1);
+  }
+  return sum;
+}
+
+/// The zeros of μ_1 … μ_⌊n/2⌋ in (from, to), by sampling at 1e-3 and bisection in double; zeros
+/// within 1e-6 of each other are one (at β = 0 every mode but m = 1 is neutral, and for n = 6 the
+/// mode 3 touches 0 quadratically there: sampling in double sees spurious sign changes around it).
+std::vector<double> closed_form_thresholds(int n, double from, double to) {
+  std::vector<double> zeros;
+  for (int m = 1; m <= n / 2; ++m)
+    for (double b = from; b < to; b += 1e-3) {
+      double lo = b, hi = std::min(b + 1e-3, to);
+      if ((mu(n, m, lo) < 0) == (mu(n, m, hi) < 0)) continue;
+      for (int k = 0; k < 100; ++k) {
+        const double mid = (lo + hi) / 2;
+        ((mu(n, m, mid) < 0) == (mu(n, m, lo) < 0) ? lo : hi) = mid;
+      }
+      zeros.push_back(lo);
+    }
+  std::sort(zeros.begin(), zeros.end());
+  std::vector<double> merged;
+  for (const double z : zeros)
+    if (merged.empty() || z - merged.back() > 1e-6) merged.push_back(z);
+  return merged;
+}
+
+ProveInstance polygon(const std::string& model, int n) {
+  return circle_instance(parse_sim_config({{"model", model},
+                                           {"n", n},
+                                           {"d", 2},
+                                           {"beta", 1},
+                                           {"init", {{"kind", "regular-polygon"}}},
+                                           {"time", {{"t_end", 1}, {"samples", 2}}}}));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(verify_polygon_continuation)
+
+BOOST_AUTO_TEST_CASE(the_triangles_threshold_is_minus_two_thirds) {
+  for (const char* model : {"usa-sphere", "sa-sphere"}) {
+    const PolygonContinuation c = continue_polygon(polygon(model, 3), -3, 1, 0.25, 1e-10);
+    BOOST_TEST_INFO(model);
+    BOOST_REQUIRE(c.thresholds.size() == 1u);
+    const Threshold& t = c.thresholds.front();
+    BOOST_TEST(t.lo <= -2.0 / 3);
+    BOOST_TEST(-2.0 / 3 <= t.hi);
+    BOOST_TEST(t.hi - t.lo <= 1e-10);
+    BOOST_TEST(t.index_below == 0);  // stable below
+    BOOST_TEST(t.index_above == 2);  // a double eigenvalue crosses
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_closed_form_threshold_is_found_and_enclosed) {
+  for (const int n : {4, 5, 6}) {
+    const std::vector<double> zeros = closed_form_thresholds(n, -12, 5);
+    const PolygonContinuation c = continue_polygon(polygon("usa-sphere", n), -12, 5, 0.05, 1e-10);
+    BOOST_TEST_CONTEXT("n = " << n) {
+      BOOST_TEST(!zeros.empty());
+      for (const double z : zeros) BOOST_TEST_MESSAGE("closed-form zero " << z);
+      for (const Threshold& t : c.thresholds) BOOST_TEST_MESSAGE("certified [" << t.lo << ", " << t.hi << "] " << t.index_below << " -> " << t.index_above);
+      BOOST_REQUIRE(c.thresholds.size() == zeros.size());
+      for (std::size_t k = 0; k < zeros.size(); ++k) {
+        const Threshold& t = c.thresholds[k];
+        BOOST_TEST_INFO("closed form " << zeros[k] << " in [" << t.lo << ", " << t.hi << "]");
+        // The double root-finder's own error is far below 1e-9.
+        BOOST_TEST(t.lo - 1e-9 <= zeros[k]);
+        BOOST_TEST(zeros[k] <= t.hi + 1e-9);
+        // β = 0 is degenerate (every mode but m = 1 neutral there): a mode touching 0 needs an offset
+        // of about 1e-6 before double intervals decide it (n = 6: μ_3 = (3/8)β² + O(β⁴)). Elsewhere the
+        // tolerance is met.
+        BOOST_TEST(t.hi - t.lo <= (std::abs(zeros[k]) < 1e-6 ? 1e-5 : 1e-10));
+        // The index changes by the number of modes crossing: the closed form's count on each side.
+        int below = 0, above = 0;
+        for (int m = 1; m < n; ++m) below += mu(n, m, t.lo - 1e-3) > 0, above += mu(n, m, t.hi + 1e-3) > 0;
+        BOOST_TEST(t.index_below == below);
+        BOOST_TEST(t.index_above == above);
+      }
+      // A scan point is undecided only where it falls on a crossing (β = 0 is one for n = 4, 5, 6).
+      for (const double b : c.undecided) {
+        bool on_zero = false;
+        for (const double z : zeros) on_zero = on_zero || std::abs(b - z) < 1e-6;
+        BOOST_TEST(on_zero, "undecided at " << b);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_index_at_a_point_is_the_closed_forms_count) {
+  // n = 6, β = −2: the count of positive μ_m (m = 1 … 5) against the certified index.
+  for (const double beta : {-6.0, -2.0, 0.5}) {
+    int positive = 0;
+    for (int m = 1; m < 6; ++m) positive += mu(6, m, beta) > 0;
+    const IndexAt at = polygon_index(polygon("sa-sphere", 6), beta);
+    BOOST_TEST_INFO("beta = " << beta);
+    BOOST_TEST(at.decided);
+    BOOST_TEST(at.index == positive);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
