@@ -31,15 +31,6 @@ constexpr double kFrom = -30, kTo = 5, kStep = 0.05, kTolerance = 1e-10;
 const std::vector<double> kWindowBetas = {-0.6, -0.5, -0.4, -0.3, -0.2};
 const std::vector<std::string> kModels = {"usa-sphere", "sa-sphere"};
 
-verify::ProveInstance polygon_instance(const std::string& model, int n) {
-  return verify::circle_instance(parse_sim_config({{"model", model},
-                                                   {"n", n},
-                                                   {"d", 2},
-                                                   {"beta", 1},
-                                                   {"init", {{"kind", "regular-polygon"}}},
-                                                   {"time", {{"t_end", 1}, {"samples", 2}}}}));
-}
-
 int run(const AtlasOptions& o) {
   // The polygons: one task per (model, n).
   std::vector<std::pair<std::string, int>> polygons;
@@ -47,7 +38,7 @@ int run(const AtlasOptions& o) {
     for (int n = 3; n <= o.max_n; ++n) polygons.emplace_back(m, n);
   const auto continued = run_instances<verify::PolygonContinuation>(static_cast<long>(polygons.size()), [&](long k) {
     const auto& [model, n] = polygons[static_cast<std::size_t>(k)];
-    return verify::continue_polygon(polygon_instance(model, n), kFrom, kTo, kStep, kTolerance);
+    return verify::continue_polygon(verify::regular_polygon_instance(model, n, "1"), kFrom, kTo, kStep, kTolerance);
   });
   nlohmann::json thresholds = nlohmann::json::array();
   for (const verify::PolygonContinuation& c : continued) {

@@ -70,7 +70,8 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
   BOOST_TEST(ids.count("S-rank-collapse") == 1u);
   BOOST_TEST(ids.count("S-noisy-Kuramoto") == 1u);
   BOOST_TEST(ids.count("S-first-mode") == 1u);
-  BOOST_TEST(r.results["checks"].size() == catalogue().size() + 6);
+  BOOST_TEST(ids.count("S-polygon-stability") == 1u);
+  BOOST_TEST(r.results["checks"].size() == catalogue().size() + 7);
   for (const auto& c : r.results["checks"]) {
     BOOST_TEST_INFO(c["id"].get<std::string>() + ": " + c["key_number"].get<std::string>());
     BOOST_TEST(c["as_expected"].get<bool>());
@@ -84,7 +85,8 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
   // Again on one thread, for the checks that finish in seconds (hooks, confirmations, masks,
   // per-layer weights, statement files; results_identical_for_any_number_of_jobs covers whole
   // suites): each check's result identical outside provenance.
-  const std::vector<std::string> cheap = {"S-rank-collapse", "S-long-context", "S-normalization", "S-first-mode", "A-N1",
+  const std::vector<std::string> cheap = {"S-rank-collapse", "S-long-context", "S-normalization", "S-first-mode",
+                                          "S-polygon-stability", "A-N1",
                                           "A-5.1-suspicious", "B-6.8", "causal", "multihead",
                                           "layer-dependent", "precision-trap"};
   const auto again = run("quick", fresh_dir("quick-again"), 1, cheap);

@@ -264,6 +264,32 @@ BOOST_AUTO_TEST_CASE(the_circles_first_modes_grow_at_the_derived_rates_and_the_f
   BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"model", "sa-euclid"}}, 20231), InputError);
 }
 
+BOOST_AUTO_TEST_CASE(the_triangle_is_stable_exactly_below_minus_two_thirds_certified) {
+  // S-polygon-stability (survey-2025): the triangle's certified index is 0 exactly for beta < -2/3;
+  // the control's threshold -0.16 is violated at -0.6 and -0.3, and the violation is confirmed by
+  // the other route (Krawczyk around the polygon). The square (n = 4) has no stable beta here.
+  const StatementSpec s = load_statement(example("survey-2025/S-polygon-stability"));
+  const CheckResult r = run_entry(statement_entry(s), json::object(), 20231);
+  BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);
+  const json& per = r.evidence["instances"];
+  BOOST_REQUIRE(per.size() == 7u);
+  for (const json& m : per) {
+    BOOST_TEST_INFO(m.dump());
+    BOOST_TEST(m["index_decided"] == true);
+    const double beta = std::stod(m["beta"].get<std::string>());
+    BOOST_TEST(m["index"] == (beta < -2.0 / 3 ? 0 : 2));
+  }
+  BOOST_REQUIRE(r.controls.size() == 1u);
+  BOOST_TEST(to_string(r.controls[0].verdict) == "violated");
+  const json& ctl = r.controls[0].evidence.at("evidence");
+  BOOST_TEST(ctl.at("confirmation").at("verdict") == "violated", ctl.at("confirmation").dump());
+  const CheckResult square = run_entry(statement_entry(s), {{"n", 4}}, 20231);
+  BOOST_TEST(to_string(square.verdict) == "violated", square.key_number);  // claimed stable below -2/3: it is not
+  // A beta on the threshold, a model without the symmetry: bad input.
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"betas", {"-0.6666666666666667"}}}, 20231), InputError);
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"model", "sa-euclid"}}, 20231), InputError);
+}
+
 BOOST_AUTO_TEST_CASE(a_true_theorem_holds_and_its_control_is_violated_and_confirmed) {
   const CheckResult r = run_example("hemisphere-collapse");
   BOOST_TEST(to_string(r.verdict) == "holds", r.key_number);

@@ -51,14 +51,7 @@ std::vector<double> closed_form_thresholds(int n, double from, double to) {
   return merged;
 }
 
-ProveInstance polygon(const std::string& model, int n) {
-  return circle_instance(parse_sim_config({{"model", model},
-                                           {"n", n},
-                                           {"d", 2},
-                                           {"beta", 1},
-                                           {"init", {{"kind", "regular-polygon"}}},
-                                           {"time", {{"t_end", 1}, {"samples", 2}}}}));
-}
+ProveInstance polygon(const std::string& model, int n) { return regular_polygon_instance(model, n, "1"); }
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <unistd.h>
 
 namespace attnflow::bench {
 
@@ -67,6 +68,29 @@ BenchResult euclid8x4_seconds(const BenchOptions&) {
     r.goal_met = 0;
     r.details = {{"error", e.what()}};
   }
+  return r;
+}
+
+/// The circle's equilibrium atlas (`attnflow atlas`: the n-gons' thresholds for n = 3 … 9 and the
+/// window search), run as the program runs it, in a scratch directory.
+BenchResult atlas_seconds(const BenchOptions&) {
+  BenchResult r;
+  r.unit = "s";
+  r.goal = "< 600 (issue 46: the atlas under 10 minutes)";
+  r.definition = "wall time of attnflow atlas (defaults: n-gon thresholds n = 3..9 on [-30, 5], window search n = 3..8)";
+  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "attnflow";
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / fmt::format("attnflow-bench-atlas-{}", ::getpid());
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult p = run_program({program.string(), "atlas", "--out", out.string()}, ".", "/dev/null", 1200);
+  r.value = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ignored;
+  std::filesystem::remove_all(out, ignored);
+  if (!p.started || p.timed_out || p.exit_code != 0) {
+    r.value = std::nan("");
+    r.details = {{"error", program.string() + " atlas failed or timed out"}};
+    return r;
+  }
+  r.goal_met = r.value < 600 ? 1 : 0;
   return r;
 }
 
@@ -137,6 +161,7 @@ const std::vector<Benchmark>& benchmarks() {
          return prove_seconds("prove32x8", 5, "< 5 (CAPD has no anchor at n = 32, d = 8)");
        }},
       {"euclid8x4_seconds", euclid8x4_seconds},
+      {"atlas_seconds", atlas_seconds},
       {"bootstrap_overhead_seconds", bootstrap_overhead_seconds},
   };
   return list;

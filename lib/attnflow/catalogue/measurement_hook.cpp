@@ -105,13 +105,14 @@ MeasurementHook hook_work_precision();
 MeasurementHook hook_long_context();
 MeasurementHook hook_noisy_kuramoto();
 MeasurementHook hook_first_mode();
+MeasurementHook hook_polygon_stability();
 
 namespace {
 
 std::vector<MeasurementHook>& hooks() {
   static std::vector<MeasurementHook> all = {
       hook_precision_trap(), hook_wendel(), hook_perturbation_sweep(), hook_good_triple_levels(), hook_gamma_scaling(), hook_metastable_plateaus(), hook_phase_diagram(), hook_work_precision(), hook_long_context(), hook_noisy_kuramoto(),
-      hook_first_mode()};
+      hook_first_mode(), hook_polygon_stability()};
   return all;
 }
 

@@ -2,6 +2,7 @@
 #define ATTNFLOW_ROUNDING_TU
 #include "attnflow/verify/polygon_continuation.hpp"
 
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/verify/interval.hpp"
 
@@ -82,6 +83,15 @@ void refine(const ProveInstance& in, Threshold t, double tolerance, std::vector<
 }
 
 }  // namespace
+
+ProveInstance regular_polygon_instance(const std::string& model, int n, const std::string& beta) {
+  return circle_instance(parse_sim_config({{"model", model},
+                                           {"n", n},
+                                           {"d", 2},
+                                           {"beta", beta},
+                                           {"init", {{"kind", "regular-polygon"}}},
+                                           {"time", {{"t_end", 1}, {"samples", 2}}}}));
+}
 
 IndexAt polygon_index(const ProveInstance& base, double beta) {
   ProveInstance in = base;

@@ -41,6 +41,10 @@ struct PolygonContinuation {
   std::vector<double> undecided;  // scan points whose index could not be decided (beside a crossing)
 };
 
+/// The regular n-gon of `model` (sa-sphere or usa-sphere) on the circle with Q = K = V = I at β
+/// (a decimal), as `equilibrium` and `continue` read it from a config with init regular-polygon.
+ProveInstance regular_polygon_instance(const std::string& model, int n, const std::string& beta);
+
 /// The index of the regular n-gon of `in` (model, n; β replaced by `beta`, read as its 17-digit decimal).
 IndexAt polygon_index(const ProveInstance& in, double beta);
 
