@@ -1,4 +1,4 @@
-// attnflow equilibrium --config FILE.json [--out DIR]   → DIR/certificate.json
+// attnflow equilibrium --config FILE.json [--out DIR]   → DIR/certificate.json, DIR/proof.tex
 // attnflow equilibrium --check certificate.json
 // Exit codes: 0 certified / certificate verified, 1 no equilibrium certified (nothing written) /
 // certificate rejected, 2 bad input (also a config outside the circle theorem).
@@ -6,6 +6,7 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/report/equilibrium_appendix.hpp"
 #include "attnflow/verify/equilibrium.hpp"
 #include "cli/commands.hpp"
 
@@ -33,7 +34,7 @@ int certify(const EquilibriumOptions& o) {
     return 1;
   }
   nlohmann::json cert = verify::make_equilibrium_certificate(in, r);
-  write_file_atomically(o.out + "/certificate.json", cert.dump(1) + "\n");
+  write_files_atomically({{o.out + "/certificate.json", cert.dump(1) + "\n"}, {o.out + "/proof.tex", equilibrium_appendix_tex(cert)}});
   std::string spectrum;
   for (const verify::SpectrumPart& p : r.transverse_spectrum)
     spectrum += fmt::format("{}[{:.6g}, {:.6g}] x{}", spectrum.empty() ? "" : ", ", p.lo, p.hi, p.count);
@@ -45,7 +46,7 @@ int certify(const EquilibriumOptions& o) {
           ? fmt::format(" (a saddle of index {}{})", r.index_exact ? "" : "at least ", r.unstable_directions)
           : "",
       spectrum);
-  std::cout << "attnflow: wrote " << o.out << "/certificate.json\n";
+  std::cout << "attnflow: wrote " << o.out << "/certificate.json and " << o.out << "/proof.tex\n";
   return 0;
 }
 

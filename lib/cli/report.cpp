@@ -5,9 +5,11 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/report/equilibrium_appendix.hpp"
 #include "attnflow/report/learn_report.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/report/report.hpp"
+#include "attnflow/verify/equilibrium.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/commands.hpp"
@@ -54,6 +56,17 @@ void register_report(CLI::App& app) {
       const std::string dir = o->out.empty() ? std::filesystem::path(o->certificate).parent_path().string() : o->out;
       const std::string path = (dir.empty() ? std::string(".") : dir) + "/proof.tex";
       const nlohmann::json cert = read_json_file(o->certificate);
+      if (cert.is_object() && cert.contains("kind") && cert.at("kind") == "attnflow-equilibrium") {
+        // Typeset only once recomputed, as equilibrium --check does.
+        const verify::CheckResult checked = verify::check_equilibrium_certificate(cert);
+        if (!checked.accepted) {
+          std::cerr << "attnflow: " << checked.message << "; no proof typeset\n";
+          return 1;
+        }
+        write_file_atomically(path, equilibrium_appendix_tex(cert));
+        std::cout << "attnflow: wrote " << path << "\n";
+        return 0;
+      }
       verify::validate_certificate(cert);
       // A proof is typeset only once recomputed, as prove --check does: a schema-valid forgery
       // must not reach a page as a proof. A "not proved" certificate claims nothing to check.

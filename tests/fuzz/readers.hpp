@@ -4,11 +4,13 @@
 // so the two exercise the same code. A reader either accepts its input or throws InputError.
 #include "attnflow/catalogue/statement_spec.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/report/equilibrium_appendix.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/report/report.hpp"
 #include "attnflow/run/diagnose.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "attnflow/suite/regress.hpp"
+#include "attnflow/verify/equilibrium.hpp"
 #include "attnflow/verify/prove.hpp"
 
 #include <nlohmann/json.hpp>
@@ -34,6 +36,10 @@ inline void read_results(const nlohmann::json& j) { (void)report_tex(j, "report-
 inline void read_certificate(const nlohmann::json& j) {
   verify::validate_certificate(j);
   (void)proof_appendix_tex(j);
+}
+
+inline void read_equilibrium_certificate(const nlohmann::json& j) {
+  if (verify::check_equilibrium_certificate(j).accepted) (void)equilibrium_appendix_tex(j);
 }
 
 inline void read_baseline(const nlohmann::json& j) {

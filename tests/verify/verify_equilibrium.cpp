@@ -134,6 +134,8 @@ BOOST_AUTO_TEST_CASE(configs_outside_the_theorem_are_refused) {
   BOOST_TEST(!circle_equilibrium_refusal(parse_sim_config(mask)).empty());
   json one = circle("sa-sphere", "1", {0.2});
   BOOST_TEST(!circle_equilibrium_refusal(parse_sim_config(one)).empty());
+  json many = circle("sa-sphere", "1", std::vector<double>(kMaxCircleTokens + 1, 0.2));
+  BOOST_TEST(!circle_equilibrium_refusal(parse_sim_config(many)).empty());  // the proof's memory grows as n^3
 }
 
 BOOST_AUTO_TEST_CASE(a_certificate_is_reverified_and_tampering_rejected) {
@@ -166,6 +168,14 @@ BOOST_AUTO_TEST_CASE(a_certificate_is_reverified_and_tampering_rejected) {
   json missing = cert;
   missing["box"].erase("radius");
   BOOST_CHECK_THROW(check_equilibrium_certificate(missing), InputError);
+  json huge = cert;  // consistent but too large: refused before anything of size n is allocated
+  huge["instance"]["n"] = kMaxCircleTokens + 1;
+  huge["instance"]["points"] = json::array();
+  huge["box"]["centre"] = json::array();
+  for (int i = 0; i <= kMaxCircleTokens; ++i)
+    for (const char* v : {"1", "0"}) huge["instance"]["points"].push_back(v), huge["box"]["centre"].push_back(v);
+  huge["box"]["centre"].push_back("0");
+  BOOST_CHECK_THROW(check_equilibrium_certificate(huge), InputError);
 }
 
 BOOST_AUTO_TEST_CASE(the_jacobian_is_the_derivative_of_the_system) {

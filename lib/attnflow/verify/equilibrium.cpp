@@ -300,6 +300,8 @@ std::string circle_equilibrium_refusal(const SimConfig& c) {
     return std::string("the circle's equilibria are certified for sa-sphere and usa-sphere (got ") + c.model->id + ")";
   if (c.d != 2) return "the certified equilibria are on the circle: d = 2 (got d = " + std::to_string(c.d) + ")";
   if (c.n < 2) return "one token: every point is an equilibrium and there is no transverse direction to decide";
+  if (c.n > kMaxCircleTokens)
+    return "at most " + std::to_string(kMaxCircleTokens) + " tokens (the proof's memory grows as n^3)";
   if (c.heads.size() != 1 || !is_identity(c.heads.front().Q) || !is_identity(c.heads.front().K) ||
       !is_identity(c.heads.front().V))
     return "one head with Q = K = V = identity (the rotation symmetry and the identity that makes the unfolding "

@@ -30,8 +30,13 @@
 
 namespace attnflow::verify {
 
+/// The most tokens an equilibrium is certified for: the field's derivative is recorded as 2n
+/// directions on every node of the field's graph (O(n²) nodes), so memory grows as n³
+/// (docs/performance.md: 200 MB and 3 s at n = 64).
+inline constexpr int kMaxCircleTokens = 64;
+
 /// Why a config is outside the circle theorem above (empty when inside): sa-sphere or usa-sphere,
-/// d = 2, one head with Q = K = V = identity, no mask, no noise, β a decimal.
+/// d = 2, 2 ≤ n ≤ kMaxCircleTokens, one head with Q = K = V = identity, no mask, no noise, β a decimal.
 std::string circle_equilibrium_refusal(const SimConfig& c);
 
 /// A connected union of Gershgorin discs: the real parts of `count` transverse eigenvalues lie in

@@ -102,6 +102,8 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   if (j.at("kind") != kKind) input_error("certificate.kind", std::string("expected \"") + kKind + "\"");
   require_keys(j.at("instance"), "certificate.instance", {"model", "n", "d", "beta", "points", "heads"});
   const ProveInstance in = ProveInstance::from_json(j.at("instance"));
+  if (in.n > kMaxCircleTokens)  // before anything the size of n is allocated
+    input_error("certificate.instance.n", "at most " + std::to_string(kMaxCircleTokens) + " tokens");
   require_keys(j.at("box"), "certificate.box", {"centre", "radius", "layout"});
   const nlohmann::json& list = j.at("box").at("centre");
   if (!list.is_array() || list.size() != static_cast<std::size_t>(2 * in.n + 1))
