@@ -65,15 +65,20 @@ int run(const AtlasOptions& o) {
     const Task& t = tasks[static_cast<std::size_t>(k)];
     return search_circle_equilibria(t.model, t.n, t.beta, o.starts, o.seed ^ static_cast<std::uint64_t>(k));
   });
-  nlohmann::json searches = nlohmann::json::array(), stable_others = nlohmann::json::array();
+  nlohmann::json searches = nlohmann::json::array(), stable_others = nlohmann::json::array(),
+                 undecided_others = nlohmann::json::array();
   int distinct = 0;
   for (const EquilibriumSearch& s : searched) {
     searches.push_back(search_to_json(s));
     distinct += static_cast<int>(s.found.size());
-    for (const FoundEquilibrium& f : s.found)
-      if (f.stability == "stable" && f.cluster_sizes.size() > 1)
-        stable_others.push_back({{"model", s.model}, {"n", s.n}, {"beta", verify::g17(s.beta)},
-                                 {"cluster_sizes", f.cluster_sizes}});
+    for (const FoundEquilibrium& f : s.found) {
+      if (f.cluster_sizes.size() < 2) continue;
+      const nlohmann::json where = {
+          {"model", s.model}, {"n", s.n}, {"beta", verify::g17(s.beta)}, {"cluster_sizes", f.cluster_sizes}};
+      if (f.stability == "stable") stable_others.push_back(where);
+      // Not proved unstable: a stable one is not excluded there.
+      if (f.stability == "undecided") undecided_others.push_back(where);
+    }
   }
   const nlohmann::json atlas = {
       {"kind", "attnflow-atlas"},
@@ -86,12 +91,14 @@ int run(const AtlasOptions& o) {
         {"coverage", "every equilibrium listed is certified (Krawczyk, with its index); the search does not prove "
                      "that no other equilibrium exists"},
         {"searches", searches},
-        {"stable_other_than_one_cluster", stable_others}}}};
+        {"stable_other_than_one_cluster", stable_others},
+        {"undecided_other_than_one_cluster", undecided_others}}}};
   write_file_atomically(o.out + "/atlas.json", atlas.dump(1) + "\n");
   std::cout << fmt::format(
       "attnflow: window beta in (-2/3, -0.16), n = 3 ... {}: {} searches, {} distinct certified equilibria; stable "
-      "ones other than one cluster: {}\n",
-      std::min(8, o.max_n), searched.size(), distinct, stable_others.empty() ? "none found" : stable_others.dump());
+      "ones other than one cluster: {}; of undecided stability: {}\n",
+      std::min(8, o.max_n), searched.size(), distinct, stable_others.empty() ? "none found" : stable_others.dump(),
+      undecided_others.empty() ? "none" : undecided_others.dump());
   std::cout << "attnflow: wrote " << o.out << "/atlas.json\n";
   return 0;
 }

@@ -97,11 +97,19 @@ EquilibriumSearch search_circle_equilibria(const std::string& model, int n, doub
     }
     std::vector<double> guess;
     for (double a : start) guess.push_back(std::cos(a)), guess.push_back(std::sin(a));
-    const verify::EquilibriumResult r =
-        verify::certify_circle_equilibrium(in, guess, std::numeric_limits<double>::infinity());
+    verify::EquilibriumResult r = verify::certify_circle_equilibrium(in, guess, std::numeric_limits<double>::infinity());
     if (!r.proved) continue;
     ++out.certified;
     const std::vector<double> canon = canonical_angles(r.centre, n);
+    if (!r.index_exact) {
+      // A Gershgorin part met 0: the approximate eigenvectors of that box were poor (coincident
+      // tokens give repeated eigenvalues). The same equilibrium proved again from its canonical
+      // angles (another slice, another box) may decide; the better-decided proof is kept.
+      std::vector<double> again;
+      for (double a : canon) again.push_back(std::cos(a)), again.push_back(std::sin(a));
+      const verify::EquilibriumResult second = verify::certify_circle_equilibrium(in, again);
+      if (second.proved && second.index_exact) r = second;
+    }
     const auto key = signature(canon);
     if (seen.count(key)) continue;
     seen[key] = out.found.size();
