@@ -168,6 +168,9 @@ BOOST_AUTO_TEST_CASE(a_certificate_is_reverified_and_tampering_rejected) {
   json missing = cert;
   missing["box"].erase("radius");
   BOOST_CHECK_THROW(check_equilibrium_certificate(missing), InputError);
+  json far = cert;  // a centre beyond double's range (read as infinity)
+  far["box"]["centre"][0] = "1e400";
+  BOOST_CHECK_THROW(check_equilibrium_certificate(far), InputError);
   json huge = cert;  // consistent but too large: refused before anything of size n is allocated
   huge["instance"]["n"] = kMaxCircleTokens + 1;
   huge["instance"]["points"] = json::array();

@@ -7,6 +7,7 @@
 #include "attnflow/version.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 
@@ -109,8 +110,13 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   if (!list.is_array() || list.size() != static_cast<std::size_t>(2 * in.n + 1))
     input_error("certificate.box.centre", "expected 2n + 1 decimal strings");
   std::vector<double> centre;
-  for (std::size_t k = 0; k < list.size(); ++k)
-    centre.push_back(exact_double(list[k], "certificate.box.centre[" + std::to_string(k) + "]"));
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const std::string where = "certificate.box.centre[" + std::to_string(k) + "]";
+    centre.push_back(exact_double(list[k], where));
+    // Unit tokens and a small unfolding parameter: anything larger is no box of this proof, and
+    // would only take the interval arithmetic out of double's range.
+    if (!(std::abs(centre.back()) <= 2)) input_error(where, "must be a finite decimal of magnitude at most 2");
+  }
   const double radius = exact_double(j.at("box").at("radius"), "certificate.box.radius");
   CheckResult out;
   const std::string refusal = circle_instance_refusal(in);
