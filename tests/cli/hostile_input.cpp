@@ -264,7 +264,8 @@ BOOST_AUTO_TEST_CASE(only_a_regular_file_is_read_as_json) {
            {"/dev/zero", "is not a regular file"},
            {fifo, "is not a regular file"}}) {
     for (const std::string& command : {"simulate --config ", "diagnose --trajectory ", "check --statement ",
-                                       "prove --check ", "report --results "}) {
+                                       "prove --check ", "report --results ", "equilibrium --config ",
+                                       "equilibrium --check ", "continue --beta=-1:1 --config "}) {
       const CliResult r = run_cli("" + command + quoted(path) + " --out " + quoted((tmp.path / "out").string()), tmp);
       BOOST_TEST_CONTEXT(command << path) {
         BOOST_TEST(r.code == 2, r.err);
@@ -281,7 +282,7 @@ BOOST_AUTO_TEST_CASE(seeds_and_jobs_are_not_coerced) {
   const TempDir tmp;
   for (const std::string& args : {"check --seed 18446744073709551616", "check --seed -1", "check --seed 1e3",
                                   "regress --seed 18446744073709551616", "check --jobs 100000", "check --jobs 0",
-                                  "regress --jobs 100000"}) {
+                                  "regress --jobs 100000", "atlas --seed -1", "atlas --starts -1", "atlas --max-n 10"}) {
     const CliResult r = run_cli(args + " --out " + quoted((tmp.path / "out").string()), tmp);
     BOOST_TEST_CONTEXT(args) {
       BOOST_TEST(r.code == 2, r.err);
