@@ -1,6 +1,7 @@
 // attnflow atlas [--out DIR] [--starts N] [--seed S] [--max-n N]  → DIR/atlas.json
-// The circle's equilibrium atlas (Q = K = V = I, SA and USA): the regular n-gon's stability
-// thresholds in β ∈ [−30, 5] for n = 3 … 9, each certified to 1e-10 (verify/polygon_continuation.hpp);
+// The circle's equilibrium atlas (Q = K = V = I, SA and USA): the stability thresholds in
+// β ∈ [−30, 5] of the regular n-gon, n = 3 … 9, and of its neighbours, k equal clusters on the regular
+// k-gon (k dividing n), each certified to 1e-10 (verify/polygon_continuation.hpp);
 // and a search of the open window β ∈ (−2/3, −0.16) for n = 3 … 8 — where synchronization from
 // generic starts is neither proved nor refuted (Polyanskiy–Rigollet–Yao) — for stable equilibria
 // other than one cluster (run/equilibrium_search.hpp). The search proves what it finds, not that
@@ -32,21 +33,35 @@ const std::vector<double> kWindowBetas = {-0.6, -0.5, -0.4, -0.3, -0.2};
 const std::vector<std::string> kModels = {"usa-sphere", "sa-sphere"};
 
 int run(const AtlasOptions& o) {
-  // The polygons: one task per (model, n).
-  std::vector<std::pair<std::string, int>> polygons;
+  // The polygons and their neighbours, k equal clusters on the regular k-gon (k dividing n; two
+  // antipodal clusters among them): one task per (model, n, k).
+  struct Polygon {
+    std::string model;
+    int n, clusters;
+  };
+  std::vector<Polygon> polygons;
   for (const std::string& m : kModels)
-    for (int n = 3; n <= o.max_n; ++n) polygons.emplace_back(m, n);
+    for (int n = 3; n <= o.max_n; ++n)
+      for (int k = n; k >= 2; --k)
+        if (n % k == 0) polygons.push_back({m, n, k});
   const auto continued = run_instances<verify::PolygonContinuation>(static_cast<long>(polygons.size()), [&](long k) {
-    const auto& [model, n] = polygons[static_cast<std::size_t>(k)];
-    return verify::continue_polygon(verify::regular_polygon_instance(model, n, "1"), kFrom, kTo, kStep, kTolerance);
+    const Polygon& p = polygons[static_cast<std::size_t>(k)];
+    return verify::continue_polygon(verify::regular_polygon_instance(p.model, p.n, "1"), kFrom, kTo, kStep, kTolerance,
+                                    p.clusters);
   });
   nlohmann::json thresholds = nlohmann::json::array();
   for (const verify::PolygonContinuation& c : continued) {
     nlohmann::json j = verify::continuation_to_json(c);
     j.erase("scan");
     thresholds.push_back(j);
-    std::cout << fmt::format("attnflow: regular {}-gon, {}: {} threshold(s) in [{}, {}]\n", c.n, c.model,
-                             c.thresholds.size(), kFrom, kTo);
+    std::cout << (c.clusters == c.n
+                      ? fmt::format("attnflow: regular {}-gon, {}: {} threshold(s) in [{}, {}]\n", c.n, c.model,
+                                    c.thresholds.size(), kFrom, kTo)
+                      : fmt::format("attnflow: {} clusters of {} on the regular {}-gon, {}: {} threshold(s) in [{}, {}]{}\n",
+                                    c.clusters, c.n / c.clusters, c.clusters, c.model, c.thresholds.size(), kFrom, kTo,
+                                    c.thresholds.empty() && !c.scan.empty() && c.scan.front().decided
+                                        ? fmt::format(" (index {} throughout)", c.scan.front().index)
+                                        : ""));
     for (const verify::Threshold& t : c.thresholds)
       std::cout << fmt::format("attnflow:   beta in [{:.12f}, {:.12f}]: index {} -> {}\n", t.lo, t.hi, t.index_below,
                                t.index_above);

@@ -9,6 +9,8 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/verify/polygon_continuation.hpp"
 
+#include <Eigen/Eigenvalues>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -116,6 +118,41 @@ BOOST_AUTO_TEST_CASE(the_index_at_a_point_is_the_closed_forms_count) {
     BOOST_TEST(at.decided);
     BOOST_TEST(at.index == positive);
   }
+}
+
+BOOST_AUTO_TEST_CASE(equal_clusters_on_a_regular_polygon_have_the_index_of_their_double_jacobian) {
+  // k clusters of n/k tokens at the vertices of the regular k-gon: the certified index against the
+  // count of positive eigenvalues of M = A[2:, 2:] − 1·A[1, 2:] computed in double from the same
+  // field (no enclosure, no similarity), where none is within 1e-6 of 0.
+  for (const auto& [n, k] : {std::pair{4, 2}, std::pair{6, 2}, std::pair{6, 3}, std::pair{8, 4}}) {
+    for (const double beta : {-2.0, -0.5, 1.0}) {
+      const ProveInstance in = polygon("usa-sphere", n);
+      std::vector<double> z;
+      for (int i = 0; i < n; ++i) z.push_back(std::cos(2 * kPi * (i % k) / k)), z.push_back(std::sin(2 * kPi * (i % k) / k));
+      z.push_back(0);
+      ProveInstance at = in;
+      at.beta = std::to_string(beta);
+      std::vector<double> E;
+      Eigen::MatrixXd J, A;
+      evaluate_circle_system(at, z, E, J, A);
+      Eigen::MatrixXd M(n - 1, n - 1);
+      for (int r = 1; r < n; ++r)
+        for (int c = 1; c < n; ++c) M(r - 1, c - 1) = A(r, c) - A(0, c);
+      const Eigen::VectorXcd eig = Eigen::EigenSolver<Eigen::MatrixXd>(M).eigenvalues();
+      int positive = 0;
+      bool clear = true;
+      for (Eigen::Index e = 0; e < eig.size(); ++e) {
+        positive += eig(e).real() > 0;
+        clear = clear && std::abs(eig(e).real()) > 1e-6;
+      }
+      const IndexAt certified = polygon_index(in, beta, k);
+      BOOST_TEST_INFO("n = " << n << ", k = " << k << ", beta = " << beta);
+      BOOST_TEST(clear);
+      BOOST_TEST(certified.decided);
+      BOOST_TEST(certified.index == positive);
+    }
+  }
+  BOOST_CHECK_THROW(polygon_index(polygon("usa-sphere", 6), 1.0, 4), std::logic_error);  // 4 does not divide 6
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -14,7 +14,7 @@ namespace {
 
 /// The vertices' coordinates, enclosed: [lo, hi] per coordinate (x_1, y_1, …, x_n, y_n). MPFI at an
 /// explicit 128 bits (not the process-wide default precision: this runs on several threads).
-void polygon_box(int n, std::vector<double>& lo, std::vector<double>& hi) {
+void polygon_box(int n, int clusters, std::vector<double>& lo, std::vector<double>& hi) {
   mpfi_t angle, value;
   mpfi_init2(angle, 128);
   mpfi_init2(value, 128);
@@ -24,8 +24,8 @@ void polygon_box(int n, std::vector<double>& lo, std::vector<double>& hi) {
   hi.clear();
   for (int k = 0; k < n; ++k) {
     mpfi_const_pi(angle);
-    mpfi_mul_ui(angle, angle, static_cast<unsigned long>(2 * k));
-    mpfi_div_ui(angle, angle, static_cast<unsigned long>(n));
+    mpfi_mul_ui(angle, angle, static_cast<unsigned long>(2 * (k % clusters)));
+    mpfi_div_ui(angle, angle, static_cast<unsigned long>(clusters));
     for (int c = 0; c < 2; ++c) {
       if (c == 0)
         mpfi_cos(value, angle);
@@ -47,22 +47,22 @@ void polygon_box(int n, std::vector<double>& lo, std::vector<double>& hi) {
 /// crossing within the enclosure's width of it) the index is decided just beside it, at offsets
 /// growing tenfold from tolerance/4: a mode that touches 0 without crossing (β = 0 for the even
 /// polygons' mode n/2) leaves the interval as wide as its enclosure needs.
-void refine(const ProveInstance& in, Threshold t, double tolerance, std::vector<Threshold>& out) {
+void refine(const ProveInstance& in, int clusters, Threshold t, double tolerance, std::vector<Threshold>& out) {
   if (t.index_below == t.index_above) return;  // no net crossing on this piece
   while (t.hi - t.lo > tolerance) {
     const double mid = t.lo + (t.hi - t.lo) / 2;
     if (mid <= t.lo || mid >= t.hi) break;  // adjacent doubles
-    IndexAt m = polygon_index(in, mid);
+    IndexAt m = polygon_index(in, mid, clusters);
     if (!m.decided) {
       for (double q = tolerance / 4; q < (t.hi - t.lo) / 4; q *= 10) {
-        const IndexAt below = polygon_index(in, mid - q), above = polygon_index(in, mid + q);
+        const IndexAt below = polygon_index(in, mid - q, clusters), above = polygon_index(in, mid + q, clusters);
         if (!below.decided || !above.decided) continue;
         if (below.index == t.index_below && above.index == t.index_above) {
           t.lo = mid - q;
           t.hi = mid + q;
         } else {  // another index beside mid: split there
-          refine(in, {t.lo, mid - q, t.index_below, below.index}, tolerance, out);
-          refine(in, {mid + q, t.hi, above.index, t.index_above}, tolerance, out);
+          refine(in, clusters, {t.lo, mid - q, t.index_below, below.index}, tolerance, out);
+          refine(in, clusters, {mid + q, t.hi, above.index, t.index_above}, tolerance, out);
           return;
         }
         break;
@@ -74,8 +74,8 @@ void refine(const ProveInstance& in, Threshold t, double tolerance, std::vector<
     } else if (m.index == t.index_above) {
       t.hi = mid;
     } else {  // a third index: a crossing on each side of mid
-      refine(in, {t.lo, mid, t.index_below, m.index}, tolerance, out);
-      refine(in, {mid, t.hi, m.index, t.index_above}, tolerance, out);
+      refine(in, clusters, {t.lo, mid, t.index_below, m.index}, tolerance, out);
+      refine(in, clusters, {mid, t.hi, m.index, t.index_above}, tolerance, out);
       return;
     }
   }
@@ -93,11 +93,13 @@ ProveInstance regular_polygon_instance(const std::string& model, int n, const st
                                            {"time", {{"t_end", 1}, {"samples", 2}}}}));
 }
 
-IndexAt polygon_index(const ProveInstance& base, double beta) {
+IndexAt polygon_index(const ProveInstance& base, double beta, int clusters) {
   ProveInstance in = base;
   in.beta = g17(beta);
+  if (clusters == 0) clusters = in.n;
+  if (clusters < 1 || in.n % clusters != 0) throw std::logic_error("polygon_index: the clusters must divide n");
   std::vector<double> lo, hi;
-  polygon_box(in.n, lo, hi);
+  polygon_box(in.n, clusters, lo, hi);
   IndexAt at;
   at.beta = beta;
   at.spectrum = transverse_spectrum_at(in, lo, hi);
@@ -109,10 +111,12 @@ IndexAt polygon_index(const ProveInstance& base, double beta) {
   return at;
 }
 
-PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance) {
+PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
+                                     int clusters) {
   PolygonContinuation out;
   out.model = in.model;
   out.n = in.n;
+  out.clusters = clusters == 0 ? in.n : clusters;
   out.beta_from = from;
   out.beta_to = to;
   out.step = step;
@@ -120,14 +124,15 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   const long points = static_cast<long>(std::ceil((to - from) / step - 1e-9)) + 1;
   for (long k = 0; k < points; ++k) {
     const double beta = k + 1 == points ? to : from + static_cast<double>(k) * step;
-    out.scan.push_back(polygon_index(in, beta));
+    out.scan.push_back(polygon_index(in, beta, out.clusters));
     if (!out.scan.back().decided) out.undecided.push_back(beta);
   }
   // Between decided neighbours (skipping undecided points, which lie beside a crossing).
   const IndexAt* previous = nullptr;
   for (const IndexAt& at : out.scan) {
     if (!at.decided) continue;
-    if (previous && previous->index != at.index) refine(in, {previous->beta, at.beta, previous->index, at.index}, tolerance, out.thresholds);
+    if (previous && previous->index != at.index)
+      refine(in, out.clusters, {previous->beta, at.beta, previous->index, at.index}, tolerance, out.thresholds);
     previous = &at;
   }
   return out;
@@ -151,7 +156,13 @@ nlohmann::json continuation_to_json(const PolygonContinuation& c) {
   std::vector<std::string> undecided;
   for (double b : c.undecided) undecided.push_back(g17(b));
   return {{"kind", "attnflow-continuation"},
-          {"family", "the regular " + std::to_string(c.n) + "-gon on the circle, " + c.model + ", Q = K = V = I"},
+          {"family", c.clusters == c.n ? "the regular " + std::to_string(c.n) + "-gon on the circle, " + c.model +
+                                             ", Q = K = V = I"
+                                       : std::to_string(c.clusters) + " clusters of " + std::to_string(c.n / c.clusters) +
+                                             " tokens on the regular " + std::to_string(c.clusters) +
+                                             "-gon, n = " + std::to_string(c.n) + ", " + c.model + ", Q = K = V = I"},
+          {"n", c.n},
+          {"clusters", c.clusters},
           {"branch",
            "an equilibrium for every beta: the cyclic shift of the tokens is a rotation, so all angular velocities "
            "are equal, and sum_i Z_i omega_i = 0 with equal Z_i makes them 0; its vertices are enclosed once "

@@ -35,6 +35,7 @@ struct Threshold {
 struct PolygonContinuation {
   std::string model;
   int n = 0;
+  int clusters = 0;  // k: token i at vertex i mod k of the regular k-gon (k = n: the n-gon)
   double beta_from = 0, beta_to = 0, step = 0, tolerance = 0;
   std::vector<IndexAt> scan;
   std::vector<Threshold> thresholds;
@@ -45,11 +46,15 @@ struct PolygonContinuation {
 /// (a decimal), as `equilibrium` and `continue` read it from a config with init regular-polygon.
 ProveInstance regular_polygon_instance(const std::string& model, int n, const std::string& beta);
 
-/// The index of the regular n-gon of `in` (model, n; β replaced by `beta`, read as its 17-digit decimal).
-IndexAt polygon_index(const ProveInstance& in, double beta);
+/// The index of the regular n-gon of `in` (model, n; β replaced by `beta`, read as its 17-digit
+/// decimal); with `clusters` = k dividing n, of k equal clusters on the regular k-gon (token i at
+/// vertex i mod k: an equilibrium for every β by the same lemma, the shift by n/k tokens being the
+/// rotation by 2π/k). 0 means n.
+IndexAt polygon_index(const ProveInstance& in, double beta, int clusters = 0);
 
 /// The scan of [from, to] at `step` and the thresholds bisected to `tolerance`.
-PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance);
+PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
+                                     int clusters = 0);
 
 nlohmann::json continuation_to_json(const PolygonContinuation& c);
 
