@@ -123,7 +123,7 @@ int run(const AtlasOptions& o) {
 void register_atlas(CLI::App& app) {
   auto o = std::make_shared<AtlasOptions>();
   auto* sub = app.add_subcommand("atlas",
-                                 "the circle's equilibria: the regular polygons' stability thresholds (n = 3 ... 9) and a "
+                                 "the circle's equilibria: the stability thresholds of the regular polygons (n = 3 ... 9) and their neighbours, and a "
                                  "search of the window beta in (-2/3, -0.16) → DIR/atlas.json");
   sub->add_option("--out", o->out, "output directory")->check(non_empty_path())->capture_default_str();
   sub->add_option("--starts", o->starts, "random starts per search, for the flow and for Newton each")

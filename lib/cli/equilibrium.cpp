@@ -55,7 +55,7 @@ int certify(const EquilibriumOptions& o) {
 void register_equilibrium(CLI::App& app) {
   auto o = std::make_shared<EquilibriumOptions>();
   auto* sub = app.add_subcommand(
-      "equilibrium", "certify an equilibrium on the circle near a config's start (Krawczyk) and its stability → DIR/certificate.json");
+      "equilibrium", "certify an equilibrium on the circle near a config's start (Krawczyk) and its stability → DIR/certificate.json, proof.tex");
   auto* config = sub->add_option("--config", o->config, "config whose init is the approximate equilibrium (JSON)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);
