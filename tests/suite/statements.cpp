@@ -285,6 +285,10 @@ BOOST_AUTO_TEST_CASE(the_triangle_is_stable_exactly_below_minus_two_thirds_certi
   BOOST_TEST(ctl.at("confirmation").at("verdict") == "violated", ctl.at("confirmation").dump());
   const CheckResult square = run_entry(statement_entry(s), {{"n", 4}}, 20231);
   BOOST_TEST(to_string(square.verdict) == "violated", square.key_number);  // claimed stable below -2/3: it is not
+  // Three clusters of two tokens on the triangle: the same threshold (atlas); 4 does not divide 6.
+  const CheckResult pairs = run_entry(statement_entry(s), {{"n", 6}, {"clusters", 3}}, 20231);
+  BOOST_TEST(to_string(pairs.verdict) == "holds", pairs.key_number);
+  BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"n", 6}, {"clusters", 4}}, 20231), InputError);
   // A beta on the threshold, a model without the symmetry: bad input.
   BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"betas", {"-0.6666666666666667"}}}, 20231), InputError);
   BOOST_CHECK_THROW(run_entry(statement_entry(s), {{"model", "sa-euclid"}}, 20231), InputError);

@@ -1,5 +1,5 @@
-// S-polygon-stability: the regular n-gon on the circle (Q = K = V = I) is a stable equilibrium
-// exactly for β below a claimed threshold (the triangle's is −2/3: Polyanskiy, Rigollet, Yao,
+// S-polygon-stability: the regular n-gon on the circle (Q = K = V = I), or k equal clusters on the
+// regular k-gon (`clusters`), is a stable equilibrium exactly for β below a claimed threshold (the triangle's is −2/3: Polyanskiy, Rigollet, Yao,
 // arXiv:2507.22857). Per β, the n-gon's index is certified (verify/polygon_continuation.hpp: the
 // n-gon is an equilibrium for every β, its transverse spectrum enclosed by Gershgorin's discs): the
 // claim holds at β when the index is 0 exactly where β is below the threshold. The confirmation
@@ -28,6 +28,13 @@ verify::ProveInstance polygon(const HookParams& p, const std::string& beta) {
   return verify::regular_polygon_instance(p.choice("model", {"sa-sphere", "usa-sphere"}), int(p.integer("n", 2, 64)), beta);
 }
 
+/// k equal clusters on the regular k-gon (0: the n-gon itself); k must divide n.
+int clusters(const HookParams& p) {
+  const int n = int(p.integer("n", 2, 64)), k = int(p.integer("clusters", 0, 64));
+  if (k != 0 && n % k != 0) input_error(p.field("clusters"), "must divide n (k equal clusters of n/k tokens), or be 0");
+  return k == 0 ? n : k;
+}
+
 json measure(const HookParams& p, const json& instance, std::uint64_t, bool confirm) {
   const std::string beta = instance.at("beta");
   const verify::ProveInstance in = polygon(p, beta);
@@ -37,14 +44,18 @@ json measure(const HookParams& p, const json& instance, std::uint64_t, bool conf
   double top_lo = std::nan(""), top_hi = std::nan("");
   std::string route;
   if (!confirm) {
-    const verify::IndexAt at = verify::polygon_index(in, b);
+    const verify::IndexAt at = verify::polygon_index(in, b, clusters(p));
     decided = at.decided;
     index = at.index;
     if (!at.spectrum.empty()) top_lo = at.spectrum.back().lo, top_hi = at.spectrum.back().hi;
     route = "the polygon's transverse spectrum (Gershgorin parts on the enclosed vertices)";
   } else {
-    std::vector<double> guess;  // the vertices in double, 17 digits
-    for (const std::string& v : in.points) guess.push_back(decimal_as_double(v));
+    std::vector<double> guess;  // token i at vertex i mod k, in double
+    const int k = clusters(p);
+    for (int i = 0; i < in.n; ++i) {
+      const double angle = 2 * M_PI * (i % k) / k;
+      guess.push_back(std::cos(angle)), guess.push_back(std::sin(angle));
+    }
     const verify::EquilibriumResult r = verify::certify_circle_equilibrium(in, guess);
     proved = r.proved;
     decided = r.proved && r.stability != "undecided" && r.index_exact;
@@ -82,7 +93,9 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   add_guide(fig, "0 (stable below)", series({*bmin, *bmax}, {0, 0}));
   add_guide(fig, "claimed threshold", series({threshold, threshold}, {*ymin, std::max(*ymax, 0.0)}));
   j.figures["largest_eigenvalue_vs_beta"] = fig;
-  j.key_number = fmt::format("regular {}-gon, {}: {}/{} betas as claimed (stable exactly below {})", p.integer("n", 2, 64),
+  const int k = clusters(p), n = int(p.integer("n", 2, 64));
+  j.key_number = fmt::format("{}, {}: {}/{} betas as claimed (stable exactly below {})",
+                             k == n ? fmt::format("regular {}-gon", n) : fmt::format("{} clusters of {} on the regular {}-gon", k, n / k, k),
                              p.text("model"), agree, measured.size(), p.text("threshold"));
   j.evidence["verdict_rule"] =
       "per beta: holds when the certified index (transverse eigenvalues with positive real part) is 0 exactly where "
@@ -100,7 +113,8 @@ std::vector<json> betas(const HookParams& p) {
       input_error(p.field("betas"), "beta " + b + " is within 1e-6 of the threshold: its side is not judged");
     out.push_back({{"beta", b}});
   }
-  polygon(p, "1");  // model and n read (and refused) before any instance runs
+  polygon(p, "1");  // model, n and clusters read (and refused) before any instance runs
+  clusters(p);
   return out;
 }
 
@@ -111,6 +125,7 @@ MeasurementHook hook_polygon_stability() {
           "the equilibrium re-proved by the Krawczyk operator around the polygon and its stability decided on that box",
           {{"model", "sa-sphere"},
            {"n", 3},
+           {"clusters", 0},
            {"betas", {"-3", "-1", "-0.7", "-0.6", "-0.3", "0.5", "2"}},
            {"threshold", "-0.66666666666666667"}},
           false,
