@@ -39,9 +39,10 @@ int simulate_to(const std::string& config_path, const std::string& out, bool qui
               << j["stats"]["stop_reason"].get<std::string>() << ")";
     if (j["error_estimate"].is_number()) std::cout << ", error estimate " << j["error_estimate"].get<double>();
     if (j.contains("ensemble"))
-      std::cout << fmt::format("\nattnflow: ensemble of {} paths at dt and {} at dt/2 (SDE): largest standard error of "
-                               "its observables {:.3g}; halving dt moves their means by at most {:.3g} standard errors",
+      std::cout << fmt::format("\nattnflow: ensemble of {} paths at dt and {} at step {} (SDE): largest standard error of "
+                               "its observables {:.3g}; the smaller step moves their means by at most {:.3g} standard errors",
                                j["ensemble"]["paths"].get<int>(), j["ensemble"]["paths"].get<int>(),
+                               j["ensemble"]["half_dt"].get<std::string>(),
                                j["ensemble"]["largest_standard_error"].get<double>(),
                                j["ensemble"]["largest_step_effect_in_standard_errors"].get<double>());
     std::cout << "\nattnflow: wrote " << out << "/trajectory.json and " << out << "/trajectory.csv\n";

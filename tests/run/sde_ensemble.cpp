@@ -107,6 +107,15 @@ BOOST_AUTO_TEST_CASE(the_ensemble_is_the_same_for_one_and_two_threads) {
   BOOST_TEST(one.dump() == two.dump());
 }
 
+BOOST_AUTO_TEST_CASE(the_smaller_step_is_below_every_step_the_run_takes) {
+  // dt = 0.5 over sample intervals of 0.25: the run takes steps of 0.25, and so would dt/2; the
+  // second ensemble's step is half of min(dt, interval).
+  json c = pure_noise(true);
+  c["dt"] = "0.5";
+  const SimulationOutput out = run_simulation(parse_sim_config(c));
+  BOOST_TEST(out.trajectory["ensemble"]["half_dt"].get<std::string>() == "0.125");
+}
+
 BOOST_AUTO_TEST_CASE(path_seeds_are_distinct_and_differ_from_the_run) {
   std::vector<std::uint64_t> seeds{5};
   for (int k = 1; k <= 2 * kSdeEnsemblePaths; ++k) seeds.push_back(ensemble_path_seed(5, k));

@@ -1,4 +1,5 @@
 #include "attnflow/config/json_fields.hpp"
+#include "attnflow/run/fixed_step.hpp"
 #include "attnflow/run/sde_ensemble.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/run/stop_reason.hpp"
@@ -38,17 +39,22 @@ SimConfig tightened_config(const SimConfig& c) {
   return r;
 }
 
+double fixed_step_bound(const SimConfig& c) {
+  const double span = decimal_as_double(c.t_end()) - decimal_as_double(c.times.front());
+  double interval = c.grid_samples > 1 ? span / double(c.grid_samples - 1) : span;
+  for (std::size_t k = 1; k < c.times.size(); ++k)
+    interval = std::min(interval, decimal_as_double(c.times[k]) - decimal_as_double(c.times[k - 1]));
+  return std::min(decimal_as_double(c.dt), interval);
+}
+
 SimConfig error_twin_config(const SimConfig& c, long steps) {
   SimConfig r = tightened_config(c);
   if (c.discrete()) return r;
   const double span = decimal_as_double(c.t_end()) - decimal_as_double(c.times.front());
   if (c.fixed_steps()) {
-    // A fixed step never crosses a sample: the step taken is min(dt, the shortest sample interval),
-    // and the twin's is a tenth of that (a tenth of dt alone may be the run's own step again).
-    double interval = c.grid_samples > 1 ? span / double(c.grid_samples - 1) : span;
-    for (std::size_t k = 1; k < c.times.size(); ++k)
-      interval = std::min(interval, decimal_as_double(c.times[k]) - decimal_as_double(c.times[k - 1]));
-    r.dt = fmt::format("{}", std::min(decimal_as_double(c.dt), interval) / 10);
+    // A tenth of the longest step the run can take (fixed_step.hpp; a tenth of dt alone may be the
+    // run's own step again).
+    r.dt = fmt::format("{}", fixed_step_bound(c) / 10);
     return r;
   }
   const double cap = span / (4.0 * static_cast<double>(std::max<long>(steps, 16)));

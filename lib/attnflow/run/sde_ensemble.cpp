@@ -2,6 +2,7 @@
 
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/run/ensemble.hpp"
+#include "attnflow/run/fixed_step.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/seeds.hpp"
 
@@ -31,11 +32,8 @@ namespace {
 template <class T> std::vector<std::vector<double>> observables_along(const Trajectory<T>& tr) {
   std::vector<std::vector<double>> per_sample;  // [sample][observable]
   for (const Tokens<T>& x : tr.x) {
-    Tokens<double> xd(x.rows(), x.cols());
-    for (Eigen::Index i = 0; i < x.rows(); ++i)
-      for (Eigen::Index k = 0; k < x.cols(); ++k) xd(i, k) = to_double(x(i, k));
     std::vector<double> values;
-    for (const auto& named : ensemble_observables(xd)) values.push_back(named.second);
+    for (const auto& named : ensemble_observables(convert_tokens<double>(x))) values.push_back(named.second);
     per_sample.push_back(std::move(values));
   }
   return per_sample;
@@ -67,9 +65,11 @@ template <class T> SdeEnsemble sde_ensemble(const SimConfig& c, const Trajectory
   SdeEnsemble e;
   e.paths = kSdeEnsemblePaths;
   e.dt = c.dt;
-  e.half_dt = fmt::format("{}", decimal_as_double(c.dt) / 2);
+  // Half the longest step the run can take, so that every sample interval gets more steps (dt/2
+  // alone may still exceed every interval: both ensembles would take the same steps).
+  e.half_dt = fmt::format("{}", fixed_step_bound(c) / 2);
   for (const T& t : run.t) e.t.push_back(to_double(t));
-  // Paths 0 … P−1 at dt, P … 2P−1 at dt/2, each with its own seed: the two ensembles are
+  // Paths 0 … P−1 at dt, P … 2P−1 at half_dt, each with its own seed: the two ensembles are
   // independent, so the standard error of their difference is √(se² + se_half²).
   const long total = 2L * kSdeEnsemblePaths;
   std::mutex report;
@@ -95,8 +95,7 @@ template <class T> SdeEnsemble sde_ensemble(const SimConfig& c, const Trajectory
   summarise(at_dt, mean, se);
   summarise(at_half, mean_half, se_half);
   const std::vector<std::vector<double>> own = observables_along(run);
-  Tokens<double> probe = Tokens<double>::Zero(run.n, run.d);
-  const auto names = ensemble_observables(probe);
+  const auto names = ensemble_observables(convert_tokens<double>(run.x.front()));  // the names, per n
   for (std::size_t o = 0; o < names.size(); ++o) {
     EnsembleSeries series;
     series.name = names[o].first;

@@ -1,8 +1,9 @@
 #pragma once
 // What `"verify": true` means for an SDE run (a config with kappa): a path has no deterministic
 // re-run to compare with, so the run is placed in an ensemble of independent paths and the law's
-// observables get statistical error bars — at the run's own step and at half of it, so the step's
-// (weak, order 1) bias is measured beside the sampling error rather than assumed away.
+// observables get statistical error bars — at the run's own step and at half the longest step it can
+// take (run/fixed_step.hpp), so the step's (weak, order 1) bias is measured beside the sampling
+// error rather than assumed away.
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/integrate/run_progress.hpp"
 #include "attnflow/trajectory.hpp"
@@ -23,7 +24,7 @@ inline constexpr int kSdeEnsemblePaths = 32;
 std::uint64_t ensemble_path_seed(std::uint64_t seed, int k);
 
 /// One scalar observable of the tokens along the samples: the run's own value, and the mean and
-/// standard error (sample standard deviation / √paths) over the ensemble at dt and at dt/2.
+/// standard error (sample standard deviation / √paths) over the ensemble at dt and at half_dt.
 struct EnsembleSeries {
   std::string name;
   std::vector<double> path, mean, standard_error, mean_half_dt, standard_error_half_dt;
@@ -31,7 +32,7 @@ struct EnsembleSeries {
 
 struct SdeEnsemble {
   int paths = 0;
-  std::string dt, half_dt;
+  std::string dt, half_dt;  // half_dt: min(dt, the shortest sample interval) / 2
   std::vector<double> t;
   std::vector<EnsembleSeries> observables;  // mean_inner_product (n ≥ 2), order_parameter
   /// Over samples and observables, the largest |mean − mean_half_dt| in units of its standard

@@ -245,22 +245,96 @@ std::vector<SpectrumPart> spectrum_of_angle_jacobian(const IMatrix& A) {
 }
 
 void classify(EquilibriumResult& r) {
-  bool all_negative = true, exact = true;
-  int positive = 0;
-  for (const SpectrumPart& p : r.transverse_spectrum) {
-    if (p.hi < 0) continue;
-    all_negative = false;
-    if (p.lo > 0)
-      positive += p.count;
-    else
-      exact = false;
+  const SpectrumIndex index = spectrum_index(r.transverse_spectrum);
+  r.unstable_directions = index.positive;
+  r.index_exact = index.decided;
+  r.stability = index.all_negative ? "stable" : index.positive > 0 ? "unstable" : "undecided";
+}
+
+/// Krawczyk's test on the box centre ± radius: K(X) = c − C E(c) + (I − C E'(X))(X − c) ⊂ int X,
+/// with `ce` = C E(c) computed once for every radius tried. Caller holds RoundUpward.
+bool krawczyk_contracts(const CircleSystem& system, const std::vector<double>& centre, double radius, const double p[2],
+                        const IMatrix& Ci, const std::vector<I>& ce, Evaluation& at_box) {
+  const int N = system.size();
+  std::vector<I> X;
+  for (double c : centre) X.push_back(I(c) + I(-radius, radius));
+  at_box = system.evaluate(X, p);
+  const IMatrix CJ = product(Ci, at_box.J);
+  bool inside = true;
+  for (int k = 0; k < N && inside; ++k) {
+    I spread(0);
+    for (int l = 0; l < N; ++l) spread += iv::mul((k == l ? I(1) : I(0)) - CJ(k, l), I(-radius, radius));
+    const I K = I(centre[static_cast<std::size_t>(k)]) - ce[static_cast<std::size_t>(k)] + spread;
+    inside = iv::interior(K, X[static_cast<std::size_t>(k)]);
   }
-  r.unstable_directions = positive;
-  r.index_exact = exact;
-  r.stability = all_negative ? "stable" : positive > 0 ? "unstable" : "undecided";
+  return inside;
+}
+
+/// The proof on the boxes centre ± each radius in turn, up to the first that closes: the centre's
+/// evaluation and C are the same for all of them.
+EquilibriumResult prove_on_boxes(const ProveInstance& in, const std::vector<double>& centre,
+                                 const std::vector<double>& radii) {
+  EquilibriumResult r;
+  r.centre = centre;
+  const CircleSystem system(in);
+  const int N = system.size();
+  bool radii_valid = !radii.empty();
+  for (double radius : radii) radii_valid = radii_valid && radius > 0 && std::isfinite(radius);
+  if (static_cast<int>(centre.size()) != N || !radii_valid) {
+    r.reason = "the box must have 2n + 1 centre coordinates and a positive radius";
+    return r;
+  }
+  const double p[2] = {centre[0], centre[1]};
+  if (p[0] == 0 && p[1] == 0) {
+    r.reason = "the first token's centre is 0: no slice through it";
+    return r;
+  }
+  Evaluation at_centre;
+  {
+    const RoundUpward up;
+    at_centre = system.evaluate(thin_box(centre), p);
+  }
+  // C ≈ J(centre)⁻¹ in double; any C serves Krawczyk's test, a good one makes it pass.
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(midpoint(at_centre.J));
+  if (!lu.isInvertible()) {
+    r.reason = "the Jacobian of the unfolded system is singular at the centre (a degenerate equilibrium: a "
+               "transverse eigenvalue is 0, e.g. at a bifurcation)";
+    return r;
+  }
+  const Eigen::MatrixXd C = lu.inverse();
+  const RoundUpward up;
+  const IMatrix Ci = thin(C);
+  std::vector<I> ce(static_cast<std::size_t>(N), I(0));
+  for (int k = 0; k < N; ++k)
+    for (int l = 0; l < N; ++l) ce[static_cast<std::size_t>(k)] += iv::mul(Ci(k, l), at_centre.E[static_cast<std::size_t>(l)]);
+  Evaluation at_box;
+  for (double radius : radii) {
+    r.radius = radius;
+    if (!krawczyk_contracts(system, centre, radius, p, Ci, ce, at_box)) continue;
+    r.proved = true;
+    r.transverse_spectrum = spectrum_of_angle_jacobian(at_box.A);
+    classify(r);
+    return r;
+  }
+  r.reason = "the Krawczyk operator does not map the box into its interior";
+  return r;
 }
 
 }  // namespace
+
+SpectrumIndex spectrum_index(const std::vector<SpectrumPart>& parts) {
+  SpectrumIndex index;
+  index.decided = index.all_negative = true;
+  for (const SpectrumPart& p : parts) {
+    if (p.hi < 0) continue;
+    index.all_negative = false;
+    if (p.lo > 0)
+      index.positive += p.count;
+    else
+      index.decided = false;
+  }
+  return index;
+}
 
 void evaluate_circle_system(const ProveInstance& in, const std::vector<double>& z, std::vector<double>& E,
                             Eigen::MatrixXd& J, Eigen::MatrixXd& A) {
@@ -326,58 +400,7 @@ ProveInstance circle_instance(const SimConfig& c) {
 
 EquilibriumResult prove_circle_equilibrium_on_box(const ProveInstance& in, const std::vector<double>& centre,
                                                   double radius) {
-  EquilibriumResult r;
-  r.centre = centre;
-  r.radius = radius;
-  const CircleSystem system(in);
-  const int N = system.size();
-  if (static_cast<int>(centre.size()) != N || !(radius > 0) || !std::isfinite(radius)) {
-    r.reason = "the box must have 2n + 1 centre coordinates and a positive radius";
-    return r;
-  }
-  const double p[2] = {centre[0], centre[1]};
-  if (p[0] == 0 && p[1] == 0) {
-    r.reason = "the first token's centre is 0: no slice through it";
-    return r;
-  }
-  Eigen::MatrixXd C;
-  Evaluation at_box, at_centre;
-  {
-    const RoundUpward up;
-    at_centre = system.evaluate(thin_box(centre), p);
-  }
-  // C ≈ J(centre)⁻¹ in double; any C serves Krawczyk's test, a good one makes it pass.
-  const Eigen::FullPivLU<Eigen::MatrixXd> lu(midpoint(at_centre.J));
-  if (!lu.isInvertible()) {
-    r.reason = "the Jacobian of the unfolded system is singular at the centre (a degenerate equilibrium: a "
-               "transverse eigenvalue is 0, e.g. at a bifurcation)";
-    return r;
-  }
-  C = lu.inverse();
-  const RoundUpward up;
-  std::vector<I> X;
-  for (double c : centre) X.push_back(I(c) + I(-radius, radius));
-  at_box = system.evaluate(X, p);
-  const IMatrix Ci = thin(C);
-  const IMatrix CJ = product(Ci, at_box.J);
-  bool inside = true;
-  for (int k = 0; k < N && inside; ++k) {
-    I ce(0), spread(0);
-    for (int l = 0; l < N; ++l) {
-      ce += iv::mul(Ci(k, l), at_centre.E[static_cast<std::size_t>(l)]);
-      spread += iv::mul((k == l ? I(1) : I(0)) - CJ(k, l), I(-radius, radius));
-    }
-    const I K = I(centre[static_cast<std::size_t>(k)]) - ce + spread;
-    inside = iv::interior(K, X[static_cast<std::size_t>(k)]);
-  }
-  if (!inside) {
-    r.reason = "the Krawczyk operator does not map the box into its interior";
-    return r;
-  }
-  r.proved = true;
-  r.transverse_spectrum = spectrum_of_angle_jacobian(at_box.A);
-  classify(r);
-  return r;
+  return prove_on_boxes(in, centre, {radius});
 }
 
 EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std::vector<double>& guess, double reach) {
@@ -455,11 +478,7 @@ EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std:
     return failed;
   }
   // The smallest box the proof closes on, from rounding level up (a box of 1e-6 is still a proof).
-  EquilibriumResult r;
-  for (double radius : {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6}) {
-    r = prove_circle_equilibrium_on_box(in, centre, radius);
-    if (r.proved) break;
-  }
+  EquilibriumResult r = prove_on_boxes(in, centre, {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6});
   r.newton_residual = residual;
   r.newton_iterations = iterations;
   return r;

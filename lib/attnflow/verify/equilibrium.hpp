@@ -46,6 +46,15 @@ struct SpectrumPart {
   int count = 0;
 };
 
+/// What the parts decide: the eigenvalues proved to have positive real part, whether every part
+/// lies on one side of 0 (the index is then exact), whether all lie below 0 (stable).
+struct SpectrumIndex {
+  int positive = 0;
+  bool decided = false;
+  bool all_negative = false;
+};
+SpectrumIndex spectrum_index(const std::vector<SpectrumPart>& parts);
+
 struct EquilibriumResult {
   bool proved = false;  // a unique equilibrium in the box on the slice
   std::string reason;   // when not proved

@@ -14,14 +14,19 @@ namespace {
 
 /// The vertices' coordinates, enclosed: [lo, hi] per coordinate (x_1, y_1, …, x_n, y_n). MPFI at an
 /// explicit 128 bits (not the process-wide default precision: this runs on several threads).
-void polygon_box(int n, int clusters, std::vector<double>& lo, std::vector<double>& hi) {
+struct PolygonBox {
+  std::vector<double> lo, hi;
+};
+
+PolygonBox polygon_box(int n, int clusters) {
+  PolygonBox box;
+  std::vector<double>& lo = box.lo;
+  std::vector<double>& hi = box.hi;
   mpfi_t angle, value;
   mpfi_init2(angle, 128);
   mpfi_init2(value, 128);
   mpfr_t end;
   mpfr_init2(end, 128);
-  lo.clear();
-  hi.clear();
   for (int k = 0; k < n; ++k) {
     mpfi_const_pi(angle);
     mpfi_mul_ui(angle, angle, static_cast<unsigned long>(2 * (k % clusters)));
@@ -40,6 +45,20 @@ void polygon_box(int n, int clusters, std::vector<double>& lo, std::vector<doubl
   mpfr_clear(end);
   mpfi_clear(value);
   mpfi_clear(angle);
+  return box;
+}
+
+/// The index at β on the enclosed configuration (computed once per family).
+IndexAt index_on(const ProveInstance& base, double beta, const PolygonBox& box) {
+  ProveInstance in = base;
+  in.beta = g17(beta);
+  IndexAt at;
+  at.beta = beta;
+  at.spectrum = transverse_spectrum_at(in, box.lo, box.hi);
+  const SpectrumIndex index = spectrum_index(at.spectrum);
+  at.decided = index.decided;
+  at.index = index.positive;
+  return at;
 }
 
 /// Bisects t (decided, different indices at its ends) to `tolerance`, appending the result; a
@@ -47,22 +66,23 @@ void polygon_box(int n, int clusters, std::vector<double>& lo, std::vector<doubl
 /// crossing within the enclosure's width of it) the index is decided just beside it, at offsets
 /// growing tenfold from tolerance/4: a mode that touches 0 without crossing (β = 0 for the even
 /// polygons' mode n/2) leaves the interval as wide as its enclosure needs.
-void refine(const ProveInstance& in, int clusters, Threshold t, double tolerance, std::vector<Threshold>& out) {
+void refine(const ProveInstance& in, const PolygonBox& box, Threshold t, double tolerance, std::vector<Threshold>& out) {
   if (t.index_below == t.index_above) return;  // no net crossing on this piece
   while (t.hi - t.lo > tolerance) {
     const double mid = t.lo + (t.hi - t.lo) / 2;
     if (mid <= t.lo || mid >= t.hi) break;  // adjacent doubles
-    IndexAt m = polygon_index(in, mid, clusters);
+    const IndexAt m = index_on(in, mid, box);
     if (!m.decided) {
       for (double q = tolerance / 4; q < (t.hi - t.lo) / 4; q *= 10) {
-        const IndexAt below = polygon_index(in, mid - q, clusters), above = polygon_index(in, mid + q, clusters);
+        const IndexAt below = index_on(in, mid - q, box), above = index_on(in, mid + q, box);
         if (!below.decided || !above.decided) continue;
         if (below.index == t.index_below && above.index == t.index_above) {
           t.lo = mid - q;
           t.hi = mid + q;
-        } else {  // another index beside mid: split there
-          refine(in, clusters, {t.lo, mid - q, t.index_below, below.index}, tolerance, out);
-          refine(in, clusters, {mid + q, t.hi, above.index, t.index_above}, tolerance, out);
+        } else {  // another index beside mid: the pieces on either side, and the one across mid
+          refine(in, box, {t.lo, mid - q, t.index_below, below.index}, tolerance, out);
+          if (below.index != above.index) out.push_back({mid - q, mid + q, below.index, above.index});
+          refine(in, box, {mid + q, t.hi, above.index, t.index_above}, tolerance, out);
           return;
         }
         break;
@@ -74,8 +94,8 @@ void refine(const ProveInstance& in, int clusters, Threshold t, double tolerance
     } else if (m.index == t.index_above) {
       t.hi = mid;
     } else {  // a third index: a crossing on each side of mid
-      refine(in, clusters, {t.lo, mid, t.index_below, m.index}, tolerance, out);
-      refine(in, clusters, {mid, t.hi, m.index, t.index_above}, tolerance, out);
+      refine(in, box, {t.lo, mid, t.index_below, m.index}, tolerance, out);
+      refine(in, box, {mid, t.hi, m.index, t.index_above}, tolerance, out);
       return;
     }
   }
@@ -93,22 +113,10 @@ ProveInstance regular_polygon_instance(const std::string& model, int n, const st
                                            {"time", {{"t_end", 1}, {"samples", 2}}}}));
 }
 
-IndexAt polygon_index(const ProveInstance& base, double beta, int clusters) {
-  ProveInstance in = base;
-  in.beta = g17(beta);
+IndexAt polygon_index(const ProveInstance& in, double beta, int clusters) {
   if (clusters == 0) clusters = in.n;
   if (clusters < 1 || in.n % clusters != 0) throw std::logic_error("polygon_index: the clusters must divide n");
-  std::vector<double> lo, hi;
-  polygon_box(in.n, clusters, lo, hi);
-  IndexAt at;
-  at.beta = beta;
-  at.spectrum = transverse_spectrum_at(in, lo, hi);
-  at.decided = true;
-  for (const SpectrumPart& p : at.spectrum) {
-    if (p.lo > 0) at.index += p.count;
-    else if (!(p.hi < 0)) at.decided = false;
-  }
-  return at;
+  return index_on(in, beta, polygon_box(in.n, clusters));
 }
 
 PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
@@ -117,6 +125,8 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   out.model = in.model;
   out.n = in.n;
   out.clusters = clusters == 0 ? in.n : clusters;
+  if (out.clusters < 1 || in.n % out.clusters != 0) throw std::logic_error("continue_polygon: the clusters must divide n");
+  const PolygonBox box = polygon_box(in.n, out.clusters);
   out.beta_from = from;
   out.beta_to = to;
   out.step = step;
@@ -124,7 +134,7 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   const long points = static_cast<long>(std::ceil((to - from) / step - 1e-9)) + 1;
   for (long k = 0; k < points; ++k) {
     const double beta = k + 1 == points ? to : from + static_cast<double>(k) * step;
-    out.scan.push_back(polygon_index(in, beta, out.clusters));
+    out.scan.push_back(index_on(in, beta, box));
     if (!out.scan.back().decided) out.undecided.push_back(beta);
   }
   // Between decided neighbours (skipping undecided points, which lie beside a crossing).
@@ -132,7 +142,7 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   for (const IndexAt& at : out.scan) {
     if (!at.decided) continue;
     if (previous && previous->index != at.index)
-      refine(in, out.clusters, {previous->beta, at.beta, previous->index, at.index}, tolerance, out.thresholds);
+      refine(in, box, {previous->beta, at.beta, previous->index, at.index}, tolerance, out.thresholds);
     previous = &at;
   }
   return out;
