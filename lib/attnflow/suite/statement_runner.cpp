@@ -2,6 +2,7 @@
 
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/attention_graph.hpp"
+#include "attnflow/config/circle_setting.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/diagnostics/exact_rational.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
@@ -238,16 +239,7 @@ std::string unmet_weight_hypothesis(const StatementSpec& s, const SimConfig& c) 
     if (h == "circle-synchronization") {
       // Polyanskiy, Rigollet, Yao (arXiv:2507.22857): SA or USA on S^1, Q = K = V = I, one head,
       // every key, no noise, beta > -0.16 (decided exactly on the decimal).
-      const ModelKind kind = c.model->kind;
-      if (kind != ModelKind::SaSphere && kind != ModelKind::UsaSphere)
-        return std::string("the model is ") + c.model->id + ", not sa-sphere or usa-sphere";
-      if (c.d != 2) return fmt::format("d = {}: the theorem is on the circle (d = 2)", c.d);
-      if (c.heads.size() != 1) return "more than one head";
-      for (const WeightSpec* w : {&c.heads[0].Q, &c.heads[0].K, &c.heads[0].V})
-        if (w->kind != WeightSpec::Kind::Constant || w->values.front().kind != MatrixSpec::Kind::Identity)
-          return "Q, K and V are not all the identity";
-      if (c.causal || !c.mask.empty()) return "a mask: the theorem has every token attend to every key";
-      if (!c.kappa.empty()) return "noise (kappa): the theorem is about the deterministic flow";
+      if (const std::string why = circle_setting_refusal(c); !why.empty()) return why;
       if (!c.beta_log_n.empty() || !(rational_from_decimal(c.beta) > Rational(-4, 25)))
         return "beta = " + c.beta + " is not above -0.16";
     }

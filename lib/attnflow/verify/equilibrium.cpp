@@ -3,7 +3,7 @@
 #define ATTNFLOW_ROUNDING_TU
 #include "attnflow/verify/equilibrium.hpp"
 
-#include "attnflow/config/model_kind.hpp"
+#include "attnflow/config/circle_setting.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/model_series.hpp"
 
@@ -22,11 +22,6 @@ namespace {
 
 using I = DInterval;
 using IMatrix = Eigen::Matrix<I, Eigen::Dynamic, Eigen::Dynamic>;
-
-bool is_identity(const WeightSpec& w) {
-  return w.kind == WeightSpec::Kind::Constant && w.values.size() == 1 &&
-         w.values.front().kind == MatrixSpec::Kind::Identity;
-}
 
 /// The system E, P of equilibrium.hpp on a box Z = (x, λ), its Jacobian, and the angular
 /// velocities' Jacobian A.
@@ -370,18 +365,11 @@ std::vector<SpectrumPart> transverse_spectrum_at(const ProveInstance& in, const 
 }
 
 std::string circle_equilibrium_refusal(const SimConfig& c) {
-  if (c.model->kind != ModelKind::SaSphere && c.model->kind != ModelKind::UsaSphere)
-    return std::string("the circle's equilibria are certified for sa-sphere and usa-sphere (got ") + c.model->id + ")";
-  if (c.d != 2) return "the certified equilibria are on the circle: d = 2 (got d = " + std::to_string(c.d) + ")";
+  // The symmetry and the identity that makes the unfolding parameter vanish need the circle setting.
+  if (const std::string why = circle_setting_refusal(c); !why.empty()) return why;
   if (c.n < 2) return "one token: every point is an equilibrium and there is no transverse direction to decide";
   if (c.n > kMaxCircleTokens)
     return "at most " + std::to_string(kMaxCircleTokens) + " tokens (the proof's memory grows as n^3)";
-  if (c.heads.size() != 1 || !is_identity(c.heads.front().Q) || !is_identity(c.heads.front().K) ||
-      !is_identity(c.heads.front().V))
-    return "one head with Q = K = V = identity (the rotation symmetry and the identity that makes the unfolding "
-           "parameter vanish need them)";
-  if (!c.mask.empty() || c.causal) return "no mask (a mask breaks the symmetry of the attention weights)";
-  if (!c.kappa.empty()) return "no noise: an equilibrium is of the deterministic flow (remove kappa)";
   if (!c.beta_log_n.empty()) return "beta as a decimal (gamma log n has none to state exactly)";
   return "";
 }
