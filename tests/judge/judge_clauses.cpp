@@ -266,4 +266,46 @@ BOOST_AUTO_TEST_CASE(evidence_writes_the_results_keys) {
     BOOST_TEST(limit.contains(key), key);
 }
 
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(the_margin_is_negative_exactly_on_the_violated_side, T, ScalarKinds, FortyDigits) {
+  using boost::test_tools::tolerance;
+  // Bound <= 1, tolerance 1e-3: room (1 - v + 1e-3) in units of 1e-3.
+  const Clause at_most = clause(Clause::Kind::Bound, "<=", 1);
+  auto bound_at = [&](double v) { return judge_clause(at_most, sampled<T>([v](double) { return v; }, 1, 3, 1e-3)); };
+  BOOST_TEST(bound_at(0.5).margin == 501.0, tolerance(1e-9));
+  BOOST_TEST(bound_at(1.0005).margin == 0.5, tolerance(1e-6));  // inconclusive: inside the allowance
+  BOOST_TEST(bound_at(1.01).margin == -9.0, tolerance(1e-9));
+  BOOST_TEST((bound_at(1.01).verdict == Verdict::Violated));
+  // Equals at every sample: the largest deviation 2.5e-6 against 1e-6.
+  Clause eq = clause(Clause::Kind::Equals, "equals", 2);
+  eq.every_sample = true;
+  ClauseSeries<T> s = sampled<T>([](double) { return 2.0; }, 0.5, 10, 1e-6);
+  BOOST_TEST(judge_clause(eq, s).margin == 1.0);
+  s.y[3] = T(2.5e-6) + T(2);
+  BOOST_TEST(judge_clause(eq, s).margin == -1.5, tolerance(1e-6));
+  // Non-increasing, a unit step up against tolerances 1e-3 + 1e-3.
+  const Clause down = clause(Clause::Kind::Monotone, "non-increasing", 0);
+  BOOST_TEST(judge_clause(down, sampled<T>([](double t) { return -t; }, 1, 5, 1e-3)).margin > 0);
+  const ClauseJudgement up = judge_clause(down, sampled<T>([](double t) { return t; }, 1, 5, 1e-3));
+  BOOST_TEST((up.verdict == Verdict::Violated));
+  BOOST_TEST(up.margin == -(1 - 2e-3) / 2e-3, tolerance(1e-9));
+  // A limit reached has a margin in (0, 1]; one missed by far, a large negative one.
+  const Clause to_zero = clause(Clause::Kind::Limit, "", 0);
+  const double reached = judge_clause(to_zero, sampled<T>([](double t) { return std::exp(-t); }, 0.1, 201, 1e-13)).margin;
+  BOOST_TEST((reached > 0 && reached <= 1));
+  const ClauseJudgement missed = judge_clause(to_zero, sampled<T>([](double) { return 0.5; }, 0.1, 201, 1e-13));
+  BOOST_TEST((missed.verdict == Verdict::Violated));
+  BOOST_TEST(missed.margin < -1e5);  // 0.5 against a reach of 1e-6 of the start's distance
+  // A rate claimed 1 of e^{-t} agrees (an exact fit: no room needed, margin 0); claimed 2, it does
+  // not (margin < 0).
+  Clause rate = clause(Clause::Kind::Rate, "=", 0);
+  rate.claimed = 1;
+  const auto decay = sampled<T>([](double t) { return std::exp(-t); }, 0.1, 201, 1e-13);
+  BOOST_TEST((judge_clause(rate, decay).verdict == Verdict::Holds));
+  BOOST_TEST(judge_clause(rate, decay).margin >= 0);
+  rate.claimed = 2;
+  const ClauseJudgement wrong = judge_clause(rate, decay);
+  BOOST_TEST((wrong.verdict == Verdict::Violated));
+  BOOST_TEST(wrong.margin < 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

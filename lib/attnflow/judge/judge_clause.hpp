@@ -8,6 +8,7 @@
 #include "attnflow/judge/verdict.hpp"
 #include "attnflow/scalar.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -23,6 +24,11 @@ struct ClauseJudgement {
   bool unsettled = false;  // not decided yet, and a longer horizon may decide it
   ClauseEvidence evidence;
   double value = std::numeric_limits<double>::quiet_NaN();  // the observable at T (or the fitted rate), for regress
+  /// How far the run is from violating the clause, in units of the clause's own error allowance (its
+  /// tolerance, or a fit's CI and model error): negative exactly on the violated side of the rule, for
+  /// bound, equals, monotone and rate; for a limit, negative whenever it is not reached by T (the
+  /// verdict then also asks whether it is still approaching). The objective a hunt drives down.
+  double margin = std::numeric_limits<double>::infinity();
   std::optional<FitLine> fit_line;
 };
 
@@ -42,6 +48,12 @@ template <class T> ClauseJudgement judge_clause(const Clause& c, const ClauseSer
     case Clause::Kind::Rate: return judge_rate(c, s);
   }
   return {};
+}
+
+/// A signed distance in units of an allowance: `room` / `allowance`, the allowance floored at the
+/// smallest positive double so that an exact claim (zero allowance) still has a sign.
+inline double in_units(double room, double allowance) {
+  return room / std::max(allowance, std::numeric_limits<double>::min());
 }
 
 /// A judgement that holds so far, with the value and tolerance at T and the kind's evidence.

@@ -69,6 +69,7 @@ template <class T> ClauseJudgement judge_limit(const Clause& c, const ClauseSeri
     j.fit_line = line;
     j.verdict = verdict;
     j.evidence.reason = std::move(reason);
+    j.margin = in_units(reach - dT, reach);
     return j;
   };
   if (dT <= reach) {

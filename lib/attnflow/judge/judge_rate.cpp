@@ -53,6 +53,13 @@ template <class T> RateComparison power_decay(const Clause& c, const ClauseSerie
   return r;
 }
 
+/// compare_fit's rule as a margin: the room left to the claim over the CI half-width and model error.
+double rate_margin(const FitAgreement& a) {
+  const double allowed = a.half_width + a.model_error, dev = a.fitted - a.claimed;
+  const double room = a.relation == "=" ? allowed - std::abs(dev) : a.relation == ">=" ? dev + allowed : allowed - dev;
+  return in_units(room, allowed);
+}
+
 }  // namespace
 
 const char* const kPowerDecayRule =
@@ -86,6 +93,7 @@ template <class T> ClauseJudgement judge_rate(const Clause& c, const ClauseSerie
     e.comparison = r;
     ClauseJudgement j = opening_judgement(s, e);
     j.value = r.estimate.value;
+    j.margin = rate_margin(r.agreement);
     if (!r.agreement.agrees) j.verdict = Verdict::Violated;
     return j;
   }
@@ -111,6 +119,7 @@ template <class T> ClauseJudgement judge_rate(const Clause& c, const ClauseSerie
   ClauseJudgement j = opening_judgement(s, e);
   j.fit_line = line;
   j.value = r.estimate.value;
+  j.margin = rate_margin(r.agreement);
   // A disagreement may still be a transient the model does not describe: the confirmation
   // re-run at more digits, with its longer window, decides.
   if (!r.agreement.agrees) j.verdict = Verdict::Violated;
