@@ -26,6 +26,7 @@ void register_commands(CLI::App& app) {
   register_prove(app);
   register_equilibrium(app);
   register_continue(app);
+  register_hunt(app);
   register_atlas(app);
   register_learn(app);
 }

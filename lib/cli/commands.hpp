@@ -56,6 +56,7 @@ void register_prove(CLI::App& app);
 void register_equilibrium(CLI::App& app);
 void register_continue(CLI::App& app);
 void register_atlas(CLI::App& app);
+void register_hunt(CLI::App& app);
 void register_learn(CLI::App& app);
 
 /// Progress of one run on stderr (fraction in [0, 1]): a bar with an ETA when stderr is a

@@ -282,7 +282,10 @@ BOOST_AUTO_TEST_CASE(seeds_and_jobs_are_not_coerced) {
   const TempDir tmp;
   for (const std::string& args : {"check --seed 18446744073709551616", "check --seed -1", "check --seed 1e3",
                                   "regress --seed 18446744073709551616", "check --jobs 100000", "check --jobs 0",
-                                  "regress --jobs 100000", "atlas --seed -1", "atlas --starts -1", "atlas --max-n 10"}) {
+                                  "regress --jobs 100000", "atlas --seed -1", "atlas --starts -1", "atlas --max-n 10",
+                                  "hunt --statement checks/hunts/usa-rate-two.json --seed -1",
+                                  "hunt --statement checks/hunts/usa-rate-two.json --budget 0",
+                                  "hunt --statement checks/hunts/usa-rate-two.json --jobs 0"}) {
     const CliResult r = run_cli(args + " --out " + quoted((tmp.path / "out").string()), tmp);
     BOOST_TEST_CONTEXT(args) {
       BOOST_TEST(r.code == 2, r.err);

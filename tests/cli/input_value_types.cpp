@@ -122,6 +122,8 @@ BOOST_AUTO_TEST_CASE(statements) {
   auto seeds = files("checks/statements", R"(.*\.json)");
   const auto builtin = files("checks/statements/builtin", R"(.*\.json)");
   seeds.insert(seeds.end(), builtin.begin(), builtin.end());
+  const auto hunts = files("checks/hunts", R"(.*\.json)");  // their "search" blocks
+  seeds.insert(seeds.end(), hunts.begin(), hunts.end());
   check_reader("statement", seeds, attnflow::fuzz::read_statement);
 }
 

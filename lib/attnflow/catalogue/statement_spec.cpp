@@ -412,7 +412,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
   reject_unknown_keys(j,
                       {"id", "kind", "source", "statement", "summary", "expected", "model", "ensemble", "horizon",
                        "hypotheses", "conclusion", "probability", "controls", "suite_may_override", "figures",
-                       "certificates", "regress", "comment", "measure"},
+                       "certificates", "regress", "comment", "measure", "search"},
                       where.empty() ? "statement" : where);
   StatementSpec s;
   s.source_json = j;
@@ -457,6 +457,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     s.points = e.at("points");
     if (s.instances != 1) input_error(w + "ensemble.instances", "an explicit start is one instance");
   }
+  if (j.contains("search")) s.search = parse_search(j.at("search"), w + "search", s.n, s.d);
   if (e.contains("betas")) {
     if (!e.at("betas").is_array() || e.at("betas").empty() || e.at("betas").size() > 64)
       input_error(w + "ensemble.betas", "must be a list of 1 to 64 numbers");

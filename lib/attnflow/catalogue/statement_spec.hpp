@@ -4,6 +4,7 @@
 // naming the field path (exit 2). The reference is docs/statements.md.
 #include "attnflow/catalogue/measurement_hook.hpp"
 #include "attnflow/catalogue/check_result.hpp"
+#include "attnflow/catalogue/search_spec.hpp"
 #include "attnflow/judge/clause.hpp"
 #include "attnflow/judge/probability.hpp"
 
@@ -75,6 +76,7 @@ struct StatementSpec {
   std::string certificates;              // cited computer-assisted proofs (proofs/certificates/<name>), comma-separated
   bool cites = false;                    // "certificates" given (even empty): a suite may name proofs to cite
   nlohmann::json source_json;            // as parsed (controls patch it)
+  std::optional<SearchSpec> search;      // what `attnflow hunt` may vary (a check ignores it)
   // A statement measured by a hook (its "measure" field) instead of model, ensemble and conclusion.
   const MeasurementHook* hook = nullptr;
   nlohmann::json measure;                                   // the hook's parameters, defaults merged in

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <stdexcept>
 
 namespace attnflow {
 
@@ -816,6 +817,26 @@ json own_parameters(const StatementSpec& spec, const json& suite_params) {
 }
 
 }  // namespace
+
+InstanceProbe probe_instance(const StatementSpec& s, std::uint64_t seed) {
+  if (s.hook || !s.families.empty() || s.probability)
+    throw std::logic_error("probe_instance: a statement with one family, no hook and no probability claim");
+  const Precision precision = parse_sim_config(instance_config(s, 0, 1)).precision;
+  InstanceOutcome o;
+  if (precision.kind == Precision::Kind::Mpfr) {
+    const MpfrDigitsScope digits(precision.digits);
+    o = first_pass<mpfr>(s, 0, seed);
+  } else {
+    o = first_pass<double>(s, 0, seed);
+  }
+  InstanceProbe p;
+  p.verdict = o.verdict;
+  p.hypotheses_met = o.hypothesis_met;
+  p.note = o.judgement.note;
+  for (const ClauseOutcome& c : o.judgement.clauses)
+    if (c.judged && !c.reported_only) p.margin = std::min(p.margin, c.judged->margin);
+  return p;
+}
 
 CatalogueEntry statement_entry(const StatementSpec& spec) {
   CatalogueEntry e{spec.id, spec.kind, spec.source, spec.summary, spec.expected, [spec](const CheckContext& ctx) {

@@ -8,10 +8,24 @@
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"
 
+#include <cstdint>
+#include <limits>
+#include <string>
+
 namespace attnflow {
 
 /// Checks the statement on its ensemble; id, kind, source and expected are the statement's.
 CheckResult run_statement(const StatementSpec& spec, const CheckContext& ctx);
+
+/// One instance of a statement (its first, with the given seed) judged once, as a hunt evaluates
+/// it: no controls and no confirmation. The statement has one family and no probability claim.
+struct InstanceProbe {
+  Verdict verdict = Verdict::Inconclusive;
+  bool hypotheses_met = true;  // an instance outside the hypotheses is never a counterexample
+  double margin = std::numeric_limits<double>::infinity();  // the least ClauseJudgement::margin of its judged clauses
+  std::string note;            // why it was not judged, when it was not
+};
+InstanceProbe probe_instance(const StatementSpec& s, std::uint64_t seed);
 
 /// A catalogue entry that runs a statement file (suite parameters applied by the runner).
 CatalogueEntry statement_entry(const StatementSpec& spec);
