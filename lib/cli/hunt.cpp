@@ -57,7 +57,18 @@ int run(const HuntCommandOptions& o) {
   if (r.found)
     std::cout << fmt::format("attnflow: {}: a counterexample (n = {}, d = {}), confirmed: {}\n", s.id, r.best->n,
                              r.best->d, r.confirmation->key_number);
-  else
+  if (r.found && r.proof.value("proved", false)) {
+    const nlohmann::json& p = r.proof;
+    std::cout << fmt::format("attnflow:   proved at t = {}: D in [{:.17g}, {:.17g}] (tokens {}apart){}\n",
+                             p["t"].get<double>(), p["D"][0].get<double>(), p["D"][1].get<double>(),
+                             p["tokens_apart"].get<bool>() ? "" : "not provably ",
+                             p.contains("violation_of") && p["violation_of"][0]["proved"].get<bool>()
+                                 ? ", the bound's violation proved"
+                                 : "");
+  } else if (r.found) {
+    std::cout << "attnflow:   no enclosure: " << r.proof.value("reason", std::string("-")) << "\n";
+  }
+  if (!r.found)
     std::cout << fmt::format("attnflow: {}: no counterexample in {} evaluations (best margin {:.3g}){}\n", s.id,
                              r.evaluations, r.best_margin, r.interrupted ? ", interrupted" : "");
   std::cout << "attnflow: wrote " << o.out << "/hunt.json\n";

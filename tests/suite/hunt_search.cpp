@@ -12,6 +12,8 @@
 
 #include <omp.h>
 
+#include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -96,6 +98,12 @@ BOOST_AUTO_TEST_CASE(the_planted_claim_shrinks_to_two_tokens_in_the_plane) {
   BOOST_TEST(r.best->d == 2);
   BOOST_TEST(r.best->decimals == 1);
   BOOST_TEST((r.confirmation->verdict == Verdict::Violated));
+  // Proved, too: the flow's enclosure at T puts D above the bound 1.5.
+  BOOST_TEST(r.proof["applies"] == true);
+  BOOST_TEST(r.proof["proved"] == true);
+  BOOST_TEST(r.proof["tokens_apart"] == true);
+  BOOST_TEST(r.proof["D"][0].get<double>() > 1.5);
+  BOOST_TEST(r.proof["violation_of"][0]["proved"] == true);
   // The counterexample file is read back as it is written and is violated again.
   const StatementSpec again = parse_statement(r.counterexample, "counterexample");
   CheckContext ctx;
@@ -127,10 +135,13 @@ BOOST_AUTO_TEST_CASE(the_false_claims_are_refuted_and_confirmed) {
   BOOST_REQUIRE(c2.found);
   BOOST_TEST((c2.confirmation->verdict == Verdict::Violated));
   BOOST_TEST(c2.best->n <= 6);
+  BOOST_TEST(c2.proof["applies"] == false);  // a layer map: no flow enclosure
   const HuntResult rate = hunted("usa-rate-two", 20);
   BOOST_REQUIRE(rate.found);
   BOOST_TEST((rate.confirmation->verdict == Verdict::Violated));
   BOOST_TEST(*rate.best->beta != 0.0);  // the claim holds at beta = 0 (rate 2 e^0)
+  BOOST_TEST(rate.proof["tokens_apart"] == true);  // no collapse by T, proved
+  BOOST_TEST(!rate.proof.contains("violation_of"));  // a rate is not a bound on D
 }
 
 BOOST_AUTO_TEST_CASE(the_theorems_yield_nothing_and_say_so) {
@@ -159,6 +170,23 @@ BOOST_AUTO_TEST_CASE(a_seed_gives_the_same_hunt_for_any_thread_count) {
   omp_set_num_threads(saved);
   BOOST_TEST(one.first == two.first);
   BOOST_TEST(one.second == two.second);
+}
+
+// Ctrl-C (the cancel flag) stops the search before the next run, and what was searched is kept.
+BOOST_AUTO_TEST_CASE(a_cancelled_hunt_keeps_what_it_searched) {
+  std::atomic<bool> cancel{false};
+  HuntOptions o;
+  o.evaluations = 40;
+  o.cancel = &cancel;
+  o.progress = [&](long evaluations, double) {
+    if (evaluations == 5) cancel = true;
+  };
+  const HuntResult r = hunt(shipped("energy-monotone"), o);
+  BOOST_TEST(r.interrupted);
+  BOOST_TEST(!r.found);
+  BOOST_TEST(r.evaluations == 5);
+  BOOST_TEST(r.log.size() == 5u);
+  BOOST_TEST(std::isfinite(r.best_margin));
 }
 
 BOOST_AUTO_TEST_CASE(a_statement_without_a_search_or_with_families_is_not_hunted) {

@@ -3,7 +3,12 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/random.hpp"
 #include "attnflow/seeds.hpp"
+#include "attnflow/config/json_fields.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/model/model.hpp"
 #include "attnflow/suite/statement_runner.hpp"
+#include "attnflow/verify/pairwise_gap.hpp"
+#include "attnflow/verify/prove.hpp"
 
 #include <fmt/format.h>
 #include <nlopt.hpp>
@@ -287,6 +292,7 @@ HuntResult Hunter::run() {
       r_.best = small;
       r_.counterexample = statement;
       r_.confirmation = std::move(checked);
+      r_.proof = hunt_proof(one, ctx.instance_seed(0));
       break;
     }
     ++r_.unconfirmed;
@@ -331,6 +337,40 @@ json candidate_statement(const StatementSpec& s, const HuntCandidate& c) {
   return j;
 }
 
+json hunt_proof(const StatementSpec& one, std::uint64_t instance_seed) {
+  const auto refused = [](const std::string& why) { return json{{"applies", false}, {"reason", why}}; };
+  const SimConfig c = parse_sim_config(instance_config(one, 0, instance_seed));
+  if (!c.kappa.empty()) return refused("a noisy SDE: no deterministic enclosure");
+  if (c.n < 2) return refused("one token: D is not defined");
+  const double T = decimal_as_double(c.t_end());
+  if (verify::nearest_quantum_time(T) != T) return refused("T is not a multiple of 2^-24, the times prove encloses");
+  verify::ProveInstance in;
+  try {
+    in = verify::prove_instance_from_config(c);
+    verify::require_proof_memory(in, verify::ProveOptions{}, verify::kDefaultMaxMemoryGb);
+  } catch (const InputError& e) { return refused(e.what()); }
+  if (verify::is_layer_model(in.model)) return refused("a layer map: prove encloses flows only");
+  verify::FlowResult f;
+  try {
+    f = verify::enclose_flow(in, {T}, verify::ProveOptions{});
+  } catch (const DegenerateStateError& e) { return refused(e.what()); }
+  json j = {{"applies", true}, {"method", "prove's flow enclosure (Taylor model with Lohner's QR, double intervals)"}, {"t", T}};
+  if (!f.ok || f.boxes.empty()) {
+    j["proved"] = false;
+    j["reason"] = f.reason;
+    return j;
+  }
+  const auto [lo, hi] = verify::enclose_pairwise_gap(f.boxes.back(), c.n, c.d);
+  j["D"] = {lo, hi};
+  j["tokens_apart"] = lo > 0;
+  for (const ConclusionSpec& clause : one.conclusions)
+    if (clause.observable == "D" && clause.kind == Clause::Kind::Bound && !clause.every_sample)
+      j["violation_of"].push_back({{"clause", clause.text()},
+                                   {"proved", clause.relation == "<=" ? lo > clause.value : hi < clause.value}});
+  j["proved"] = true;
+  return j;
+}
+
 HuntResult hunt(const StatementSpec& s, const HuntOptions& options) {
   if (!s.search) input_error(s.id + ": search", "missing: a hunt needs the statement's \"search\" block");
   if (s.hook) input_error(s.id + ": measure", "a statement measured by a hook cannot be hunted");
@@ -364,6 +404,7 @@ json hunt_json(const StatementSpec& s, const HuntResult& r) {
     j["counterexample"] = "counterexample.json";
     j["confirmation"] = {{"verdict", to_string(r.confirmation->verdict)}, {"key_number", r.confirmation->key_number}};
     j["conclusion"] = "a counterexample, confirmed by the statement runner's re-run";
+    j["proof"] = r.proof;
   } else {
     j["conclusion"] = fmt::format("no counterexample in {} evaluations (best margin {})", r.evaluations,
                                   std::isfinite(r.best_margin) ? fmt::format("{:.3g}", r.best_margin) : "none judged");

@@ -60,7 +60,14 @@ struct HuntResult {
   std::vector<ShrinkStep> shrink;
   nlohmann::json counterexample;               // the statement with the one instance found (when found)
   std::optional<CheckResult> confirmation;     // the runner's check of it
+  nlohmann::json proof;                        // the flow enclosure at T, where one applies (hunt_proof)
 };
+
+/// Where a rigorous flow enclosure applies to the instance (a continuous model `prove` accepts,
+/// no noise), D = 1 − min ⟨x_i, x_j⟩ at T enclosed: the tokens are provably apart at T when its
+/// lower end is positive, and a clause bounding D is provably violated when the enclosure lies
+/// beyond the bound. Otherwise {"applies": false, "reason"}.
+nlohmann::json hunt_proof(const StatementSpec& one, std::uint64_t instance_seed);
 
 /// The statement's JSON with its ensemble replaced by the one candidate instance (explicit points
 /// for a free start), its search and controls dropped: a file `check --statement` reads.
