@@ -2,10 +2,12 @@
 // attnflow report --results DIR/results.json --only ID [--standalone] → DIR/ID.tex (one section)
 // attnflow report --certificate CERT.json [--out DIR] → DIR/proof.tex (the proof's appendix)
 // attnflow report --learn DIR/learn.json [--out DIR] → DIR/learn.tex, DIR/learn.pdf
+// attnflow report --hunt DIR/hunt.json [--out DIR] → DIR/hunt.tex (the hunt's section)
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/report/equilibrium_appendix.hpp"
+#include "attnflow/report/hunt_report.hpp"
 #include "attnflow/report/learn_report.hpp"
 #include "attnflow/report/proof_appendix.hpp"
 #include "attnflow/report/report.hpp"
@@ -29,7 +31,7 @@ int print_report_outcome(const ReportOutcome& r) {
 
 void register_report(CLI::App& app) {
   struct Options {
-    std::string results, certificate, learn, out, only;
+    std::string results, certificate, learn, hunt, out, only;
     bool no_pdf = false, standalone = false;
   };
   auto o = std::make_shared<Options>();
@@ -40,14 +42,28 @@ void register_report(CLI::App& app) {
   results->excludes(certificate);
   auto* learn = sub->add_option("--learn", o->learn, "learn.json written by attnflow learn");
   learn->excludes(results)->excludes(certificate);
+  auto* hunt = sub->add_option("--hunt", o->hunt, "hunt.json written by attnflow hunt (counterexample.json beside it)");
+  hunt->excludes(results)->excludes(certificate)->excludes(learn);
   sub->add_option("--out", o->out, "output directory (default: beside the input)")->check(non_empty_path());
   sub->add_flag("--no-pdf", o->no_pdf, "write the .tex file and data only");
   auto* only = sub->add_option("--only", o->only, "one check's section alone, as DIR/ID.tex (to include in a paper)");
   only->needs(results);
   sub->add_flag("--standalone", o->standalone, "with --only: a document that compiles alone (DIR/ID.pdf)")->needs(only);
   add_command(sub, [o] {
-    if (o->results.empty() && o->certificate.empty() && o->learn.empty())
-      throw InputError("report: give --results results.json, --learn learn.json or --certificate certificate.json");
+    if (o->results.empty() && o->certificate.empty() && o->learn.empty() && o->hunt.empty())
+      throw InputError(
+          "report: give --results results.json, --learn learn.json, --hunt hunt.json or --certificate certificate.json");
+    if (!o->hunt.empty()) {
+      const std::filesystem::path beside = std::filesystem::path(o->hunt).parent_path();
+      const std::string dir = o->out.empty() ? beside.string() : o->out;
+      const nlohmann::json h = read_json_file(o->hunt);
+      const bool found = h.is_object() && h.contains("found") && h.at("found") == true;
+      const nlohmann::json c = found ? read_json_file((beside / "counterexample.json").string()) : nlohmann::json();
+      const std::string path = (dir.empty() ? std::string(".") : dir) + "/hunt.tex";
+      write_file_atomically(path, hunt_section_tex(h, c));
+      std::cout << "attnflow: wrote " << path << "\n";
+      return 0;
+    }
     if (!o->learn.empty()) {
       const std::string dir = o->out.empty() ? std::filesystem::path(o->learn).parent_path().string() : o->out;
       return print_report_outcome(write_learn_report(read_json_file(o->learn), dir.empty() ? "." : dir, !o->no_pdf));

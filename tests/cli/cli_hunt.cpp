@@ -1,6 +1,6 @@
-// lib/cli/hunt.cpp: a false claim is refuted with exit 1 and its counterexample file is checked
-// again by `check --statement` (violated, confirmed); a statement without a search block is bad
-// input (exit 2, one line).
+// lib/cli/hunt.cpp: a false claim is refuted with exit 1, `report --hunt` typesets it, and its
+// counterexample file is checked again by `check --statement` (violated, confirmed); a statement
+// without a search block is bad input (exit 2, one line).
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
@@ -32,6 +32,12 @@ BOOST_AUTO_TEST_CASE(a_counterexample_is_written_and_checked_again) {
   const json c = json::parse(read_file(out / "counterexample.json"));
   BOOST_TEST(c["ensemble"]["n"] == 2);
   BOOST_TEST(c["ensemble"]["d"] == 2);
+  // Its report section.
+  const CliResult rep = run_cli("report --hunt " + quoted((out / "hunt.json").string()) + " --out " +
+                                    quoted((tmp.path / "report").string()),
+                                tmp);
+  BOOST_TEST(rep.code == 0, rep.err);
+  BOOST_TEST(fs::exists(tmp.path / "report/hunt.tex"));
   // The seed the counterexample was found with, as its comment states.
   std::smatch m;
   const std::string comment = c["comment"];

@@ -297,6 +297,8 @@ HuntResult Hunter::run() {
     }
     ++r_.unconfirmed;
   }
+  r_.seed = o_.seed;
+  r_.budget = o_.evaluations;
   r_.interrupted = o_.cancel && o_.cancel->load();
   r_.seconds = elapsed();
   return r_;
@@ -382,6 +384,10 @@ HuntResult hunt(const StatementSpec& s, const HuntOptions& options) {
 json hunt_json(const StatementSpec& s, const HuntResult& r) {
   auto number = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
   json j = {{"statement", s.id},
+            {"claim", s.statement},
+            {"source", s.source},
+            {"seed", r.seed},
+            {"budget", r.budget},
             {"found", r.found},
             {"evaluations", r.evaluations},
             {"shrink_evaluations", r.shrink_evaluations},

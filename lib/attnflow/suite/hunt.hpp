@@ -55,6 +55,8 @@ struct HuntResult {
   bool interrupted = false;
   double best_margin = std::numeric_limits<double>::infinity();
   double seconds = 0;
+  std::uint64_t seed = 1;
+  long budget = 0;                             // evaluations allowed
   std::optional<HuntCandidate> best;           // the instance with the best margin (the counterexample when found)
   std::vector<HuntEvaluation> log;
   std::vector<ShrinkStep> shrink;
