@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
+#include "latex_fragment.hpp"
 
 #include "attnflow/errors.hpp"
 #include "attnflow/io/process.hpp"
@@ -36,14 +37,9 @@ BOOST_AUTO_TEST_CASE(every_stored_certificate_renders_and_compiles) {
       for (std::size_t at = tex.find("\\\\\n"); at != std::string::npos; at = tex.find("\\\\\n", at + 1)) ++rows;
       BOOST_TEST(rows == cert["transverse_spectrum"].size());  // one row per part (the header's ends in \hline)
       if (on_path("pdflatex")) {
-        const fs::path doc = tmp.path / (entry.path().stem().string() + ".tex");
-        std::ofstream(doc) << "\\documentclass{article}\\usepackage{amsmath,amssymb}\\begin{document}\n" << tex
-                           << "\\end{document}\n";
-        const ProcessResult r = run_program({"pdflatex", "-draftmode", "-no-shell-escape", "-interaction=nonstopmode",
-                                             "-halt-on-error", doc.filename().string()},
-                                            tmp.path.string(), (tmp.path / "pdflatex.txt").string(), 120);
-        BOOST_TEST((r.started && r.exit_code == 0), read_file(tmp.path / "pdflatex.txt"));
-        BOOST_TEST(read_file(tmp.path / "pdflatex.txt").find("Overfull") == std::string::npos);
+        const FragmentBuild b = compile_fragment(tmp, entry.path().stem().string(), tex);
+        BOOST_TEST(b.compiled, b.log);
+        BOOST_TEST(b.log.find("Overfull") == std::string::npos, b.log);
       }
     }
     ++rendered;

@@ -1,18 +1,18 @@
 // report/hunt_report.hpp: the section of a hunt renders and compiles for each outcome — a
-// counterexample with its proof, one without an enclosure (a layer map), nothing found — lists
+// counterexample with its proof (with a certified equilibrium on the circle), one without an
+// enclosure (a layer map), nothing found — lists
 // every token of the counterexample, and a malformed hunt.json is an InputError.
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
+#include "latex_fragment.hpp"
 
 #include "attnflow/errors.hpp"
-#include "attnflow/io/process.hpp"
 #include "attnflow/report/hunt_report.hpp"
 #include "attnflow/suite/hunt.hpp"
 #include "attnflow/version.hpp"
 
 #include <filesystem>
-#include <fstream>
 
 using namespace attnflow;
 using namespace attnflow::testing;
@@ -37,6 +37,7 @@ BOOST_AUTO_TEST_CASE(every_outcome_renders_and_compiles) {
   TempDir tmp;
   for (const auto& [name, budget] : {std::pair<std::string, long>{"planted-antipodal-pair", 40},
                                      {"blog-c2-identity-weights", 20},
+                                     {"circle-synchronization-below-window", 40},
                                      {"energy-monotone", 5}}) {
     BOOST_TEST_CONTEXT(name) {
       const auto [h, c] = hunted(name, budget);
@@ -49,15 +50,9 @@ BOOST_AUTO_TEST_CASE(every_outcome_renders_and_compiles) {
         BOOST_TEST(rows == c["ensemble"]["n"].get<std::size_t>());
       }
       if (on_path("pdflatex")) {
-        const fs::path doc = tmp.path / (name + ".tex");
-        std::ofstream(doc) << "\\documentclass{article}\\usepackage{amsmath,amssymb}\\begin{document}\n" << tex
-                           << "\\end{document}\n";
-        const ProcessResult r = run_program({"pdflatex", "-draftmode", "-no-shell-escape", "-interaction=nonstopmode",
-                                             "-halt-on-error", doc.filename().string()},
-                                            tmp.path.string(), (tmp.path / "pdflatex.txt").string(), 120);
-        BOOST_TEST((r.started && r.exit_code == 0), read_file(tmp.path / "pdflatex.txt"));
-        BOOST_TEST(read_file(tmp.path / "pdflatex.txt").find("Overfull") == std::string::npos,
-                   read_file(tmp.path / "pdflatex.txt"));
+        const FragmentBuild b = compile_fragment(tmp, name, tex);
+        BOOST_TEST(b.compiled, b.log);
+        BOOST_TEST(b.log.find("Overfull") == std::string::npos, b.log);
       }
     }
   }

@@ -144,6 +144,19 @@ BOOST_AUTO_TEST_CASE(the_false_claims_are_refuted_and_confirmed) {
   BOOST_TEST(!rate.proof.contains("violation_of"));  // a rate is not a bound on D
 }
 
+// Below the window (beta in [-3, -1]) "the circle synchronizes" is false: the hunt ends at a
+// configuration it certifies as a stable equilibrium whose tokens are provably apart.
+BOOST_AUTO_TEST_CASE(a_stable_equilibrium_refutes_synchronization_below_the_window) {
+  const HuntResult r = hunted("circle-synchronization-below-window", 40);
+  BOOST_REQUIRE(r.found);
+  BOOST_TEST(r.best->n == 3);  // two tokens synchronize for beta < 0 (the antipodal pair is a saddle)
+  BOOST_TEST(r.proof["proved"] == true);
+  const json& e = r.proof["equilibrium"];
+  BOOST_TEST(e["stability"] == "stable");
+  BOOST_TEST(e["stable_and_not_synchronized"] == true);
+  BOOST_TEST(e["D"][0].get<double>() > 1.49);  // the triangle: D = 3/2
+}
+
 BOOST_AUTO_TEST_CASE(the_theorems_yield_nothing_and_say_so) {
   for (const char* name : {"hemisphere-collapse", "energy-monotone"}) {
     BOOST_TEST_CONTEXT(name) {

@@ -1,6 +1,7 @@
 #include "attnflow/report/equilibrium_appendix.hpp"
 
 #include "attnflow/errors.hpp"
+#include "attnflow/report/json_reader.hpp"
 #include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/tex_number.hpp"
 
@@ -13,16 +14,8 @@ namespace {
 
 using json = nlohmann::json;
 
-const json& field(const json& j, const std::string& key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) input_error(where + "." + key, "missing");
-  return j.at(key);
-}
-
-std::string text(const json& j, const std::string& key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_string()) input_error(where + "." + key, "must be a string");
-  return v.get<std::string>();
-}
+using json_reader::field;
+using json_reader::text;
 
 double decimal(const json& j, const std::string& key, const std::string& where) {
   const std::string s = text(j, key, where);

@@ -1,6 +1,7 @@
 #include "attnflow/report/hunt_report.hpp"
 
 #include "attnflow/errors.hpp"
+#include "attnflow/report/json_reader.hpp"
 #include "attnflow/report/latex_template.hpp"
 #include "attnflow/report/tex_number.hpp"
 #include "attnflow/report/user_latex.hpp"
@@ -17,25 +18,11 @@ namespace {
 
 using json = nlohmann::json;
 
-const json& field(const json& j, const std::string& key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) input_error(where + "." + key, "missing");
-  return j.at(key);
-}
-std::string text(const json& j, const std::string& key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_string()) input_error(where + "." + key, "must be a string");
-  return v.get<std::string>();
-}
-double number(const json& j, const std::string& key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_number()) input_error(where + "." + key, "must be a number");
-  return v.get<double>();
-}
-bool flag(const json& j, const std::string& key, const std::string& where) {
-  const json& v = field(j, key, where);
-  if (!v.is_boolean()) input_error(where + "." + key, "must be true or false");
-  return v.get<bool>();
-}
+using json_reader::field;
+using json_reader::flag;
+using json_reader::number;
+using json_reader::text;
+
 /// A whole number as written (a seed may exceed a double's 53 bits).
 std::string whole(const json& j, const std::string& key, const std::string& where) {
   const json& v = field(j, key, where);
@@ -90,6 +77,8 @@ std::string hunt_section_tex(const json& h, const json& c) {
   for (const char* k : {"has_beta", "has_v", "proof_applies", "proof_proved", "tokens_apart", "has_bounds", "has_kept"})
     v.flag(k, false);
   v.set("kept", "").list("points", {}).list("bounds", {});
+  for (const char* k : {"eq_radius", "eq_stability", "eq_d_lo", "eq_d_hi"}) v.set(k, "");
+  v.flag("has_equilibrium", false).flag("eq_stable_apart", false);
   if (!found) return render_template("hunt.tex", v);
 
   const std::string cw = "counterexample";
@@ -138,6 +127,18 @@ std::string hunt_section_tex(const json& h, const json& c) {
     for (const json& b : proof["violation_of"])
       bounds.push_back(TemplateValues{}.set("clause", text(b, "clause", w + ".proof.violation_of[]")).flag("proved", flag(b, "proved", w + ".proof.violation_of[]")));
   v.flag("has_bounds", !bounds.empty()).list("bounds", bounds);
+  if (proof.contains("equilibrium") && flag(proof["equilibrium"], "proved", w + ".proof.equilibrium")) {
+    const json& e = proof["equilibrium"];
+    const std::string ew = w + ".proof.equilibrium";
+    const json& ed = field(e, "D", ew);
+    if (!ed.is_array() || ed.size() != 2 || !ed[0].is_number() || !ed[1].is_number()) input_error(ew + ".D", "must be [lo, hi]");
+    v.flag("has_equilibrium", true)
+        .flag("eq_stable_apart", flag(e, "stable_and_not_synchronized", ew))
+        .set("eq_radius", math_number(number(e, "radius", ew), 3))
+        .set("eq_stability", text(e, "stability", ew))
+        .set("eq_d_lo", fmt::format("{:.17g}", ed[0].get<double>()))
+        .set("eq_d_hi", fmt::format("{:.17g}", ed[1].get<double>()));
+  }
   return render_template("hunt.tex", v);
 }
 

@@ -6,7 +6,9 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/model/model.hpp"
+#include "attnflow/run/simulate.hpp"
 #include "attnflow/suite/statement_runner.hpp"
+#include "attnflow/verify/equilibrium.hpp"
 #include "attnflow/verify/pairwise_gap.hpp"
 #include "attnflow/verify/prove.hpp"
 
@@ -88,6 +90,9 @@ class Hunter {
       ctx.id = one.id;
       e.probe = probe_instance(one, ctx.instance_seed(0));
     } catch (const InputError& err) {
+      e.valid = false;
+      e.probe.note = err.what();
+    } catch (const DegenerateStateError& err) {  // a start (or state) outside the model's domain
       e.valid = false;
       e.probe.note = err.what();
     }
@@ -339,6 +344,40 @@ json candidate_statement(const StatementSpec& s, const HuntCandidate& c) {
   return j;
 }
 
+namespace {
+
+/// On the circle (verify/equilibrium.hpp's setting): the state the run from the counterexample's
+/// start ends at, refined by Newton and certified as an equilibrium with its stability. A stable
+/// one whose tokens are provably not all at one point (D > 0 on its box) is a proof that the flow
+/// does not synchronize from an open set of starts.
+json circle_equilibrium_proof(const SimConfig& c) {
+  const Trajectory<double> tr = simulate<double>(c);
+  std::vector<double> guess;
+  for (int i = 0; i < tr.n; ++i)
+    for (int k = 0; k < tr.d; ++k) guess.push_back(tr.x.back()(i, k));
+  const verify::EquilibriumResult r = verify::certify_circle_equilibrium(verify::circle_instance(c), guess);
+  json j = {{"at", "the state at T, refined by Newton (at most 0.05 away)"}, {"proved", r.proved}};
+  if (!r.proved) {
+    j["reason"] = r.reason;
+    return j;
+  }
+  verify::Box box;
+  for (int k = 0; k < 2 * c.n; ++k) {
+    const double x = r.centre[std::size_t(k)];
+    box.lo.push_back(std::nextafter(x - r.radius, -HUGE_VAL));
+    box.hi.push_back(std::nextafter(x + r.radius, HUGE_VAL));
+  }
+  const auto [lo, hi] = verify::enclose_pairwise_gap(box, c.n, 2);
+  j["stability"] = r.stability;
+  j["unstable_directions"] = r.unstable_directions;
+  j["radius"] = r.radius;
+  j["D"] = {lo, hi};
+  j["stable_and_not_synchronized"] = r.stability == "stable" && lo > 0;
+  return j;
+}
+
+}  // namespace
+
 json hunt_proof(const StatementSpec& one, std::uint64_t instance_seed) {
   const auto refused = [](const std::string& why) { return json{{"applies", false}, {"reason", why}}; };
   const SimConfig c = parse_sim_config(instance_config(one, 0, instance_seed));
@@ -370,6 +409,7 @@ json hunt_proof(const StatementSpec& one, std::uint64_t instance_seed) {
       j["violation_of"].push_back({{"clause", clause.text()},
                                    {"proved", clause.relation == "<=" ? lo > clause.value : hi < clause.value}});
   j["proved"] = true;
+  if (verify::circle_equilibrium_refusal(c).empty()) j["equilibrium"] = circle_equilibrium_proof(c);
   return j;
 }
 
