@@ -1,0 +1,160 @@
+// attnflow._core: the library behind `import attnflow` (python/attnflow/__init__.py). Every
+// function runs what the command of the same name runs — no second implementation — and speaks
+// JSON text at this edge; the Python side turns it into dicts and numpy arrays. The GIL is
+// released while the library computes (nothing here calls back into Python).
+#include "attnflow/catalogue/catalogue.hpp"
+#include "attnflow/catalogue/statement_spec.hpp"
+#include "attnflow/config/sim_config.hpp"
+#include "attnflow/errors.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/report/report.hpp"
+#include "attnflow/run/diagnose.hpp"
+#include "attnflow/run/simulate.hpp"
+#include "attnflow/suite/builtin_checks.hpp"
+#include "attnflow/suite/check_runner.hpp"
+#include "attnflow/suite/hunt.hpp"
+#include "attnflow/suite/statement_runner.hpp"
+#include "attnflow/verify/equilibrium.hpp"
+#include "attnflow/verify/prove.hpp"
+#include "attnflow/version.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <optional>
+
+namespace py = pybind11;
+using nlohmann::json;
+
+namespace {
+
+/// The trajectory's tokens as a (samples, n, d) float64 array; at a precision above double the
+/// JSON holds decimal strings, read to the nearest double here (the strings stay in the JSON).
+py::array_t<double> tokens_array(const json& traj) {
+  const json& x = traj.at("x");
+  const long samples = long(x.size()), n = traj.at("n").get<long>(), d = traj.at("d").get<long>();
+  py::array_t<double> a({samples, n, d});
+  auto m = a.mutable_unchecked<3>();
+  for (long s = 0; s < samples; ++s)
+    for (long i = 0; i < n; ++i)
+      for (long k = 0; k < d; ++k) {
+        const json& v = x[std::size_t(s)][std::size_t(i)][std::size_t(k)];
+        m(s, i, k) = v.is_string() ? std::strtod(v.get_ref<const std::string&>().c_str(), nullptr) : v.get<double>();
+      }
+  return a;
+}
+
+py::tuple simulate(const std::string& config) {
+  attnflow::SimulationOutput out;
+  {
+    py::gil_scoped_release free;
+    const attnflow::SimConfig c = attnflow::parse_sim_config(json::parse(config));
+    try {
+      out = attnflow::run_simulation(c);
+    } catch (const attnflow::DegenerateStateError& e) { attnflow::input_error("simulate", e.what()); }
+  }
+  std::vector<double> t;
+  for (const json& v : out.trajectory.at("t"))
+    t.push_back(v.is_string() ? std::strtod(v.get_ref<const std::string&>().c_str(), nullptr) : v.get<double>());
+  // trajectory.json as the command writes it, byte for byte (Trajectory.save).
+  return py::make_tuple(out.trajectory.dump(1) + "\n", out.csv, py::array_t<double>(py::ssize_t(t.size()), t.data()),
+                        tokens_array(out.trajectory));
+}
+
+std::string check_statement(const std::string& statement, const std::string& params, std::uint64_t seed) {
+  py::gil_scoped_release free;
+  const attnflow::StatementSpec s = attnflow::parse_statement(json::parse(statement), "statement");
+  return attnflow::run_entry(attnflow::statement_entry(s), json::parse(params), seed).to_json().dump();
+}
+
+std::string check_suite(const std::string& suite, const std::vector<std::string>& statements,
+                        const std::vector<std::string>& only, const std::string& out, int jobs,
+                        std::optional<std::uint64_t> seed) {
+  py::gil_scoped_release free;
+  attnflow::CheckRunOptions o;
+  o.suite = suite;
+  o.statements = statements;
+  o.only = only;
+  o.out = out;
+  o.jobs = jobs;
+  o.seed = seed;
+  const attnflow::CheckRunOutcome r = attnflow::run_checks(o);
+  return json{{"results", r.results}, {"all_as_expected", r.all_as_expected}, {"results_path", r.results_path}}.dump();
+}
+
+std::string prove(const std::string& config) {
+  py::gil_scoped_release free;
+  const attnflow::SimConfig c = attnflow::parse_sim_config(json::parse(config));
+  if (!c.kappa.empty())
+    attnflow::input_error("kappa", "prove proves the deterministic flow; with kappa the config is a noisy SDE");
+  const attnflow::verify::ProveInstance in = attnflow::verify::prove_instance_from_config(c);
+  const attnflow::verify::ProveOptions options;
+  attnflow::verify::require_proof_memory(in, options, attnflow::verify::kDefaultMaxMemoryGb);
+  return attnflow::verify::make_certificate(in, options, attnflow::verify::prove(in, options)).dump();
+}
+
+std::string equilibrium(const std::string& config) {
+  py::gil_scoped_release free;
+  const attnflow::SimConfig c = attnflow::parse_sim_config(json::parse(config));
+  const std::string refusal = attnflow::verify::circle_equilibrium_refusal(c);
+  if (!refusal.empty()) attnflow::input_error("equilibrium", refusal);
+  const attnflow::verify::ProveInstance in = attnflow::verify::circle_instance(c);
+  std::vector<double> guess;
+  for (const std::string& p : in.points) guess.push_back(attnflow::decimal_as_double(p));
+  const attnflow::verify::EquilibriumResult r = attnflow::verify::certify_circle_equilibrium(in, guess);
+  if (!r.proved) return json{{"proved", false}, {"reason", r.reason}}.dump();
+  return attnflow::verify::make_equilibrium_certificate(in, r).dump();
+}
+
+py::tuple hunt(const std::string& statement, long budget, std::uint64_t seed) {
+  std::string h, c;
+  {
+    py::gil_scoped_release free;
+    const attnflow::StatementSpec s = attnflow::parse_statement(json::parse(statement), "statement");
+    attnflow::HuntOptions o;
+    o.evaluations = budget > 0 ? budget : (s.search ? s.search->evaluations : 0);
+    o.seed = seed;
+    const attnflow::HuntResult r = attnflow::hunt(s, o);
+    h = attnflow::hunt_json(s, r).dump();
+    c = r.found ? r.counterexample.dump() : "null";
+  }
+  return py::make_tuple(h, c);
+}
+
+std::string diagnose(const std::string& trajectory, const std::vector<std::string>& what, double delta) {
+  py::gil_scoped_release free;
+  return attnflow::diagnose_trajectory(json::parse(trajectory), what, delta).dump();
+}
+
+std::string report(const std::string& results, const std::string& out, bool pdf) {
+  py::gil_scoped_release free;
+  const attnflow::ReportOutcome r = attnflow::write_report(json::parse(results), out, pdf);
+  return json{{"tex", r.tex_path}, {"pdf", r.pdf_path}, {"compiled", r.compiled}, {"message", r.message}}.dump();
+}
+
+std::string catalogue_json() {
+  json list = json::array();
+  for (const attnflow::CatalogueEntry& e : attnflow::catalogue())
+    list.push_back({{"id", e.id}, {"kind", e.kind}, {"source", e.source}, {"summary", e.summary}});
+  return list.dump();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "attnflow's library (use the attnflow package)";
+  // Bad input is a ValueError carrying the command line's one line.
+  py::register_exception<attnflow::InputError>(m, "InputError", PyExc_ValueError);
+  m.attr("version") = std::string(attnflow::kVersion);
+  m.def("simulate", &simulate);
+  m.def("check_statement", &check_statement);
+  m.def("check_suite", &check_suite);
+  m.def("prove", &prove);
+  m.def("equilibrium", &equilibrium);
+  m.def("hunt", &hunt);
+  m.def("diagnose", &diagnose);
+  m.def("report", &report);
+  m.def("catalogue", &catalogue_json);
+}
