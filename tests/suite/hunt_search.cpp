@@ -166,6 +166,9 @@ BOOST_AUTO_TEST_CASE(the_theorems_yield_nothing_and_say_so) {
       const json j = hunt_json(shipped(name), r);
       BOOST_TEST(j["found"] == false);
       BOOST_TEST(!j.contains("counterexample"));
+      long covered = 0;  // the coverage accounts for every evaluation
+      for (const json& t : j["tried"]) covered += t["evaluations"].get<long>();
+      BOOST_TEST(covered == 12);
     }
   }
 }

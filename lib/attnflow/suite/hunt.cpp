@@ -302,6 +302,7 @@ HuntResult Hunter::run() {
     }
     ++r_.unconfirmed;
   }
+  r_.tried.assign(tried_.begin(), tried_.end());
   r_.seed = o_.seed;
   r_.budget = o_.evaluations;
   r_.interrupted = o_.cancel && o_.cancel->load();
@@ -444,6 +445,8 @@ json hunt_json(const StatementSpec& s, const HuntResult& r) {
   vary["n"] = {q.n.first, q.n.second};
   vary["d"] = {q.d.first, q.d.second};
   j["searched"] = vary;
+  j["tried"] = json::array();
+  for (const auto& [nd, count] : r.tried) j["tried"].push_back({{"n", nd.first}, {"d", nd.second}, {"evaluations", count}});
   j["shrink"] = json::array();
   for (const auto& step : r.shrink) j["shrink"].push_back({{"step", step.what}, {"kept", step.kept}});
   if (r.found) {

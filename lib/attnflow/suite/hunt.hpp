@@ -59,6 +59,7 @@ struct HuntResult {
   long budget = 0;                             // evaluations allowed
   std::optional<HuntCandidate> best;           // the instance with the best margin (the counterexample when found)
   std::vector<HuntEvaluation> log;
+  std::vector<std::pair<std::pair<int, int>, long>> tried;  // (n, d) → search evaluations there (the coverage)
   std::vector<ShrinkStep> shrink;
   nlohmann::json counterexample;               // the statement with the one instance found (when found)
   std::optional<CheckResult> confirmation;     // the runner's check of it
