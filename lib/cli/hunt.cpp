@@ -30,6 +30,7 @@ struct HuntCommandOptions {
 int run(const HuntCommandOptions& o) {
   const StatementSpec s = load_statement(o.statement);
   if (!s.search) input_error(o.statement + ": search", "missing: a hunt needs the statement's \"search\" block");
+  // (hunt() refuses it too; here first, before --budget falls back on the block's own.)
   omp_set_num_threads(o.jobs > 0 ? o.jobs : omp_get_num_procs());
   HuntOptions h;
   h.evaluations = o.budget > 0 ? o.budget : s.search->evaluations;

@@ -67,6 +67,15 @@ BOOST_AUTO_TEST_CASE(a_malformed_hunt_is_bad_input) {
   bad_proof["proof"]["D"] = "wide";
   BOOST_CHECK_THROW(hunt_section_tex(bad_proof, c), InputError);
   BOOST_CHECK_THROW(hunt_section_tex(h, json()), InputError);  // found, but no counterexample given
+  json text_n = c;
+  text_n["ensemble"]["n"] = "two";  // read as a whole number, not coerced
+  BOOST_CHECK_THROW(hunt_section_tex(h, text_n), InputError);
+  json flat_row = c;
+  flat_row["ensemble"]["points"][0] = "0.9";
+  BOOST_CHECK_THROW(hunt_section_tex(h, flat_row), InputError);
+  json proved_text = h;
+  proved_text["proof"]["proved"] = "yes";
+  BOOST_CHECK_THROW(hunt_section_tex(proved_text, c), InputError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

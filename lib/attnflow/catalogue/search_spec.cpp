@@ -46,7 +46,8 @@ SearchSpec parse_search(const json& j, const std::string& field, int statement_n
     if (v.at("start") != "free") input_error(field + ".vary.start", "known: \"free\"");
     s.free_start = true;
   }
-  // The ranges a hunt can afford: a run per evaluation, and MPFR confirmation up to n d = 192.
+  // The ranges a hunt can afford (a run per evaluation); above the confirmation's n d limit a
+  // violation is reported unconfirmed, never as a counterexample.
   if (v.contains("beta")) s.beta = number_range(v.at("beta"), field + ".vary.beta", -1e3, 1e3);
   if (v.contains("n")) s.n = integer_range(v.at("n"), field + ".vary.n", 1, 64);
   if (v.contains("d")) s.d = integer_range(v.at("d"), field + ".vary.d", 1, 16);

@@ -83,8 +83,7 @@ std::string hunt_section_tex(const json& h, const json& c) {
 
   const std::string cw = "counterexample";
   const json& e = field(c, "ensemble", cw);
-  const long n = field(e, "n", cw + ".ensemble").get<long>(), d = field(e, "d", cw + ".ensemble").get<long>();
-  v.set("n", n).set("d", d);
+  v.set("n", whole(e, "n", cw + ".ensemble")).set("d", whole(e, "d", cw + ".ensemble"));
   const json& hz = field(c, "horizon", cw);
   v.set("horizon", hz.contains("layers") ? fmt::format("{} layers", hz["layers"].dump())
                                          : fmt::format("T = {}", decimal_text(field(hz, "t_end", cw + ".horizon"), cw + ".horizon.t_end")));
@@ -98,7 +97,8 @@ std::string hunt_section_tex(const json& h, const json& c) {
     if (!p.is_array()) input_error(cw + ".ensemble.points", "must be a list");
     for (std::size_t i = 0; i < p.size(); ++i) {
       std::string row;
-      for (std::size_t k = 0; p[i].is_array() && k < p[i].size(); ++k)
+      if (!p[i].is_array()) input_error(fmt::format("{}.ensemble.points[{}]", cw, i), "must be a list of coordinates");
+      for (std::size_t k = 0; k < p[i].size(); ++k)
         row += (k ? ", " : "") + decimal_text(p[i][k], fmt::format("{}.ensemble.points[{}][{}]", cw, i, k));
       points.push_back(TemplateValues{}.set("index", long(i + 1)).set("coordinates", "(" + row + ")"));
     }
@@ -113,7 +113,7 @@ std::string hunt_section_tex(const json& h, const json& c) {
   v.set("key_number", text(field(h, "confirmation", w), "key_number", w + ".confirmation"));
   const json& proof = field(h, "proof", w);
   v.flag("proof_applies", flag(proof, "applies", w + ".proof"));
-  if (!flag(proof, "applies", w + ".proof") || !proof.value("proved", false)) {
+  if (!flag(proof, "applies", w + ".proof") || !flag(proof, "proved", w + ".proof")) {
     v.set("proof_reason", proof.contains("reason") ? text(proof, "reason", w + ".proof") : std::string("no reason given"));
     return render_template("hunt.tex", v);
   }
