@@ -61,7 +61,7 @@ template <class T> Tokens<T> final_state(const json& j, const std::function<void
 double distance(const Tokens<mpfr>& a, const Tokens<mpfr>& b) { return to_double((a - b).cwiseAbs().maxCoeff()); }
 
 /// Bulirsch–Stoer at 60 digits, rtol 1e-45: the reference at t_end.
-const Tokens<mpfr>& reference() {
+const Tokens<mpfr>& reference_60_digits() {
   static const Tokens<mpfr> ref = [] {
     MpfrDigitsScope scope(60);
     json j = small_sphere_problem();
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(the_method_has_the_order_it_is_given) {
       }
       MpfrDigitsScope scope(60);
       hs.push_back(std::ldexp(1.0, -k));
-      errs.push_back(distance(x, reference()));
+      errs.push_back(distance(x, reference_60_digits()));
     }
     std::string line = fmt::format("taylor, order {}:", p);
     std::vector<double> local;
@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(adaptive_steps_meet_the_tolerance_and_samples_come_from_the
       x = tr.x.back();
     }
     MpfrDigitsScope scope(60);
-    const double err = distance(x, reference());
+    const double err = distance(x, reference_60_digits());
     BOOST_TEST_MESSAGE("taylor rtol " << c.rtol << " (" << (c.digits ? c.digits : 16) << " digits): " << steps
                                       << " steps for 32 samples, error " << err);
     BOOST_TEST(err < c.bound);

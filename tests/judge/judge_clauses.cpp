@@ -11,7 +11,7 @@ using namespace attnflow;
 namespace {
 
 /// The judge reads the same data at every scalar kind a run is made in; MPFR at 40 digits.
-using ScalarKinds = boost::mpl::list<double, mpfr>;
+using JudgedScalars = boost::mpl::list<double, mpfr>;
 
 struct FortyDigits {
   MpfrDigitsScope digits{40};
@@ -44,7 +44,7 @@ template <class Detail> const Detail& evidence_of(const ClauseJudgement& j) { re
 
 BOOST_AUTO_TEST_SUITE(judge_clauses)
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_bound_is_decided_only_beyond_the_tolerance, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_bound_is_decided_only_beyond_the_tolerance, T, JudgedScalars, FortyDigits) {
   Clause at_most = clause(Clause::Kind::Bound, "<=", 1);
   auto at_T = [&](double v) { return judge_clause(at_most, sampled<T>([v](double) { return v; }, 1, 3, 1e-3)); };
   BOOST_TEST((at_T(0.5).verdict == Verdict::Holds));
@@ -62,7 +62,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_bound_is_decided_only_beyond_the_tolerance, T
   BOOST_TEST((at_T(1.01).verdict == Verdict::Violated));
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_bound_at_every_sample_finds_the_first_crossing, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_bound_at_every_sample_finds_the_first_crossing, T, JudgedScalars, FortyDigits) {
   Clause at_least = clause(Clause::Kind::Bound, ">=", 0);
   at_least.every_sample = true;
   // sin crosses 0 at t = pi; the first sample past pi + tolerance is t = 3.2 (sin = -0.058).
@@ -75,7 +75,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_bound_at_every_sample_finds_the_first_crossin
               Verdict::Holds));
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(the_start_is_data_and_a_count_may_equal_its_bound, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(the_start_is_data_and_a_count_may_equal_its_bound, T, JudgedScalars, FortyDigits) {
   // A start on the bound itself (within its rounding) meets the bound; later samples do not get
   // that benefit.
   Clause at_most = clause(Clause::Kind::Bound, "<=", 1);
@@ -92,7 +92,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(the_start_is_data_and_a_count_may_equal_its_bou
   BOOST_TEST((judge_clause(clause(Clause::Kind::Bound, "<=", 3), count).verdict == Verdict::Inconclusive));
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(equals_reports_the_largest_excess_and_where, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(equals_reports_the_largest_excess_and_where, T, JudgedScalars, FortyDigits) {
   Clause eq = clause(Clause::Kind::Equals, "equals", 2);
   eq.every_sample = true;
   ClauseSeries<T> s = sampled<T>([](double) { return 2.0; }, 0.5, 10, 1e-6);
@@ -108,7 +108,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(equals_reports_the_largest_excess_and_where, T,
   BOOST_TEST((judge_clause(eq, s).verdict == Verdict::Holds));
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_limit_reached_approached_or_missed, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_limit_reached_approached_or_missed, T, JudgedScalars, FortyDigits) {
   const Clause to_zero = clause(Clause::Kind::Limit, "", 0);
   // e^{-t} on [0, 20]: a 5e8-fold approach, reached; the fitted rate of approach is 1.
   const ClauseJudgement reached = judge_clause(to_zero, sampled<T>([](double t) { return std::exp(-t); }, 0.1, 201, 1e-13));
@@ -135,7 +135,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_limit_reached_approached_or_missed, T, Scalar
   BOOST_TEST(!evidence_of<LimitEvidence>(near).reached.empty());
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(an_algebraic_limit_counts_a_certain_power_law, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(an_algebraic_limit_counts_a_certain_power_law, T, JudgedScalars, FortyDigits) {
   Clause to_zero = clause(Clause::Kind::Limit, "", 0);
   const ClauseSeries<T> s = sampled<T>([](double t) { return 1 / (1 + t); }, 0.5, 401, 1e-13);
   const ClauseJudgement plain = judge_clause(to_zero, s);
@@ -149,7 +149,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(an_algebraic_limit_counts_a_certain_power_law, 
   BOOST_TEST(e.power_law->largest_rise <= 0.0);
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(monotone_counts_only_steps_beyond_both_tolerances, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(monotone_counts_only_steps_beyond_both_tolerances, T, JudgedScalars, FortyDigits) {
   const Clause down = clause(Clause::Kind::Monotone, "non-increasing", 0);
   ClauseSeries<T> s = sampled<T>([](double t) { return 10 - t; }, 1, 8, 1e-3);
   BOOST_TEST((judge_clause(down, s).verdict == Verdict::Holds));
@@ -163,7 +163,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(monotone_counts_only_steps_beyond_both_toleranc
   BOOST_TEST((judge_clause(clause(Clause::Kind::Monotone, "non-decreasing", 0), s).verdict == Verdict::Violated));
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_rate_agrees_or_is_told_apart, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_rate_agrees_or_is_told_apart, T, JudgedScalars, FortyDigits) {
   Clause rate = clause(Clause::Kind::Rate, "=", 0);
   const ClauseSeries<T> s = sampled<T>([](double t) { return 3 * std::exp(-2 * t); }, 0.05, 201, 1e-14);
   rate.claimed = 2;
@@ -184,7 +184,7 @@ BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_rate_agrees_or_is_told_apart, T, ScalarKinds,
   BOOST_TEST(!evidence_of<RateEvidence>(flat).comparison.has_value());
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_power_law_is_judged_by_its_exponent_extrapolated_in_one_over_t, T, ScalarKinds,
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(a_power_law_is_judged_by_its_exponent_extrapolated_in_one_over_t, T, JudgedScalars,
                                  FortyDigits) {
   // 3 (t + 5)^-2: the log-log slope at t is -2t/(t + 5), still 0.02 short of -2 at t = 500; the
   // exponent extrapolated in 1/t is 2 to within its model error (what is left is the 1/t^2 term).
@@ -266,7 +266,7 @@ BOOST_AUTO_TEST_CASE(evidence_writes_the_results_keys) {
     BOOST_TEST(limit.contains(key), key);
 }
 
-BOOST_FIXTURE_TEST_CASE_TEMPLATE(the_margin_is_negative_exactly_on_the_violated_side, T, ScalarKinds, FortyDigits) {
+BOOST_FIXTURE_TEST_CASE_TEMPLATE(the_margin_is_negative_exactly_on_the_violated_side, T, JudgedScalars, FortyDigits) {
   using boost::test_tools::tolerance;
   // Bound <= 1, tolerance 1e-3: room (1 - v + 1e-3) in units of 1e-3.
   const Clause at_most = clause(Clause::Kind::Bound, "<=", 1);

@@ -30,7 +30,7 @@ using json = nlohmann::json;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("report", name); }
+fs::path report_dir(const std::string& name) { return attnflow::testing::fresh_dir("report", name); }
 std::string run(const std::string& cmd, int* status = nullptr) { return attnflow::testing::run_command(cmd, status); }
 
 const std::string kHostile = "odd_id%&#${}\\^~";
@@ -121,7 +121,7 @@ struct Rich {
 const Rich& rich() {
   static const Rich r = [] {
     Rich x;
-    x.dir = fresh_dir("rich");
+    x.dir = report_dir("rich");
     x.outcome = write_report(rich_results(x.dir), x.dir.string());
     std::ifstream in(x.dir / "report.tex");
     std::stringstream s;
@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(convergence_table_orders) {
 }
 
 BOOST_AUTO_TEST_CASE(renders_compiles_and_contains_every_id_and_verdict) {
-  const fs::path dir = fresh_dir("ok");
+  const fs::path dir = report_dir("ok");
   const ReportOutcome r = write_report(small_results(), dir.string());
   BOOST_TEST_INFO(r.message);
   BOOST_REQUIRE(r.compiled);
@@ -213,13 +213,13 @@ BOOST_AUTO_TEST_CASE(renders_compiles_and_contains_every_id_and_verdict) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_results_are_input_errors) {
-  BOOST_CHECK_THROW(write_report(json::array(), fresh_dir("bad1").string(), false), InputError);
+  BOOST_CHECK_THROW(write_report(json::array(), report_dir("bad1").string(), false), InputError);
   json r = small_results();
   r["checks"][0].erase("verdict");
-  BOOST_CHECK_THROW(write_report(r, fresh_dir("bad2").string(), false), InputError);
+  BOOST_CHECK_THROW(write_report(r, report_dir("bad2").string(), false), InputError);
   const char* bin = std::getenv("ATTNFLOW_BIN");
   BOOST_REQUIRE(bin);
-  const fs::path dir = fresh_dir("cli");
+  const fs::path dir = report_dir("cli");
   int status = 0;
   std::string err =
       run(std::string(bin) + " report --results " + (dir / "missing.json").string() + " 2>&1 >/dev/null", &status);
@@ -324,7 +324,7 @@ BOOST_AUTO_TEST_CASE(old_form_figures_still_render) {
   BOOST_TEST(r.text.find("old phase diagram") != std::string::npos);
   BOOST_TEST(r.tex.find("old\\_plain") == std::string::npos);
   // The plain {x, y} spanning nine decades is drawn on a log axis, as before the schema.
-  const json f = normalized_figure("old_plain", rich_results(fresh_dir("norm"))["checks"][1]["figures"]["old_plain"]);
+  const json f = normalized_figure("old_plain", rich_results(report_dir("norm"))["checks"][1]["figures"]["old_plain"]);
   BOOST_TEST(f["kind"] == "lines");
   BOOST_TEST(f["log_y"] == true);
   BOOST_TEST(normalized_figure("x", json::array()).is_null());
@@ -393,7 +393,7 @@ BOOST_AUTO_TEST_SUITE(hostile_paths)
 
 BOOST_AUTO_TEST_CASE(an_output_path_with_shell_syntax_runs_no_command) {
   // LaTeX runs without a shell: a directory named like an injection is just a directory.
-  const fs::path parent = fresh_dir("inject");
+  const fs::path parent = report_dir("inject");
   const fs::path dir = parent / "x'; touch pwned; echo '";
   fs::create_directories(dir);
   const fs::path cwd = fs::current_path();
@@ -410,7 +410,7 @@ BOOST_AUTO_TEST_CASE(an_output_path_with_shell_syntax_runs_no_command) {
 BOOST_AUTO_TEST_CASE(a_relative_output_directory_compiles) {
   // `attnflow check` writes to out/check, relative: LaTeX runs in that directory and its log must
   // still be found (it was opened relative to it, so LaTeX never ran).
-  const fs::path parent = fresh_dir("relative");
+  const fs::path parent = report_dir("relative");
   fs::create_directories(parent / "out" / "check");
   const fs::path cwd = fs::current_path();
   fs::current_path(parent);
@@ -425,8 +425,8 @@ BOOST_AUTO_TEST_CASE(a_relative_output_directory_compiles) {
 BOOST_AUTO_TEST_CASE(a_certificate_outside_the_results_and_proofs_is_not_read) {
   // results.json may name any path; the report renders only certificates inside the results
   // directory or the source tree's proofs/, after resolving symlinks and "..".
-  const fs::path dir = fresh_dir("outside");
-  const fs::path elsewhere = fresh_dir("elsewhere");
+  const fs::path dir = report_dir("outside");
+  const fs::path elsewhere = report_dir("elsewhere");
   std::ofstream(elsewhere / "cert.json") << "{}";
   fs::create_symlink(elsewhere / "cert.json", dir / "link.json");
   json r = small_results();

@@ -29,14 +29,14 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string slurp(const fs::path& p) { return attnflow::testing::read_text(p); }
+using attnflow::testing::read_text;
 
 const json& quick() {
-  static const json r = json::parse(slurp(fs::path(source_dir()) / "tests/data/quick_results.json"));
+  static const json r = json::parse(read_text(fs::path(source_dir()) / "tests/data/quick_results.json"));
   return r;
 }
 
-fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("report_quick", name); }
+fs::path report_quick_dir(const std::string& name) { return attnflow::testing::fresh_dir("report_quick", name); }
 
 /// The argument of a brace group starting at `open` (the index of '{'), balanced.
 std::string group_at(const std::string& tex, std::size_t open) {
@@ -204,7 +204,7 @@ std::vector<std::string> duplicate_pictures(const std::string& tex, const fs::pa
     const std::string body = (*it)[1];
     std::string data;
     for (auto f = std::sregex_iterator(body.begin(), body.end(), file); f != std::sregex_iterator(); ++f)
-      data += slurp(dir / (*f)[1].str()) + "\n--\n";
+      data += read_text(dir / (*f)[1].str()) + "\n--\n";
     if (data.empty()) continue;
     std::smatch t;
     const std::string name = std::regex_search(body, t, title) ? t[1].str() : "(untitled)";
@@ -304,7 +304,7 @@ BOOST_AUTO_TEST_CASE(no_snake_case_in_titles_axes_headers_or_prose) {
 }
 
 BOOST_AUTO_TEST_CASE(compiles_without_overfull_boxes_and_a_one_page_summary) {
-  const fs::path dir = fresh_dir("fit");
+  const fs::path dir = report_quick_dir("fit");
   write_report(quick(), dir.string(), false);
   BOOST_REQUIRE(on_path("pdflatex"));
   // One pass settles the line breaks (every column has a fixed width) and the pages of labels.
@@ -313,12 +313,12 @@ BOOST_AUTO_TEST_CASE(compiles_without_overfull_boxes_and_a_one_page_summary) {
       dir.string(), (dir / "pdflatex.txt").string(), 120);
   BOOST_REQUIRE(run.started && !run.timed_out);
   BOOST_TEST(run.exit_code == 0);
-  const std::string log = slurp(dir / "report.log");
+  const std::string log = read_text(dir / "report.log");
   for (const auto& b : overfull(log, 1.0)) BOOST_TEST_INFO(b);
   BOOST_TEST(overfull(log, 1.0).empty());
   BOOST_TEST(overfull("Overfull \\hbox (7.62517pt too wide) in alignment at lines 137--143", 1.0).size() == 1u);
   // The first statement's section starts on the page after the summary's.
-  const std::string aux = slurp(dir / "report.aux");
+  const std::string aux = read_text(dir / "report.aux");
   auto page_of = [&](const std::string& label) {
     std::smatch m;
     BOOST_REQUIRE(std::regex_search(aux, m, std::regex("\\\\newlabel\\{" + label + "\\}\\{\\{[^}]*\\}\\{([0-9]+)\\}")));
@@ -332,20 +332,20 @@ std::size_t count_matches(const std::string& text, const std::regex& re) {
 }
 
 BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_nan_and_exact_seeds) {
-  const fs::path dir = fresh_dir("pdf");
+  const fs::path dir = report_quick_dir("pdf");
   write_report(quick(), dir.string(), false);
   for (const char* tool : {"pdflatex", "pdffonts", "pdfinfo", "pdftotext"}) BOOST_REQUIRE(on_path(tool));
   auto run = [&](std::vector<std::string> args, const std::string& out) {
     const ProcessResult r = run_program(args, dir.string(), (dir / out).string(), 120);
     BOOST_REQUIRE(r.started && !r.timed_out);
     BOOST_REQUIRE(r.exit_code == 0);
-    return slurp(dir / out);
+    return read_text(dir / out);
   };
   // Twice: the second pass typesets the table of contents the first one wrote.
   for (int pass = 0; pass < 2; ++pass)
     run({"pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "report.tex"}, "pdflatex.txt");
-  for (const auto& b : overfull(slurp(dir / "report.log"), 1.0)) BOOST_TEST_INFO(b);
-  BOOST_TEST(overfull(slurp(dir / "report.log"), 1.0).empty());
+  for (const auto& b : overfull(read_text(dir / "report.log"), 1.0)) BOOST_TEST_INFO(b);
+  BOOST_TEST(overfull(read_text(dir / "report.log"), 1.0).empty());
   // Scalable fonts only: a Type 3 font is a bitmap, unsearchable and blurred when zoomed.
   const std::string fonts = run({"pdffonts", "report.pdf"}, "fonts.txt");
   BOOST_TEST(fonts.find("Type 1") != std::string::npos);
@@ -354,7 +354,7 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
   BOOST_TEST(std::regex_search(info, std::regex("Title: +attnflow report: suite quick")), info);
   BOOST_TEST(std::regex_search(info, std::regex("Author: +attnflow " + std::string(kVersion))), info);
   run({"pdftotext", "report.pdf", "report.txt"}, "pdftotext.txt");
-  const std::string text = slurp(dir / "report.txt"), tex = slurp(dir / "report.tex");
+  const std::string text = read_text(dir / "report.txt"), tex = read_text(dir / "report.tex");
   // The text layer is searchable, and every figure has its numbered caption.
   BOOST_TEST(text.find("attnflow report") != std::string::npos);
   const std::size_t figures = count_matches(tex, std::regex("\\\\begin\\{tikzpicture\\}"));
@@ -372,8 +372,8 @@ BOOST_AUTO_TEST_CASE(the_pdf_has_vector_fonts_metadata_a_caption_per_figure_no_n
   BOOST_TEST(caption_numbers(text, "Table") == expected, boost::test_tools::per_element());
   // No two tick labels touch, and no two pictures draw the same data.
   run({"pdftotext", "-bbox", "report.pdf", "bbox.html"}, "pdftotext-bbox.txt");
-  for (const auto& c : colliding_labels(slurp(dir / "bbox.html"))) BOOST_TEST_INFO(c);
-  BOOST_TEST(colliding_labels(slurp(dir / "bbox.html")).empty());
+  for (const auto& c : colliding_labels(read_text(dir / "bbox.html"))) BOOST_TEST_INFO(c);
+  BOOST_TEST(colliding_labels(read_text(dir / "bbox.html")).empty());
   for (const auto& d : duplicate_pictures(tex, dir)) BOOST_TEST_INFO(d);
   BOOST_TEST(duplicate_pictures(tex, dir).empty());
   // No number prints as "nan", and every instance's seed is printed in full.
@@ -444,10 +444,10 @@ BOOST_AUTO_TEST_CASE(the_scans_for_colliding_labels_and_duplicate_pictures_find_
       c["figures"]["zz copy"] = c["figures"].begin().value();
     }
   BOOST_REQUIRE(!copied.empty());
-  const fs::path dir = fresh_dir("duplicate");
+  const fs::path dir = report_quick_dir("duplicate");
   write_report(planted, dir.string(), false);
   std::size_t found_copy = 0;
-  for (const auto& d : duplicate_pictures(slurp(dir / "report.tex"), dir)) found_copy += d.find("zz copy") == 0;
+  for (const auto& d : duplicate_pictures(read_text(dir / "report.tex"), dir)) found_copy += d.find("zz copy") == 0;
   BOOST_TEST(found_copy == 1u);
   BOOST_TEST(caption_numbers("Table 1: a. Figure 1: b. Table 2: c", "Table") == (std::vector<int>{1, 2}),
              boost::test_tools::per_element());
@@ -500,16 +500,16 @@ BOOST_AUTO_TEST_CASE(instance_tables_say_where_each_rows_config_is) {
 }
 
 BOOST_AUTO_TEST_CASE(one_section_compiles_alone_or_is_a_fragment) {
-  const fs::path dir = fresh_dir("only");
+  const fs::path dir = report_quick_dir("only");
   const ReportOutcome o = write_section(quick(), "B-6.8", dir.string(), true, true, dir.string());
   BOOST_TEST_INFO(o.message);
   BOOST_REQUIRE(o.compiled);
   BOOST_TEST(fs::exists(dir / "B-6.8.pdf"));
-  BOOST_TEST(overfull(slurp(dir / "B-6.8.log"), 1.0).empty());
+  BOOST_TEST(overfull(read_text(dir / "B-6.8.log"), 1.0).empty());
   BOOST_TEST(fs::exists(dir / "B-6.8-data"));
-  const fs::path frag = fresh_dir("fragment");
+  const fs::path frag = report_quick_dir("fragment");
   const ReportOutcome f = write_section(quick(), "B-6.8", frag.string(), false, true, frag.string());
-  const std::string tex = slurp(f.tex_path);
+  const std::string tex = read_text(f.tex_path);
   BOOST_TEST(!f.compiled);
   BOOST_TEST(tex.find("\\documentclass") == std::string::npos);
   BOOST_TEST(tex.find("\\section{B-6.8") != std::string::npos);

@@ -22,11 +22,11 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string slurp(const fs::path& p) { return attnflow::testing::read_text(p); }
+using attnflow::testing::read_text;
 
 fs::path certificates_dir() { return fs::path(source_dir()) / "proofs" / "certificates"; }
 
-json certificate(const std::string& name) { return json::parse(slurp(certificates_dir() / name / "certificate.json")); }
+json certificate(const std::string& name) { return json::parse(read_text(certificates_dir() / name / "certificate.json")); }
 
 }  // namespace
 
@@ -38,8 +38,8 @@ BOOST_AUTO_TEST_CASE(every_stored_certificate_renders_its_stored_proof_tex) {
     if (!fs::exists(entry.path() / "certificate.json")) continue;
     ++seen;
     BOOST_TEST_INFO(entry.path().filename().string());
-    const json cert = json::parse(slurp(entry.path() / "certificate.json"));
-    BOOST_TEST(proof_appendix_tex(cert) == slurp(entry.path() / "proof.tex"));
+    const json cert = json::parse(read_text(entry.path() / "certificate.json"));
+    BOOST_TEST(proof_appendix_tex(cert) == read_text(entry.path() / "proof.tex"));
   }
   BOOST_TEST(seen >= 8);  // cone collapse, layers, Boolean and vertex capture are all among them
 }
@@ -134,10 +134,10 @@ BOOST_AUTO_TEST_CASE(a_typo_in_a_template_fails_with_its_name) {
 }
 
 BOOST_AUTO_TEST_CASE(a_report_from_stored_results_carries_the_rendered_appendices) {
-  const json results = json::parse(slurp(fs::path(source_dir()) / "tests" / "data" / "results_with_proofs.json"));
+  const json results = json::parse(read_text(fs::path(source_dir()) / "tests" / "data" / "results_with_proofs.json"));
   const fs::path dir = attnflow::testing::fresh_dir("report_templates", "stored");
   const ReportOutcome r = write_report(results, dir.string(), /*compile=*/false);
-  const std::string tex = slurp(r.tex_path);
+  const std::string tex = read_text(r.tex_path);
   // cites bool5 and bool8, Blog-P2.1 cites layer4: three appendices, in that order.
   std::vector<std::string> expected;
   for (const auto& c : results["checks"])
@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(a_report_from_stored_results_carries_the_rendered_appendice
   for (std::size_t k = 0; k < expected.size(); ++k) {
     BOOST_TEST_INFO(expected[k]);
     const fs::path appendix = dir / "report-data" / ("appendix" + std::to_string(k + 1) + ".tex");
-    BOOST_TEST(slurp(appendix) == proof_appendix_tex(certificate(expected[k])));
+    BOOST_TEST(read_text(appendix) == proof_appendix_tex(certificate(expected[k])));
     BOOST_TEST(tex.find("\\input{report-data/appendix" + std::to_string(k + 1) + ".tex}") != std::string::npos);
   }
   // The preamble came from reports/preamble.tex.
@@ -154,16 +154,16 @@ BOOST_AUTO_TEST_CASE(a_report_from_stored_results_carries_the_rendered_appendice
 }
 
 BOOST_AUTO_TEST_CASE(a_tex_file_named_in_results_is_never_included) {
-  json results = json::parse(slurp(fs::path(source_dir()) / "tests" / "data" / "results_with_proofs.json"));
+  json results = json::parse(read_text(fs::path(source_dir()) / "tests" / "data" / "results_with_proofs.json"));
   const fs::path dir = attnflow::testing::fresh_dir("report_templates", "hostile");
   std::ofstream(dir / "planted.tex") << "PLANTEDMARKER\n";
   auto& certs = results["checks"][0]["evidence"]["certificates"];
   certs[0]["tex"] = (dir / "planted.tex").string();
   certs[1]["path"] = "../../../../etc/passwd";
   const ReportOutcome r = write_report(results, dir.string(), /*compile=*/false);
-  std::string all = slurp(r.tex_path);
+  std::string all = read_text(r.tex_path);
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().extension() == ".tex" && e.path().filename() != "planted.tex") all += slurp(e.path());
+    if (e.path().extension() == ".tex" && e.path().filename() != "planted.tex") all += read_text(e.path());
   BOOST_TEST(all.find("PLANTEDMARKER") == std::string::npos);
   BOOST_TEST(all.find("root:") == std::string::npos);
   BOOST_TEST(all.find("was not found") != std::string::npos);  // the escaping path is named, not followed

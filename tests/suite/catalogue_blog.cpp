@@ -13,14 +13,12 @@ using namespace attnflow;
 
 namespace {
 
-CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
-  return attnflow::testing::run_catalogue_entry(id, params);
-}
+using attnflow::testing::run_catalogue_entry;
 
 void expect_as_stated(const std::string& id, const nlohmann::json& params) {
   const CatalogueEntry* e = find_entry(id);
   BOOST_REQUIRE(e != nullptr);
-  const CheckResult r = run_entry(id, params);
+  const CheckResult r = run_catalogue_entry(id, params);
   BOOST_TEST_MESSAGE(id << ": " << to_string(r.verdict) << " — " << r.key_number);
   if (e->expected == Verdict::Reported) {
     BOOST_TEST((r.verdict != Verdict::Reported));
@@ -105,7 +103,7 @@ BOOST_AUTO_TEST_CASE(trajectory_deviation_is_the_largest_token_distance) {
 BOOST_AUTO_TEST_CASE(blog_p2_1_holds_and_controls_fail) {
   expect_as_stated("Blog-P2.1", {{"instances", 1}, {"n", 6}, {"layers", 250}});
   // The cited layer proof (a start in no hemisphere) re-verifies.
-  const CheckResult r = run_entry("Blog-P2.1", {{"instances", 1}, {"n", 4}, {"layers", 250}});
+  const CheckResult r = run_catalogue_entry("Blog-P2.1", {{"instances", 1}, {"n", 4}, {"layers", 250}});
   BOOST_TEST_REQUIRE(r.evidence["certificates"].size() == 1u);
   BOOST_TEST(r.evidence["certificates"][0]["recheck"].get<std::string>().rfind("accepted", 0) == 0);
   BOOST_TEST(r.evidence["certificates"][0]["start_in_open_hemisphere"].get<bool>() == false);

@@ -11,9 +11,7 @@
 using namespace attnflow;
 
 namespace {
-CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
-  return attnflow::testing::run_catalogue_entry(id, params);
-}
+using attnflow::testing::run_catalogue_entry;
 
 void expect_as_declared(const CheckResult& r, const CatalogueEntry& e) {
   BOOST_TEST_INFO(e.id + ": " + r.key_number);
@@ -29,18 +27,18 @@ void expect_as_declared(const CheckResult& r, const CatalogueEntry& e) {
 BOOST_AUTO_TEST_SUITE(catalogue_paper_a)
 
 BOOST_AUTO_TEST_CASE(a_2_1_extreme_capture) {
-  const CheckResult r = run_entry("A-2.1", {{"instances", 1}, {"n", 5}, {"t_end", 6}});
+  const CheckResult r = run_catalogue_entry("A-2.1", {{"instances", 1}, {"n", 5}, {"t_end", 6}});
   expect_as_declared(r, *find_entry("A-2.1"));
   BOOST_TEST(r.evidence["instances"].size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(a_3_1_hull_shrinks) {
-  const CheckResult r = run_entry("A-3.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 30}});
+  const CheckResult r = run_catalogue_entry("A-3.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 30}});
   expect_as_declared(r, *find_entry("A-3.1"));
 }
 
 BOOST_AUTO_TEST_CASE(a_4_1_good_triple_levels) {
-  const CheckResult r = run_entry("A-4.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 40}});
+  const CheckResult r = run_catalogue_entry("A-4.1", {{"instances", 1}, {"n", 6}, {"d", 2}, {"t_end", 40}});
   expect_as_declared(r, *find_entry("A-4.1"));
   // The good-triple hypothesis is proved by the interval certificate, and the sign-drop control's
   // violation of it is proved too.
@@ -52,16 +50,16 @@ BOOST_AUTO_TEST_CASE(a_4_1_good_triple_levels) {
 BOOST_AUTO_TEST_CASE(a_5_1_paranormal) {
   // T = 20: at T = 40 this seed's instance spends minutes in the double run, whose logits grow like
   // e^{2 lambda t} in sa-rescaled (the long-time precision loss), not in the check.
-  const CheckResult r = run_entry("A-5.1", {{"instances", 1}, {"n", 6}, {"t_end", 20}});
+  const CheckResult r = run_catalogue_entry("A-5.1", {{"instances", 1}, {"n", 6}, {"t_end", 20}});
   expect_as_declared(r, *find_entry("A-5.1"));
   // THEORY.md's suspicious case is its own reported entry, watched by regress.
-  const CheckResult s = run_entry("A-5.1-suspicious", {{"n", 6}, {"t_end", 20}});
+  const CheckResult s = run_catalogue_entry("A-5.1-suspicious", {{"n", 6}, {"t_end", 20}});
   expect_as_declared(s, *find_entry("A-5.1-suspicious"));
   BOOST_TEST(s.instances == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_n1_reported_fractions) {
-  const CheckResult r = run_entry("A-N1", {{"instances", 1}, {"n", 5}, {"d", 2}, {"t_end", 30}});
+  const CheckResult r = run_catalogue_entry("A-N1", {{"instances", 1}, {"n", 5}, {"d", 2}, {"t_end", 30}});
   expect_as_declared(r, *find_entry("A-N1"));
   BOOST_TEST(r.evidence["instances"].size() == 3u);  // one per family
   for (const auto& inst : r.evidence["instances"]) {

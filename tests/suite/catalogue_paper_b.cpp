@@ -11,7 +11,7 @@
 using namespace attnflow;
 
 namespace {
-CheckResult run_entry(const std::string& id, const nlohmann::json& params) {
+CheckResult run_with_controls(const std::string& id, const nlohmann::json& params) {
   CheckResult r = attnflow::testing::run_catalogue_entry(id, params);
   BOOST_TEST_MESSAGE(id << ": " << to_string(r.verdict) << " — " << r.key_number);
   BOOST_TEST(!r.controls.empty());
@@ -30,12 +30,12 @@ void expect(const std::string& id, const CheckResult& r) {
 BOOST_AUTO_TEST_SUITE(catalogue_paper_b)
 
 BOOST_AUTO_TEST_CASE(energy_monotone_and_identity) {
-  const auto r = run_entry("energy", {{"instances", 1}, {"n", 4}, {"t_end", 2}, {"samples", 81}});
+  const auto r = run_with_controls("energy", {{"instances", 1}, {"n", 4}, {"t_end", 2}, {"samples", 81}});
   expect("energy", r);
 }
 
 BOOST_AUTO_TEST_CASE(cone_collapse) {
-  const auto r = run_entry("B-6.4", {{"instances", 1}, {"n", 4}, {"t_end", 25}});
+  const auto r = run_with_controls("B-6.4", {{"instances", 1}, {"n", 4}, {"t_end", 25}});
   expect("B-6.4", r);
   BOOST_TEST(r.evidence["instances"].size() == 12u);  // 4 families x 3 betas
   for (const auto& inst : r.evidence["instances"])
@@ -48,7 +48,7 @@ BOOST_AUTO_TEST_CASE(cone_collapse) {
 }
 
 BOOST_AUTO_TEST_CASE(cone_collapse_with_a_missing_cited_proof_is_not_holds) {
-  const auto r = run_entry("B-6.4", {{"instances", 1},
+  const auto r = run_with_controls("B-6.4", {{"instances", 1},
                                      {"n", 4},
                                      {"t_end", 25},
                                      {"certificates", "no-such-proof"},
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(cone_collapse_with_a_missing_cited_proof_is_not_holds) {
 }
 
 BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
-  const auto r = run_entry("B-6.9", {{"instances", 16}, {"n", 4}, {"t_end", 4}, {"ds", {8, 16, 32, 64, 128}}});
+  const auto r = run_with_controls("B-6.9", {{"instances", 16}, {"n", 4}, {"t_end", 4}, {"ds", {8, 16, 32, 64, 128}}});
   expect("B-6.9", r);
   // The figure a reader would draw: Δ(d) against d on log–log axes, the fitted line(s) and the
   // claimed scale C √(log d / d) beside the runs.
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(high_dimensional_random_start) {
 
 BOOST_AUTO_TEST_CASE(metastability_applies_its_plateau_rule) {
   const auto r =
-      run_entry("B-metastability", {{"instances", 1}, {"n", 12}, {"d", 2}, {"t_end", 200}, {"betas", {9, 16}}});
+      run_with_controls("B-metastability", {{"instances", 1}, {"n", 12}, {"d", 2}, {"t_end", 200}, {"betas", {9, 16}}});
   BOOST_TEST_REQUIRE(r.evidence["runs"].size() == 2u);
   // The statement's rule decides: holds when some run shows a metastable plateau, else violated.
   bool some_plateau = false;
@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(metastability_applies_its_plateau_rule) {
 
 BOOST_AUTO_TEST_CASE(phase_diagram_below_d_n_is_reported) {
   const auto r =
-      run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4, 64}}});
+      run_with_controls("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 2}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 4, 64}}});
   BOOST_TEST(to_string(r.verdict) == "reported");
   bool some_not_crossed = false;
   for (const auto& row : r.evidence["per_beta"]) {
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(phase_diagram_below_d_n_is_reported) {
 BOOST_AUTO_TEST_CASE(phase_diagram_at_d_at_least_n_follows_gamma) {
   // Where gamma applies (d >= n, as [B] Fig. 3), its rule is applied: t_delta inside F's band
   // (0.1 to 0.9, edges with 4 standard errors) for every beta holds.
-  const auto r = run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 8}, {"t_end", 12}, {"samples", 61}, {"betas", {0.5, 2}}});
+  const auto r = run_with_controls("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 8}, {"t_end", 12}, {"samples", 61}, {"betas", {0.5, 2}}});
   BOOST_TEST(r.evidence["note"].get<std::string>().find("d >= n") != std::string::npos);
   for (const auto& row : r.evidence["per_beta"]) {
     BOOST_TEST_INFO(row.dump());
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(phase_diagram_at_d_at_least_n_follows_gamma) {
 
 BOOST_AUTO_TEST_CASE(phase_diagram_rule_says_inconclusive_and_violated_where_it_should) {
   // beta = 64 within T = 10: neither F's band nor t_delta is reached, so the rule cannot decide.
-  const auto late = run_entry("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 8}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 64}}});
+  const auto late = run_with_controls("phase-diagram", {{"runs", 4}, {"n", 8}, {"d", 8}, {"t_end", 10}, {"samples", 21}, {"betas", {1, 64}}});
   BOOST_TEST(to_string(late.verdict) == "inconclusive", late.key_number);
   BOOST_TEST(late.evidence["per_beta"][1]["t_delta_place"] == "undecided");
   // The band rule's control (V = -I, n = d = 8): F stays near 0 while gamma (attractive) reaches

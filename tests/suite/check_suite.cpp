@@ -20,7 +20,7 @@ using namespace attnflow;
 namespace fs = std::filesystem;
 
 namespace {
-fs::path fresh_dir(const std::string& name) { return attnflow::testing::fresh_dir("check-suite", name); }
+fs::path suite_dir(const std::string& name) { return attnflow::testing::fresh_dir("check-suite", name); }
 CheckRunOutcome run(const std::string& suite, const fs::path& out, int jobs, std::vector<std::string> only = {},
                     bool resume = false, CheckEvents* events = nullptr, const std::atomic<bool>* cancel = nullptr) {
   CheckRunOptions o;
@@ -59,7 +59,7 @@ const std::string kMini = std::string(attnflow::source_dir()) + "/tests/data/min
 BOOST_AUTO_TEST_SUITE(check_suite)
 
 BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
-  const auto r = run("quick", fresh_dir("quick"), 2);
+  const auto r = run("quick", suite_dir("quick"), 2);
   // Every catalogue statement, and the statement files the suite names (survey-2025).
   std::set<std::string> ids;
   for (const auto& c : r.results["checks"]) ids.insert(c["id"].get<std::string>());
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
                                           "S-polygon-stability", "A-N1",
                                           "A-5.1-suspicious", "B-6.8", "causal", "multihead",
                                           "layer-dependent", "precision-trap"};
-  const auto again = run("quick", fresh_dir("quick-again"), 1, cheap);
+  const auto again = run("quick", suite_dir("quick-again"), 1, cheap);
   const nlohmann::json a = deterministic_part(r.results), b = deterministic_part(again.results);
   BOOST_TEST_REQUIRE(b["checks"].size() == cheap.size());
   for (const auto& cb : b["checks"]) {
@@ -101,15 +101,15 @@ BOOST_AUTO_TEST_CASE(quick_suite_verdicts_and_controls_as_expected) {
 }
 
 BOOST_AUTO_TEST_CASE(results_identical_for_any_number_of_jobs) {
-  const auto one = run(kMini, fresh_dir("jobs1"), 1);
-  const auto two = run(kMini, fresh_dir("jobs2"), 2);
+  const auto one = run(kMini, suite_dir("jobs1"), 1);
+  const auto two = run(kMini, suite_dir("jobs2"), 2);
   BOOST_TEST(deterministic_part(one.results).dump() == deterministic_part(two.results).dump());
   BOOST_TEST(one.results["checks"].size() == 3u);
 }
 
 BOOST_AUTO_TEST_CASE(resume_gives_the_uninterrupted_result) {
-  const auto whole = run(kMini, fresh_dir("whole"), 2);
-  const fs::path dir = fresh_dir("resumed");
+  const auto whole = run(kMini, suite_dir("whole"), 2);
+  const fs::path dir = suite_dir("resumed");
   run(kMini, dir, 2, {"B-6.8"});  // a run stopped after one check
   const auto resumed = run(kMini, dir, 2, {}, true);
   BOOST_TEST(deterministic_part(whole.results).dump() == deterministic_part(resumed.results).dump());
@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(resume_gives_the_uninterrupted_result) {
 
 BOOST_AUTO_TEST_CASE(events_report_every_check_and_instance) {
   Recorder rec;
-  const auto r = run(kMini, fresh_dir("events"), 2, {}, false, &rec, &rec.cancel);
+  const auto r = run(kMini, suite_dir("events"), 2, {}, false, &rec, &rec.cancel);
   const std::vector<std::string> ids = {"Blog-C2", "B-6.8", "causal"};
   BOOST_TEST(rec.ids == ids, boost::test_tools::per_element());
   BOOST_TEST(rec.started == ids, boost::test_tools::per_element());
@@ -129,8 +129,8 @@ BOOST_AUTO_TEST_CASE(events_report_every_check_and_instance) {
 }
 
 BOOST_AUTO_TEST_CASE(cancelling_keeps_finished_checks_and_resume_completes_them) {
-  const auto whole = run(kMini, fresh_dir("whole2"), 2);
-  const fs::path dir = fresh_dir("cancelled");
+  const auto whole = run(kMini, suite_dir("whole2"), 2);
+  const fs::path dir = suite_dir("cancelled");
   Recorder between;
   between.stop_after_checks = 1;
   const auto stopped = run(kMini, dir, 2, {}, false, &between, &between.cancel);
@@ -151,11 +151,11 @@ BOOST_AUTO_TEST_CASE(cancelling_keeps_finished_checks_and_resume_completes_them)
 }
 
 BOOST_AUTO_TEST_CASE(bad_suite_input_is_an_input_error) {
-  BOOST_CHECK_THROW(run("no-such-suite", fresh_dir("bad1"), 1), InputError);
-  BOOST_CHECK_THROW(run(kMini, fresh_dir("bad2"), 1, {"no-such-id"}), InputError);
-  const fs::path bad = fresh_dir("bad3") / "suite.json";
+  BOOST_CHECK_THROW(run("no-such-suite", suite_dir("bad1"), 1), InputError);
+  BOOST_CHECK_THROW(run(kMini, suite_dir("bad2"), 1, {"no-such-id"}), InputError);
+  const fs::path bad = suite_dir("bad3") / "suite.json";
   std::ofstream(bad) << R"({"name": "x", "checks": {"B-6.8": {"instances": "four"}}})";
-  BOOST_CHECK_THROW(run(bad.string(), fresh_dir("bad4"), 1), InputError);
+  BOOST_CHECK_THROW(run(bad.string(), suite_dir("bad4"), 1), InputError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

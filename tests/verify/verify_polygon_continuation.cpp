@@ -12,6 +12,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
+#include <boost/math/constants/constants.hpp>
 #include <nlohmann/json.hpp>
 
 using namespace attnflow;
@@ -20,13 +21,13 @@ using nlohmann::json;
 
 namespace {
 
-const double kPi = std::acos(-1.0);
+using boost::math::double_constants::pi;
 
 double mu(int n, int m, double beta) {
   double sum = 0;
   for (int j = 1; j < n; ++j) {
-    const double c = std::cos(2 * kPi * j / n), s = std::sin(2 * kPi * j / n);
-    sum += std::exp(beta * c) * (c - beta * s * s) / n * (std::cos(2 * kPi * j * m / n) - 1);
+    const double c = std::cos(2 * pi * j / n), s = std::sin(2 * pi * j / n);
+    sum += std::exp(beta * c) * (c - beta * s * s) / n * (std::cos(2 * pi * j * m / n) - 1);
   }
   return sum;
 }
@@ -128,7 +129,7 @@ BOOST_AUTO_TEST_CASE(equal_clusters_on_a_regular_polygon_have_the_index_of_their
     for (const double beta : {-2.0, -0.5, 1.0}) {
       const ProveInstance in = polygon("usa-sphere", n);
       std::vector<double> z;
-      for (int i = 0; i < n; ++i) z.push_back(std::cos(2 * kPi * (i % k) / k)), z.push_back(std::sin(2 * kPi * (i % k) / k));
+      for (int i = 0; i < n; ++i) z.push_back(std::cos(2 * pi * (i % k) / k)), z.push_back(std::sin(2 * pi * (i % k) / k));
       z.push_back(0);
       ProveInstance at = in;
       at.beta = std::to_string(beta);
