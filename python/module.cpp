@@ -1,9 +1,11 @@
 // attnflow._core: the library behind `import attnflow` (python/attnflow/__init__.py). Every
 // function runs what the command of the same name runs — no second implementation — and speaks
-// JSON text at this edge; the Python side turns it into dicts and numpy arrays. The GIL is
-// released while the library computes (nothing here calls back into Python).
+// JSON text at this edge; the Python side turns it into dicts and numpy arrays. The long calls run
+// on a thread of their own while the caller waits with the GIL released, shows progress and looks
+// for Ctrl-C (interruptible.hpp); the GIL is taken again only around a Python observable's call.
 #include "attnflow/catalogue/catalogue.hpp"
 #include "attnflow/catalogue/statement_spec.hpp"
+#include "attnflow/catalogue/user_observables.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/model/model.hpp"
@@ -21,6 +23,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include "interruptible.hpp"
+#include "py_observables.hpp"
 
 #include <cstdlib>
 #include <optional>
@@ -46,15 +51,18 @@ py::array_t<double> tokens_array(const json& traj) {
   return a;
 }
 
-py::tuple simulate(const std::string& config) {
-  attnflow::SimulationOutput out;
-  {
-    py::gil_scoped_release free;
-    const attnflow::SimConfig c = attnflow::parse_sim_config(json::parse(config));
-    try {
-      out = attnflow::run_simulation(c);
-    } catch (const attnflow::DegenerateStateError& e) { attnflow::input_error("simulate", e.what()); }
-  }
+py::tuple simulate(const std::string& config, const py::object& progress) {
+  attnflow_python::ProgressRelay relay;
+  const attnflow::SimulationOutput out = attnflow_python::run_interruptibly(
+      [&] {
+        const attnflow::SimConfig c = attnflow::parse_sim_config(json::parse(config));
+        relay.set_total(1);
+        relay.set_label("simulate");
+        try {
+          return attnflow::run_simulation(c, relay.integration_progress());
+        } catch (const attnflow::DegenerateStateError& e) { attnflow::input_error("simulate", e.what()); }
+      },
+      relay, progress);
   std::vector<double> t;
   for (const json& v : out.trajectory.at("t"))
     t.push_back(v.is_string() ? std::strtod(v.get_ref<const std::string&>().c_str(), nullptr) : v.get<double>());
@@ -63,25 +71,31 @@ py::tuple simulate(const std::string& config) {
                         tokens_array(out.trajectory));
 }
 
-std::string check_statement(const std::string& statement, const std::string& params, std::uint64_t seed) {
-  py::gil_scoped_release free;
-  const attnflow::StatementSpec s = attnflow::parse_statement(json::parse(statement), "statement");
-  return attnflow::run_entry(attnflow::statement_entry(s), json::parse(params), seed).to_json().dump();
-}
-
+/// The check's results; a Ctrl-C stops it before the next instance (results.json then holds the
+/// checks finished, marked partial) and raises KeyboardInterrupt.
 std::string check_suite(const std::string& suite, const std::vector<std::string>& statements,
                         const std::vector<std::string>& only, const std::string& out, int jobs,
-                        std::optional<std::uint64_t> seed) {
-  py::gil_scoped_release free;
-  attnflow::CheckRunOptions o;
-  o.suite = suite;
-  o.statements = statements;
-  o.only = only;
-  o.out = out;
-  o.jobs = jobs;
-  o.seed = seed;
-  const attnflow::CheckRunOutcome r = attnflow::run_checks(o);
-  return json{{"results", r.results}, {"all_as_expected", r.all_as_expected}, {"results_path", r.results_path}}.dump();
+                        std::optional<std::uint64_t> seed, const py::dict& observables, const py::object& progress) {
+  std::vector<attnflow::ObservableDef> defs = attnflow_python::python_observables(observables);
+  attnflow_python::ProgressRelay relay;
+  attnflow_python::RelayedCheckEvents events(relay);
+  return attnflow_python::run_interruptibly(
+      [&] {
+        const attnflow::UserObservables scope(std::move(defs));
+        attnflow::CheckRunOptions o;
+        o.suite = suite;
+        o.statements = statements;
+        o.only = only;
+        o.out = out;
+        o.jobs = jobs;
+        o.seed = seed;
+        o.events = &events;
+        o.cancel = &relay.cancel;
+        const attnflow::CheckRunOutcome r = attnflow::run_checks(o);
+        return json{{"results", r.results}, {"all_as_expected", r.all_as_expected}, {"results_path", r.results_path}}
+            .dump();
+      },
+      relay, progress);
 }
 
 std::string prove(const std::string& config) {
@@ -108,18 +122,25 @@ std::string equilibrium(const std::string& config) {
   return attnflow::verify::make_equilibrium_certificate(in, r).dump();
 }
 
-py::tuple hunt(const std::string& statement, long budget, std::uint64_t seed) {
-  std::string h, c;
-  {
-    py::gil_scoped_release free;
-    const attnflow::StatementSpec s = attnflow::parse_statement(json::parse(statement), "statement");
-    attnflow::HuntOptions o;
-    o.evaluations = budget > 0 ? budget : (s.search ? s.search->evaluations : 0);
-    o.seed = seed;
-    const attnflow::HuntResult r = attnflow::hunt(s, o);
-    h = attnflow::hunt_json(s, r).dump();
-    c = r.found ? r.counterexample.dump() : "null";
-  }
+py::tuple hunt(const std::string& statement, long budget, std::uint64_t seed, const py::dict& observables,
+               const py::object& progress) {
+  std::vector<attnflow::ObservableDef> defs = attnflow_python::python_observables(observables);
+  attnflow_python::ProgressRelay relay;
+  const auto [h, c] = attnflow_python::run_interruptibly(
+      [&] {
+        const attnflow::UserObservables scope(std::move(defs));
+        const attnflow::StatementSpec s = attnflow::parse_statement(json::parse(statement), "statement");
+        attnflow::HuntOptions o;
+        o.evaluations = budget > 0 ? budget : (s.search ? s.search->evaluations : 0);
+        o.seed = seed;
+        o.cancel = &relay.cancel;
+        relay.set_total(o.evaluations);
+        relay.set_label("hunt");
+        o.progress = [&relay](long evaluations, double) { relay.set_done(evaluations); };
+        const attnflow::HuntResult r = attnflow::hunt(s, o);
+        return std::make_pair(attnflow::hunt_json(s, r).dump(), r.found ? r.counterexample.dump() : std::string("null"));
+      },
+      relay, progress);
   return py::make_tuple(h, c);
 }
 
@@ -149,7 +170,6 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<attnflow::InputError>(m, "InputError", PyExc_ValueError);
   m.attr("version") = std::string(attnflow::kVersion);
   m.def("simulate", &simulate);
-  m.def("check_statement", &check_statement);
   m.def("check_suite", &check_suite);
   m.def("prove", &prove);
   m.def("equilibrium", &equilibrium);

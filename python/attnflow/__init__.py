@@ -108,9 +108,60 @@ class Trajectory:
             self.data.get("n"), self.data.get("d"), len(self.t), self.precision, self.error_estimate)
 
 
-def simulate(config):
-    """Integrates a config (dict or path) as `attnflow simulate` does → Trajectory."""
-    text, csv, t, x = _core.simulate(_text(config))
+class _Progress:
+    """Progress of a long call, as a tqdm bar when tqdm is importable, else one line on stderr
+    rewritten in place (on a terminal or in a notebook; a log file gets none). Called by the
+    library's waiting thread as (done, total, fraction, label)."""
+
+    def __init__(self, unit):
+        import sys
+        self.unit, self.bar, self.shown, self.width = unit, None, False, 0
+        self.visible = sys.stderr.isatty() or "ipykernel" in sys.modules
+        try:
+            import tqdm
+            self.tqdm = tqdm.tqdm
+        except ImportError:
+            self.tqdm = None
+
+    def __call__(self, done, total, fraction, label):
+        if not self.visible:
+            return
+        if self.tqdm is not None:
+            if self.bar is None:
+                self.bar = self.tqdm(total=max(total, 1), unit=self.unit, leave=False)
+            self.bar.n = done
+            self.bar.set_postfix_str("{} {:.0%}".format(label, fraction), refresh=True)
+            return
+        import sys
+        line = "attnflow: {} {}/{} ({} {:.0%})".format(self.unit, done, total, label, fraction)
+        sys.stderr.write("\r" + line.ljust(self.width))
+        sys.stderr.flush()
+        self.width, self.shown = max(self.width, len(line)), True
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+        elif self.shown:
+            import sys
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+
+
+def _with_progress(progress, unit, call):
+    """call(report) with report a _Progress (progress=True) or None (progress=False)."""
+    if not progress:
+        return call(None)
+    p = _Progress(unit)
+    try:
+        return call(p)
+    finally:
+        p.close()
+
+
+def simulate(config, progress=True):
+    """Integrates a config (dict or path) as `attnflow simulate` does → Trajectory. Ctrl-C stops it
+    at the next step (KeyboardInterrupt); progress=False shows no progress."""
+    text, csv, t, x = _with_progress(progress, "run", lambda report: _core.simulate(_text(config), report))
     return Trajectory(text, csv, t, x, config if isinstance(config, dict) else json.loads(_text(config)))
 
 
@@ -138,12 +189,20 @@ def diagnose(trajectory, what=(), delta=1e-6):
     return json.loads(_core.diagnose(text, list(what), float(delta)))
 
 
-def check(suite=None, statement=None, only=(), jobs=0, seed=None, out=None):
+def check(suite=None, statement=None, only=(), jobs=0, seed=None, out=None, observables=None, progress=True):
     """Runs a suite (a name or a path) or statements (dicts or paths) as `attnflow check` does and
     returns its results (the dict of results.json), written to `out` (a temporary directory when
-    None)."""
+    None).
+
+    observables: {NAME: f} for statements that name {"observable": "py:NAME"}; f maps a sample's
+    tokens, an (n, d) float64 array, to a number (with f.precision = "mp", above double, an mpmath
+    matrix at the run's digits). Its error at each sample is measured against the run's 100x
+    tighter twin (|f(x) - f(x_twin)| plus f's own rounding), and the same tolerances, verdicts and
+    confirmation apply as to the registry's observables. Ctrl-C stops the check before its next
+    instance (KeyboardInterrupt; results.json keeps what finished)."""
     if (suite is None) == (statement is None):
         raise InputError("check: give suite= or statement= (one of them)")
+    functions = dict(observables or {})
     with tempfile.TemporaryDirectory(prefix="attnflow-") as scratch:
         paths = []
         if statement is not None:
@@ -157,7 +216,8 @@ def check(suite=None, statement=None, only=(), jobs=0, seed=None, out=None):
                 else:
                     paths.append(os.fspath(item))
         directory = out if out is not None else os.path.join(scratch, "check")
-        r = json.loads(_core.check_suite(suite or "quick", paths, list(only), directory, int(jobs), seed))
+        r = json.loads(_with_progress(progress, "check", lambda report: _core.check_suite(
+            suite or "quick", paths, list(only), directory, int(jobs), seed, functions, report)))
     return r["results"]
 
 
@@ -176,10 +236,12 @@ def equilibrium(config):
     return json.loads(_core.equilibrium(_text(config)))
 
 
-def hunt(statement, budget=0, seed=1):
+def hunt(statement, budget=0, seed=1, observables=None, progress=True):
     """`attnflow hunt` on a statement with a "search" block → (hunt dict, counterexample statement
-    dict or None)."""
-    h, c = _core.hunt(_text(statement), int(budget), int(seed))
+    dict or None). observables: as for check."""
+    functions = dict(observables or {})
+    h, c = _with_progress(progress, "evaluation", lambda report: _core.hunt(
+        _text(statement), int(budget), int(seed), functions, report))
     return json.loads(h), json.loads(c)
 
 

@@ -1,4 +1,5 @@
 #include "attnflow/catalogue/observable_registry.hpp"
+#include "attnflow/catalogue/user_observables.hpp"
 
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
@@ -471,13 +472,13 @@ const std::vector<ObservableDef>& observable_registry() {
 const ObservableDef* find_observable(const std::string& name) {
   for (const auto& o : observable_registry())
     if (o.name == name) return &o;
-  return nullptr;
+  return find_user_observable(name);
 }
 
 std::string observable_names() {
   std::string s;
   for (const auto& o : observable_registry()) s += (s.empty() ? "" : ", ") + o.name;
-  return s;
+  return s + ", and py:NAME for a function given from Python (attnflow.check(..., observables={NAME: f}))";
 }
 
 }  // namespace attnflow

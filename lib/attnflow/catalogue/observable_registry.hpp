@@ -9,6 +9,7 @@
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
 
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -55,6 +56,13 @@ struct ObservableDef {
   /// move it, so its tolerance is the rounding of its evaluation alone.
   bool identity = false;
 
+  /// An observable the caller defines at run time ("py:NAME", from Python): its value in double
+  /// and, when given, at the run's MPFR precision (else the tokens rounded to double). No
+  /// sensitivity is derived for it: its error at each sample is measured as |f(x) - f(x_twin)|
+  /// against the run's 100x tighter twin, plus the rounding of its own evaluation.
+  std::function<double(const Tokens<double>&)> user;
+  std::function<mpfr(const Tokens<mpfr>&)> user_mp;
+
   // Named setters for the registry (one entry reads as what is special about it).
   ObservableDef& needing_hemisphere() { return needs_hemisphere = true, *this; }
   ObservableDef& thresholded() { return needs_delta = true, *this; }
@@ -70,14 +78,17 @@ struct ObservableDef {
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
     if constexpr (std::is_same_v<T, double>)
-      return at_double(x, c);
+      return user ? user(x) : at_double(x, c);
+    else if (user)
+      return user_mp ? user_mp(x) : mpfr(user(convert_tokens<double>(x)));
     else
       return at_mpfr(x, c);
   }
 };
 
 const std::vector<ObservableDef>& observable_registry();
-/// nullptr when unknown.
+/// nullptr when unknown. Looks in the registry, then in the caller's observables while a
+/// UserObservables scope lives (user_observables.hpp).
 const ObservableDef* find_observable(const std::string& name);
 /// "diameter, D, ..." for error messages.
 std::string observable_names();

@@ -9,6 +9,7 @@
 #include "attnflow/tokens.hpp"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace attnflow {
@@ -48,6 +49,8 @@ template <class T> struct MeasuredRun {
   Trajectory<T> trajectory;
   double error_estimate = 0;  // max deviation from a 100× tighter run at the same precision
   std::vector<double> column_error;  // the same per coordinate (column of the tokens)
+  /// The twin itself, when asked for (an observable whose error is measured sample by sample).
+  std::optional<Trajectory<T>> twin;
 };
 
 /// The largest deviation of r's trajectory from the tighter twin `ref` over their common samples,
@@ -71,7 +74,7 @@ template <class T> void measure_error(MeasuredRun<T>& r, const Trajectory<T>& re
 /// the steps; fixed steps 10× smaller) at the same precision; the largest deviation over all
 /// samples estimates the truncation error (0 for a layer map). Round-off is covered separately by
 /// the precision floor (eps·scale) that checks add to their tolerance.
-template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
+template <class T> MeasuredRun<T> run_measured(const SimConfig& c, bool keep_twin = false) {
   // A twin with 10× smaller steps draws another Brownian path: its deviation measures the noise,
   // not the scheme's error. Noisy runs are measured by independent-seed ensembles instead.
   if (!c.kappa.empty())
@@ -88,7 +91,9 @@ template <class T> MeasuredRun<T> run_measured(const SimConfig& c) {
   }
   SimConfig tight = error_twin_config(c, r.trajectory.stats.steps);
   tight.precision = c.precision;
-  measure_error(r, simulate<T>(tight, progress_part(progress, 0.2, 0.8)));
+  Trajectory<T> twin = simulate<T>(tight, progress_part(progress, 0.2, 0.8));
+  measure_error(r, twin);
+  if (keep_twin) r.twin = std::move(twin);
   return r;
 }
 

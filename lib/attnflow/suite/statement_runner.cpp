@@ -42,9 +42,13 @@ double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
 /// The observable of clause `c` at every sample of the run, with the tolerance policy's tolerance
 /// of each value: what the judge reads.
-template <class T> ClauseSeries<T> clause_series(const ConclusionSpec& c, const Trajectory<T>& tr, double error,
-                                                 double beta, const ObservableContext<T>& oc) {
+template <class T> ClauseSeries<T> user_clause_series(const ObservableDef& o, const Trajectory<T>& tr,
+                                                      const Trajectory<T>* twin, const ObservableContext<T>& oc);
+
+template <class T> ClauseSeries<T> clause_series(const ConclusionSpec& c, const Trajectory<T>& tr, const Trajectory<T>* twin,
+                                                 double error, double beta, const ObservableContext<T>& oc) {
   const ObservableDef& o = *find_observable(c.observable);
+  if (o.user) return user_clause_series(o, tr, twin, oc);
   if (o.coordinate >= 0 && std::size_t(o.coordinate) < oc.column_error.size())
     error = oc.column_error[std::size_t(o.coordinate)];  // the error of the one coordinate it reads
   ClauseSeries<T> s;
@@ -81,6 +85,35 @@ template <class T> ClauseSeries<T> clause_series(const ConclusionSpec& c, const 
     const double e = k == 0 || o.identity ? 0.0 : error;
     const double sens = o.sensitivity_config ? o.sensitivity_config(xd, *oc.config) : o.sensitivity(xd, beta);
     s.tolerance.push_back(TolerancePolicy::tolerance(sens, e, tr.n, tr.d, eps, xd.cwiseAbs().maxCoeff()));
+  }
+  return s;
+}
+
+/// A caller's observable (py:NAME) at every sample. Nothing is known of its sensitivity, so its
+/// error is measured: |f(x) - f(x_twin)| against the run's tighter twin (none for a layer map, which
+/// has no truncation error), plus the rounding of f's own evaluation, in double unless f is
+/// evaluated at the run's precision; the tolerance policy's safety factor applies as to any other.
+template <class T> ClauseSeries<T> user_clause_series(const ObservableDef& o, const Trajectory<T>& tr,
+                                                      const Trajectory<T>* twin, const ObservableContext<T>& oc) {
+  ClauseSeries<T> s;
+  s.t = tr.t;
+  const bool own_precision = std::is_same_v<T, double> || bool(o.user_mp);
+  const double eps = own_precision ? to_double(epsilon<T>()) : std::numeric_limits<double>::epsilon();
+  const auto value = [&](const Tokens<T>& x, const T& t) {
+    const T y = o.at(x, oc);
+    if (!is_finite(y)) input_error(o.name, fmt::format("returned {} at t = {:g}", to_double(y), to_double(t)));
+    return y;
+  };
+  for (std::size_t k = 0; k < tr.x.size(); ++k) {
+    const T y = value(tr.x[k], tr.t[k]);
+    double error = 0;  // the start carries no integration error
+    if (k > 0 && twin) {
+      using std::abs;
+      error = k < twin->x.size() ? to_double(T(abs(y - value(twin->x[k], twin->t[k]))))
+                                 : std::numeric_limits<double>::infinity();  // unmeasured: nothing is judged
+    }
+    s.y.push_back(y);
+    s.tolerance.push_back(TolerancePolicy::tolerance(1.0, error, tr.n, tr.d, eps, std::abs(to_double(y))));
   }
   return s;
 }
@@ -142,6 +175,7 @@ struct RunJudgement {
 template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfig& config, const MeasuredRun<T>& run,
                                           double beta, const Vector<double>& w) {
   const Trajectory<T>& tr = run.trajectory;
+  const Trajectory<T>* twin = run.twin ? &*run.twin : nullptr;
   const double error = run.error_estimate;
   RunJudgement r;
   ObservableContext<T> oc;
@@ -168,7 +202,7 @@ template <class T> RunJudgement judge_run(const StatementSpec& s, const SimConfi
       vs.push_back(Verdict::Inconclusive);
       out.reason = "no certified hemisphere at the start";
     } else {
-      const ClauseSeries<T> series = clause_series(c, tr, error, beta, oc);
+      const ClauseSeries<T> series = clause_series(c, tr, twin, error, beta, oc);
       out.judged = judge_clause(static_cast<const Clause&>(c), series);
       add_figure_data(out, c, series);
       out.reported_only = c.report_only;
@@ -204,6 +238,15 @@ struct InstanceOutcome {
   Vector<double> w;
   std::string confirmation;  // what the re-run said, for a violation
 };
+
+/// A statement naming a caller's observable needs each run's twin kept (its error is measured).
+bool names_user_observable(const StatementSpec& s) {
+  for (const auto& c : s.conclusions)
+    if (find_observable(c.observable)->user) return true;
+  for (const auto& name : s.regress)
+    if (find_observable(name)->user) return true;
+  return false;
+}
 
 bool needs_hemisphere(const StatementSpec& s) {
   if (std::find(s.hypotheses.begin(), s.hypotheses.end(), "hemisphere-start") != s.hypotheses.end()) return true;
@@ -273,7 +316,7 @@ template <class T> InstanceOutcome first_pass(const StatementSpec& s, long index
       o.judgement.note = "hypothesis not met: " + unmet;
       return o;
     }
-    const MeasuredRun<T> run = run_measured<T>(c);
+    const MeasuredRun<T> run = run_measured<T>(c, names_user_observable(s));
     o.error_estimate = run.error_estimate;
     if (const std::string why = run.trajectory.stats.stop_reason; stopped_short(why)) {
       o.verdict = Verdict::Inconclusive;  // a run that stopped short decides nothing
@@ -320,7 +363,7 @@ void confirm(InstanceOutcome& o) {
   if (!tight.discrete() && (tight.method == Method::dopri5 || tight.method == Method::bulirsch_stoer))
     tight.method = Method::rkf78;
   MpfrDigitsScope scope(tight.precision.digits);
-  const MeasuredRun<mpfr> run = run_measured<mpfr>(tight);
+  const MeasuredRun<mpfr> run = run_measured<mpfr>(tight, names_user_observable(s));
   if (stopped_short(run.trajectory.stats.stop_reason)) {
     o.verdict = Verdict::Inconclusive;
     o.confirmation = describe_reference(tight) + ": stopped short (" + run.trajectory.stats.stop_reason + ")";
