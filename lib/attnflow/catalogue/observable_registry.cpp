@@ -1,4 +1,5 @@
 #include "attnflow/catalogue/observable_registry.hpp"
+#include "attnflow/catalogue/count_observables.hpp"
 #include "attnflow/catalogue/user_observables.hpp"
 
 #include "attnflow/catalogue/figure.hpp"
@@ -465,6 +466,8 @@ const std::vector<ObservableDef>& observable_registry() {
             antipodal_minority<mpfr>, antipodal_minority_ambiguity),
       count("clusters", "number of clusters at the threshold", clusters<double>, clusters<mpfr>, clusters_ambiguity)
           .thresholded(),
+      hyperplane_levels_observable(),
+      attention_rank_observable(),
   };
   return registry;
 }

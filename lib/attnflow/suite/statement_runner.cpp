@@ -77,6 +77,9 @@ template <class T> ClauseSeries<T> clause_series(const ConclusionSpec& c, const 
       ObservableContext<double> od;
       od.delta = to_double(ocd.delta);
       od.error_estimate = ocd.error_estimate;
+      od.config = oc.config;
+      od.t = to_double(tr.t[k]);
+      od.column_error = oc.column_error;
       s.tolerance.push_back(o.ambiguity(xd, od));
       continue;
     }
