@@ -31,10 +31,11 @@ def config(eps, t_end, precision, rtol):
 
 def half_gap(tr):
     """b(t) = |z_1,2 - z_2,2| / 2, from the decimals above double."""
-    if tr.x_decimal is not None:
+    decimals = tr.x_decimal
+    if decimals is not None:
         import mpmath
 
-        return np.array([float(abs(mpmath.mpf(s[0][1]) - mpmath.mpf(s[1][1])) / 2) for s in tr.x_decimal])
+        return np.array([float(abs(mpmath.mpf(s[0][1]) - mpmath.mpf(s[1][1])) / 2) for s in decimals])
     return np.abs(tr.x[:, 0, 1] - tr.x[:, 1, 1]) / 2
 
 

@@ -12,6 +12,8 @@
 #include "attnflow/report/report.hpp"
 #include "attnflow/run/diagnose.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "attnflow/run/simulation_run.hpp"
+#include "attnflow/config/trajectory_io.hpp"
 #include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "attnflow/suite/hunt.hpp"
@@ -35,40 +37,103 @@ using nlohmann::json;
 
 namespace {
 
-/// The trajectory's tokens as a (samples, n, d) float64 array; at a precision above double the
-/// JSON holds decimal strings, read to the nearest double here (the strings stay in the JSON).
-py::array_t<double> tokens_array(const json& traj) {
-  const json& x = traj.at("x");
-  const long samples = long(x.size()), n = traj.at("n").get<long>(), d = traj.at("d").get<long>();
-  py::array_t<double> a({samples, n, d});
-  auto m = a.mutable_unchecked<3>();
-  for (long s = 0; s < samples; ++s)
-    for (long i = 0; i < n; ++i)
-      for (long k = 0; k < d; ++k) {
-        const json& v = x[std::size_t(s)][std::size_t(i)][std::size_t(k)];
-        m(s, i, k) = v.is_string() ? std::strtod(v.get_ref<const std::string&>().c_str(), nullptr) : v.get<double>();
-      }
-  return a;
-}
+/// A simulation run held typed for Python (simulation_run.hpp): its samples go to numpy once, and
+/// trajectory.json is produced only when asked for (save, diagnose, data).
+class PythonRun {
+ public:
+  explicit PythonRun(attnflow::SimulationRun run) : run_(std::move(run)) {}
 
-py::tuple simulate(const std::string& config, const py::object& progress) {
+  /// (trajectory.json's text, trajectory.csv), byte for byte what `attnflow simulate` writes.
+  py::tuple files() const {
+    std::string text, csv;
+    {
+      py::gil_scoped_release free;
+      attnflow::SimulationOutput out = attnflow::serialise(run_);
+      text = out.trajectory.dump(1) + "\n";
+      csv = std::move(out.csv);
+    }
+    return py::make_tuple(text, csv);
+  }
+
+  /// trajectory.json without "t" and "x", as JSON text.
+  std::string header() const {
+    return std::visit(
+        [&](const auto& tr) {
+          json j = attnflow::trajectory_header_json(tr);
+          if (run_.ensemble) j["ensemble"] = *run_.ensemble;
+          return j.dump();
+        },
+        run_.trajectory);
+  }
+
+  py::array_t<double> t() const {
+    return std::visit(
+        [](const auto& tr) {
+          py::array_t<double> a(py::ssize_t(tr.t.size()));
+          auto m = a.mutable_unchecked<1>();
+          for (std::size_t s = 0; s < tr.t.size(); ++s) m(py::ssize_t(s)) = attnflow::to_double(tr.t[s]);
+          return a;
+        },
+        run_.trajectory);
+  }
+
+  /// The samples as (samples, n, d) float64: the one copy of the numbers (rounded to nearest
+  /// double above double precision; the decimals stay available through x_decimal).
+  py::array_t<double> x() const {
+    return std::visit(
+        [](const auto& tr) {
+          py::array_t<double> a({py::ssize_t(tr.samples()), py::ssize_t(tr.n), py::ssize_t(tr.d)});
+          auto m = a.mutable_unchecked<3>();
+          for (std::size_t s = 0; s < tr.samples(); ++s)
+            for (int i = 0; i < tr.n; ++i)
+              for (int k = 0; k < tr.d; ++k) m(py::ssize_t(s), i, k) = attnflow::to_double(tr.x[s](i, k));
+          return a;
+        },
+        run_.trajectory);
+  }
+
+  /// Above double, every sample's decimals (the strings of trajectory.json); None in double.
+  py::object x_decimal() const {
+    return std::visit(
+        [](const auto& tr) -> py::object {
+          using T = typename std::decay_t<decltype(tr.t)>::value_type;
+          if constexpr (std::is_same_v<T, double>) {
+            return py::none();
+          } else {
+            return attnflow::with_precision(tr.precision, [&](auto) {
+              py::list samples;
+              for (std::size_t s = 0; s < tr.samples(); ++s) {
+                py::list rows;
+                for (int i = 0; i < tr.n; ++i) {
+                  py::list row;
+                  for (int k = 0; k < tr.d; ++k) row.append(attnflow::to_decimal(tr.x[s](i, k)));
+                  rows.append(row);
+                }
+                samples.append(rows);
+              }
+              return py::object(samples);
+            });
+          }
+        },
+        run_.trajectory);
+  }
+
+ private:
+  attnflow::SimulationRun run_;
+};
+
+PythonRun simulate(const std::string& config, const py::object& progress) {
   attnflow_python::ProgressRelay relay;
-  const attnflow::SimulationOutput out = attnflow_python::run_interruptibly(
+  return PythonRun(attnflow_python::run_interruptibly(
       [&] {
         const attnflow::SimConfig c = attnflow::parse_sim_config(json::parse(config));
         relay.set_total(1);
         relay.set_label("simulate");
         try {
-          return attnflow::run_simulation(c, relay.integration_progress());
+          return attnflow::simulate_config(c, relay.integration_progress());
         } catch (const attnflow::DegenerateStateError& e) { attnflow::input_error("simulate", e.what()); }
       },
-      relay, progress);
-  std::vector<double> t;
-  for (const json& v : out.trajectory.at("t"))
-    t.push_back(v.is_string() ? std::strtod(v.get_ref<const std::string&>().c_str(), nullptr) : v.get<double>());
-  // trajectory.json as the command writes it, byte for byte (Trajectory.save).
-  return py::make_tuple(out.trajectory.dump(1) + "\n", out.csv, py::array_t<double>(py::ssize_t(t.size()), t.data()),
-                        tokens_array(out.trajectory));
+      relay, progress));
 }
 
 /// The check's results; a Ctrl-C stops it before the next instance (results.json then holds the
@@ -81,7 +146,8 @@ std::string check_suite(const std::string& suite, const std::vector<std::string>
   attnflow_python::RelayedCheckEvents events(relay);
   return attnflow_python::run_interruptibly(
       [&] {
-        const attnflow::UserObservables scope(std::move(defs));
+        std::optional<attnflow::UserObservables> scope;
+        attnflow_python::open_observables_scope(scope, std::move(defs));
         attnflow::CheckRunOptions o;
         o.suite = suite;
         o.statements = statements;
@@ -128,7 +194,8 @@ py::tuple hunt(const std::string& statement, long budget, std::uint64_t seed, co
   attnflow_python::ProgressRelay relay;
   const auto [h, c] = attnflow_python::run_interruptibly(
       [&] {
-        const attnflow::UserObservables scope(std::move(defs));
+        std::optional<attnflow::UserObservables> scope;
+        attnflow_python::open_observables_scope(scope, std::move(defs));
         const attnflow::StatementSpec s = attnflow::parse_statement(json::parse(statement), "statement");
         attnflow::HuntOptions o;
         o.evaluations = budget > 0 ? budget : (s.search ? s.search->evaluations : 0);
@@ -169,6 +236,12 @@ PYBIND11_MODULE(_core, m) {
   // Bad input is a ValueError carrying the command line's one line.
   py::register_exception<attnflow::InputError>(m, "InputError", PyExc_ValueError);
   m.attr("version") = std::string(attnflow::kVersion);
+  py::class_<PythonRun>(m, "Run")
+      .def("files", &PythonRun::files)
+      .def("header", &PythonRun::header)
+      .def("t", &PythonRun::t)
+      .def("x", &PythonRun::x)
+      .def("x_decimal", &PythonRun::x_decimal);
   m.def("simulate", &simulate);
   m.def("check_suite", &check_suite);
   m.def("prove", &prove);

@@ -10,6 +10,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,13 @@ inline std::vector<attnflow::ObservableDef> python_observables(const py::dict& f
     out.push_back(std::move(o));
   }
   return out;
+}
+
+/// Makes `defs` known for a call through `scope`; leaves it empty when there are none (a call
+/// without Python observables does not hold the one scope a process may have).
+inline void open_observables_scope(std::optional<attnflow::UserObservables>& scope,
+                                   std::vector<attnflow::ObservableDef> defs) {
+  if (!defs.empty()) scope.emplace(std::move(defs));
 }
 
 }  // namespace attnflow_python

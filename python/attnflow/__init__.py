@@ -75,37 +75,58 @@ def _write_atomically(path, text):
 
 
 class Trajectory:
-    """A simulated run: t (samples,), x (samples, n, d) as float64; error_estimate (the largest
+    """A simulated run: t (samples,) and x (samples, n, d) as float64; error_estimate (the largest
     deviation from a 100x tighter run, or None), stats, precision, config; above double also
-    x_decimal (the decimal strings) and x_mp() (mpmath matrices, when mpmath is importable)."""
+    x_decimal (the decimal strings) and x_mp() (mpmath matrices, when mpmath is importable).
 
-    def __init__(self, text, csv, t, x, config=None):
-        self._text, self._csv = text, csv
-        self.data = json.loads(text)
+    A run from simulate() holds its samples once, in x (and typed in the library until the
+    Trajectory goes); trajectory.json is produced only when asked for: save(), diagnose(), data."""
+
+    def __init__(self, t, x, header, run=None, text=None, csv=None, config=None):
+        self._run, self._file_text, self._csv = run, text, csv
         self.t, self.x = t, x
+        self.header = header
         self.config = config
-        self.error_estimate = self.data.get("error_estimate")
-        self.stats = self.data.get("stats")
-        self.precision = self.data.get("precision")
-        x0 = self.data["x"][0][0][0] if self.data["x"] and self.data["x"][0] else None
-        self.x_decimal = self.data["x"] if isinstance(x0, str) else None
+        self.error_estimate = header.get("error_estimate")
+        self.stats = header.get("stats")
+        self.precision = header.get("precision")
+
+    @property
+    def _json_text(self):
+        """trajectory.json's text (made on demand for a run, not kept)."""
+        return self._file_text if self._run is None else self._run.files()[0]
+
+    @property
+    def data(self):
+        """trajectory.json as a dict (parsed on demand: it holds every sample again)."""
+        return json.loads(self._json_text)
+
+    @property
+    def x_decimal(self):
+        """Above double, the samples' decimal strings; None in double."""
+        if self._run is not None:
+            return self._run.x_decimal()
+        x = json.loads(self._file_text)["x"]
+        return x if x and x[0] and isinstance(x[0][0][0], str) else None
 
     def x_mp(self):
         """The samples as mpmath matrices at the run's precision (strings read exactly)."""
-        if self.x_decimal is None:
+        decimals = self.x_decimal
+        if decimals is None:
             raise InputError("x_mp: the run is in double; use x")
         import mpmath
-        return [mpmath.matrix(sample) for sample in self.x_decimal]
+        return [mpmath.matrix(sample) for sample in decimals]
 
     def save(self, directory):
         """DIR/trajectory.json and DIR/trajectory.csv, byte for byte what `attnflow simulate` writes."""
-        _write_atomically(os.path.join(directory, "trajectory.json"), self._text)
-        if self._csv is not None:
-            _write_atomically(os.path.join(directory, "trajectory.csv"), self._csv)
+        text, csv = self._run.files() if self._run is not None else (self._file_text, self._csv)
+        _write_atomically(os.path.join(directory, "trajectory.json"), text)
+        if csv is not None:
+            _write_atomically(os.path.join(directory, "trajectory.csv"), csv)
 
     def __repr__(self):
         return "Trajectory(n={}, d={}, samples={}, precision={!r}, error_estimate={})".format(
-            self.data.get("n"), self.data.get("d"), len(self.t), self.precision, self.error_estimate)
+            self.header.get("n"), self.header.get("d"), len(self.t), self.precision, self.error_estimate)
 
 
 class _Progress:
@@ -161,8 +182,9 @@ def _with_progress(progress, unit, call):
 def simulate(config, progress=True):
     """Integrates a config (dict or path) as `attnflow simulate` does → Trajectory. Ctrl-C stops it
     at the next step (KeyboardInterrupt); progress=False shows no progress."""
-    text, csv, t, x = _with_progress(progress, "run", lambda report: _core.simulate(_text(config), report))
-    return Trajectory(text, csv, t, x, config if isinstance(config, dict) else json.loads(_text(config)))
+    run = _with_progress(progress, "run", lambda report: _core.simulate(_text(config), report))
+    return Trajectory(run.t(), run.x(), json.loads(run.header()), run=run,
+                      config=config if isinstance(config, dict) else json.loads(_text(config)))
 
 
 def load(path):
@@ -179,13 +201,14 @@ def load(path):
             csv = f.read()
     t = np.array([float(v) for v in data["t"]], dtype=np.float64)
     x = np.array([[[float(v) for v in row] for row in sample] for sample in data["x"]], dtype=np.float64)
-    return Trajectory(text, csv, t, x)
+    header = {k: v for k, v in data.items() if k not in ("t", "x")}
+    return Trajectory(t, x, header, text=text, csv=csv)
 
 
 def diagnose(trajectory, what=(), delta=1e-6):
     """The diagnostics of `attnflow diagnose` (clusters, pairwise, energy, attention, hull,
     hemisphere, hyperplanes, lyapunov) of a Trajectory → dict."""
-    text = trajectory._text if isinstance(trajectory, Trajectory) else _text(trajectory)
+    text = trajectory._json_text if isinstance(trajectory, Trajectory) else _text(trajectory)
     return json.loads(_core.diagnose(text, list(what), float(delta)))
 
 

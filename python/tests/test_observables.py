@@ -140,3 +140,13 @@ def test_above_double_an_mp_function_sees_mpmath_matrices():
     result = run(s, observables={"D": d_mp})
     assert result["verdict"] == "holds"
     assert seen and all(t is mpmath.matrix for t in seen)
+
+
+def test_a_check_started_inside_an_observable_is_refused_not_left_waiting():
+    def nested(x):
+        run(collapse_statement("py:D"), observables={"D": one_minus_min_inner})
+        return one_minus_min_inner(x)
+
+    with pytest.raises(attnflow.InputError) as e:
+        run(collapse_statement("py:D"), observables={"D": nested})
+    assert "py:D" in str(e.value)

@@ -118,8 +118,11 @@ BOOST_AUTO_TEST_CASE(names_are_known_only_inside_a_scope_and_must_be_well_formed
   BOOST_CHECK_THROW(UserObservables({user("py:a-b", registry_D)}), InputError);   // not an identifier
   BOOST_CHECK_THROW(UserObservables({user("py:D", registry_D), user("py:D", registry_D)}), InputError);
   BOOST_CHECK_THROW(UserObservables({user("py:D", nullptr)}), InputError);  // no function
-  // A refused scope leaves nothing behind: a valid one can be opened at once.
+  // A refused scope leaves nothing behind: a valid one can be opened at once; a second one while
+  // it lives is refused, not made to wait.
   const UserObservables scope({user("py:E", registry_D)});
+  BOOST_TEST(find_observable("py:E") != nullptr);
+  BOOST_CHECK_THROW(UserObservables({user("py:F", registry_D)}), InputError);
   BOOST_TEST(find_observable("py:E") != nullptr);
 }
 

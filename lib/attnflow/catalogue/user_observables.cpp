@@ -9,12 +9,8 @@ namespace attnflow {
 
 namespace {
 
-std::mutex& scope_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-/// The live scope's entries (set before a check starts its threads, cleared after they end).
+/// The live scope's entries (set before a check starts its threads, cleared after they end);
+/// nullptr while no scope lives.
 std::atomic<const std::vector<ObservableDef>*> live{nullptr};
 
 bool valid_name(const std::string& name) {
@@ -27,8 +23,7 @@ bool valid_name(const std::string& name) {
 
 }  // namespace
 
-UserObservables::UserObservables(std::vector<ObservableDef> observables)
-    : lock_(scope_mutex()), observables_(std::move(observables)) {
+UserObservables::UserObservables(std::vector<ObservableDef> observables) : observables_(std::move(observables)) {
   for (std::size_t k = 0; k < observables_.size(); ++k) {
     const ObservableDef& o = observables_[k];
     if (!valid_name(o.name))
@@ -37,7 +32,11 @@ UserObservables::UserObservables(std::vector<ObservableDef> observables)
     for (std::size_t j = 0; j < k; ++j)
       if (observables_[j].name == o.name) input_error("observables", "'" + o.name + "' is given twice");
   }
-  live.store(&observables_);
+  // Taken only when no scope lives (waiting could never end when the live scope's own observable
+  // started this one).
+  const std::vector<ObservableDef>* none = nullptr;
+  if (!live.compare_exchange_strong(none, &observables_))
+    input_error("observables", "another check with Python observables is running in this process (one at a time)");
 }
 
 UserObservables::~UserObservables() { live.store(nullptr); }

@@ -2,11 +2,11 @@
 // Observables defined by the caller at run time (from Python: attnflow.check(observables={...})).
 // While a UserObservables scope lives, find_observable also knows its entries, named "py:NAME", so
 // statements name them like the registry's and the same runner, judge and confirmation apply.
-// One scope at a time: a second one waits for the first to end (the runner's worker threads read
-// the entries without a lock while a check runs).
+// One scope at a time: a second one, while the first lives, is refused (InputError) rather than
+// made to wait, which would never end if the first scope's observable started it. The runner's
+// worker threads read the entries without a lock while a check runs.
 #include "attnflow/catalogue/observable_registry.hpp"
 
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,7 +25,6 @@ class UserObservables {
   UserObservables& operator=(const UserObservables&) = delete;
 
  private:
-  std::unique_lock<std::mutex> lock_;
   std::vector<ObservableDef> observables_;
 };
 

@@ -22,7 +22,8 @@ template <class T> nlohmann::json scalar_to_json(const T& v) {
 
 inline nlohmann::json double_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
-template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
+/// trajectory.json without its samples ("t" and "x"): the run's description, error and statistics.
+template <class T> nlohmann::json trajectory_header_json(const Trajectory<T>& tr) {
   nlohmann::json j;
   j["model"] = tr.model;
   j["n"] = tr.n;
@@ -35,6 +36,20 @@ template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
     if (tr.fixed_steps) j["dt"] = tr.dt;
   }
   j["time_is_layer"] = tr.discrete;
+  j["error_estimate"] = double_or_null(tr.error_estimate);
+  j["error_estimate_method"] =
+      tr.error_estimate_method.empty() ? "none (run with \"verify\": true)" : tr.error_estimate_method;
+  j["stats"] = {
+      {"steps", tr.stats.steps},
+      {"rhs_evaluations", tr.stats.rhs_evaluations},
+      {"rejected_steps", tr.stats.rejected_steps < 0 ? nlohmann::json() : nlohmann::json(tr.stats.rejected_steps)},
+      {"stop_reason", tr.stats.stop_reason}};
+  j["provenance"] = {{"version", kVersion}, {"git", attnflow::git_commit()}, {"config", tr.config}};
+  return j;
+}
+
+template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
+  nlohmann::json j = trajectory_header_json(tr);
   nlohmann::json t = nlohmann::json::array(), x = nlohmann::json::array();
   for (std::size_t s = 0; s < tr.samples(); ++s) {
     t.push_back(scalar_to_json(tr.t[s]));
@@ -48,15 +63,6 @@ template <class T> nlohmann::json trajectory_to_json(const Trajectory<T>& tr) {
   }
   j["t"] = std::move(t);
   j["x"] = std::move(x);
-  j["error_estimate"] = double_or_null(tr.error_estimate);
-  j["error_estimate_method"] =
-      tr.error_estimate_method.empty() ? "none (run with \"verify\": true)" : tr.error_estimate_method;
-  j["stats"] = {
-      {"steps", tr.stats.steps},
-      {"rhs_evaluations", tr.stats.rhs_evaluations},
-      {"rejected_steps", tr.stats.rejected_steps < 0 ? nlohmann::json() : nlohmann::json(tr.stats.rejected_steps)},
-      {"stop_reason", tr.stats.stop_reason}};
-  j["provenance"] = {{"version", kVersion}, {"git", attnflow::git_commit()}, {"config", tr.config}};
   return j;
 }
 

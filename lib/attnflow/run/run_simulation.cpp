@@ -2,6 +2,7 @@
 #include "attnflow/run/fixed_step.hpp"
 #include "attnflow/run/sde_ensemble.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "attnflow/run/simulation_run.hpp"
 #include "attnflow/run/stop_reason.hpp"
 #include "attnflow/config/trajectory_io.hpp"
 
@@ -73,7 +74,7 @@ std::string describe_reference(const SimConfig& r) {
   return fmt::format("re-run with {} at rtol = {}, atol = {} and {}", method, r.rtol, r.atol, r.precision.name());
 }
 
-SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) {
+SimulationRun simulate_config(const SimConfig& c, const ProgressFn& progress) {
   return with_precision(c.precision, [&](auto tag) {
     using T = typename decltype(tag)::type;
     // With verify the reference re-run is most of the work (20 more digits, 100x tighter
@@ -85,9 +86,7 @@ SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) 
       const SdeEnsemble ensemble = sde_ensemble<T>(c, tr, progress_part(progress, share, 1 - share));
       tr.error_estimate_method =
           "none for a path: an SDE path has no deterministic re-run; the ensemble holds its law's error bars";
-      SimulationOutput out{trajectory_to_json(tr), trajectory_to_csv(tr), false};
-      out.trajectory["ensemble"] = ensemble_to_json(ensemble);
-      return out;
+      return SimulationRun{std::move(tr), ensemble_to_json(ensemble), false};
     }
     if (c.verify && stopped_short(tr.stats.stop_reason)) {
       // Nothing to verify: a reference of a run that stopped short would only repeat its failure
@@ -105,8 +104,26 @@ SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) 
                                    reference.stats.stop_reason + ")";
       }
     }
-    return SimulationOutput{trajectory_to_json(tr), trajectory_to_csv(tr), error_of_data_size(tr)};
+    const bool data_size = error_of_data_size(tr);
+    return SimulationRun{std::move(tr), std::nullopt, data_size};
   });
+}
+
+SimulationOutput serialise(const SimulationRun& run) {
+  return std::visit(
+      [&](const auto& tr) {
+        // At the run's own precision: MPFR decimals carry the run's digits.
+        return with_precision(tr.precision, [&](auto) {
+          SimulationOutput out{trajectory_to_json(tr), trajectory_to_csv(tr), run.error_of_data_size};
+          if (run.ensemble) out.trajectory["ensemble"] = *run.ensemble;
+          return out;
+        });
+      },
+      run.trajectory);
+}
+
+SimulationOutput run_simulation(const SimConfig& c, const ProgressFn& progress) {
+  return serialise(simulate_config(c, progress));
 }
 
 }  // namespace attnflow
