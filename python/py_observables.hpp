@@ -21,6 +21,17 @@ namespace py = pybind11;
 /// The first line of a Python exception's message ("ValueError: ...").
 inline std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+/// f's value as a real number: a str, bytes or bool that float() would read is refused, not coerced.
+inline py::object checked_real(const py::object& r, const std::string& name) {
+  if (py::isinstance<py::str>(r) || py::isinstance<py::bytes>(r) || PyBool_Check(r.ptr()))
+    attnflow::input_error(name, "returned " + std::string(py::str(py::type::of(r).attr("__name__"))) + ", not a number");
+  return r;
+}
+
+inline double real_number(const py::object& r, const std::string& name) {
+  return py::float_(checked_real(r, name)).cast<double>();
+}
+
 inline double call_in_double(PyObject* f, const std::string& name, const attnflow::Tokens<double>& x) {
   py::gil_scoped_acquire gil;
   try {
@@ -28,8 +39,7 @@ inline double call_in_double(PyObject* f, const std::string& name, const attnflo
     auto m = a.mutable_unchecked<2>();
     for (Eigen::Index i = 0; i < x.rows(); ++i)
       for (Eigen::Index k = 0; k < x.cols(); ++k) m(i, k) = x(i, k);
-    const py::object r = py::reinterpret_borrow<py::object>(f)(a);
-    return py::float_(r).cast<double>();
+    return real_number(py::reinterpret_borrow<py::object>(f)(a), name);
   } catch (py::error_already_set& e) {
     attnflow::input_error(name, "raised " + first_line(e.what()));
   }
@@ -56,7 +66,7 @@ inline attnflow::mpfr call_in_mp(PyObject* f, const std::string& name, const att
       context.attr("dps") = saved;
       throw;
     }
-    const std::string text = py::str(mpmath.attr("nstr")(mpmath.attr("mpf")(r), digits + 5));
+    const std::string text = py::str(mpmath.attr("nstr")(mpmath.attr("mpf")(checked_real(r, name)), digits + 5));
     context.attr("dps") = saved;
     return attnflow::mpfr(text);
   } catch (py::error_already_set& e) {

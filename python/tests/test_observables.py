@@ -86,7 +86,7 @@ def test_a_function_that_raises_is_one_line_naming_it():
     assert "\n" not in str(e.value)
 
 
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), "text"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "text", "3.5", True, None])
 def test_a_value_that_is_not_a_finite_number_is_one_line(value):
     with pytest.raises(attnflow.InputError) as e:
         run(collapse_statement("py:D"), observables={"D": lambda x: value})

@@ -242,12 +242,11 @@ struct InstanceOutcome {
   std::string confirmation;  // what the re-run said, for a violation
 };
 
-/// A statement naming a caller's observable needs each run's twin kept (its error is measured).
+/// A clause on a caller's observable needs each run's twin kept (its error is measured there; a
+/// regress value at T is recorded, not judged, and needs none).
 bool names_user_observable(const StatementSpec& s) {
   for (const auto& c : s.conclusions)
     if (find_observable(c.observable)->user) return true;
-  for (const auto& name : s.regress)
-    if (find_observable(name)->user) return true;
   return false;
 }
 
