@@ -234,6 +234,31 @@ BOOST_AUTO_TEST_CASE(linear_systems_known_exponents) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(given_times_are_reorthonormalisation_times) {
+  // at_times: each given time is one of r.times exactly, each gap cut into pieces of at most
+  // `interval`; the exponents over [0, T] do not depend on where the frame is renormalised (the
+  // growth of a column is a product of the R_ii between times), up to the integration error.
+  Matrix<double> D = Matrix<double>::Zero(2, 2);
+  D.diagonal() << 0.7, -0.4;
+  LyapunovSettings<double> s;
+  s.t_end = 3, s.interval = 0.5, s.seed = 3;
+  const auto uniform = benettin<double>(linear_field(D), State<double>(2, 0.0), s);
+  s.at_times = {0.2, 1.7, 3};
+  const auto given = benettin<double>(linear_field(D), State<double>(2, 0.0), s);
+  // 1.5 and 1.3 cut in thirds
+  const std::vector<double> expected = {0.2, 0.7, 1.2, 1.7, 1.7 + 1.3 / 3, 1.7 + 2.6 / 3, 3};
+  BOOST_REQUIRE_EQUAL(given.times.size(), expected.size());
+  for (std::size_t m = 0; m < expected.size(); ++m) BOOST_TEST(given.times[m] == expected[m], boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(given.times[0] == 0.2);  // exactly the given ones
+  BOOST_TEST(given.times[3] == 1.7);
+  BOOST_TEST(given.times[6] == 3.0);
+  for (std::size_t i = 0; i < 2; ++i) BOOST_TEST(std::abs(given.exponents[i] - uniform.exponents[i]) <= 1e-9);
+  s.at_times = {0.2, 2};  // the last is not t_end
+  BOOST_CHECK_THROW(benettin<double>(linear_field(D), State<double>(2, 0.0), s), std::invalid_argument);
+  s.at_times = {1, 1, 3};  // not ascending
+  BOOST_CHECK_THROW(benettin<double>(linear_field(D), State<double>(2, 0.0), s), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(top_k_equals_leading_part_of_full_spectrum) {
   Matrix<double> U(3, 3);
   U << 0.5, 3, 1, 0, -0.5, 4, 0, 0, -2;

@@ -1,5 +1,6 @@
 #include "attnflow/catalogue/observable_registry.hpp"
 #include "attnflow/catalogue/count_observables.hpp"
+#include "attnflow/catalogue/ftle_observable.hpp"
 #include "attnflow/catalogue/user_observables.hpp"
 
 #include "attnflow/catalogue/figure.hpp"
@@ -468,6 +469,7 @@ const std::vector<ObservableDef>& observable_registry() {
           .thresholded(),
       hyperplane_levels_observable(),
       attention_rank_observable(),
+      ftle_observable(),
   };
   return registry;
 }

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ template <class T> struct ObservableContext {
   const Tokens<T>* final = nullptr;     // the last sample (observables against the limit)
   std::vector<double> column_error;     // the run's measured error per coordinate
   double error_estimate = std::numeric_limits<double>::quiet_NaN();  // per coordinate, of the run
+};
+
+/// An observable of the path at a run's sample times, each value with its measured error.
+template <class T> struct PathValues {
+  std::vector<T> value;
+  std::vector<double> error;
 };
 
 struct ObservableDef {
@@ -63,6 +70,19 @@ struct ObservableDef {
   std::function<double(const Tokens<double>&)> user;
   std::function<mpfr(const Tokens<mpfr>&)> user_mp;
 
+  /// An observable of the path up to each sample (a finite-time Lyapunov exponent), not of the
+  /// sample alone: its values at all the run's sample times at once, from the context's config and
+  /// start, each with its error measured against a tighter twin of its own computation.
+  PathValues<double> (*path_double)(const ObservableContext<double>&, const std::vector<double>& times) = nullptr;
+  PathValues<mpfr> (*path_mpfr)(const ObservableContext<mpfr>&, const std::vector<mpfr>& times) = nullptr;
+  bool of_path() const { return path_double != nullptr; }
+  template <class T> PathValues<T> path(const ObservableContext<T>& c, const std::vector<T>& times) const {
+    if constexpr (std::is_same_v<T, double>)
+      return path_double(c, times);
+    else
+      return path_mpfr(c, times);
+  }
+
   // Named setters for the registry (one entry reads as what is special about it).
   ObservableDef& needing_hemisphere() { return needs_hemisphere = true, *this; }
   ObservableDef& thresholded() { return needs_delta = true, *this; }
@@ -77,6 +97,7 @@ struct ObservableDef {
   ObservableDef& vanishing_identically() { return identity = true, *this; }
 
   template <class T> T at(const Tokens<T>& x, const ObservableContext<T>& c) const {
+    if (of_path()) throw std::logic_error(name + " is an observable of the path: read it with path()");
     if constexpr (std::is_same_v<T, double>)
       return user ? user(x) : at_double(x, c);
     else if (user)

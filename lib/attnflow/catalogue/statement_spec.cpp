@@ -532,8 +532,8 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
       if (!rg[k].is_string() || !find_observable(rg[k].get<std::string>()))
         input_error(f, "unknown observable; known: " + observable_names());
       const ObservableDef& o = *find_observable(rg[k].get<std::string>());
-      if (o.needs_delta || o.needs_hemisphere || o.reference)
-        input_error(f, "'" + o.name + "' needs a clause (a threshold, a hemisphere or a reference)");
+      if (o.needs_delta || o.needs_hemisphere || o.reference || o.of_path())
+        input_error(f, "'" + o.name + "' needs a clause (a threshold, a hemisphere, a reference or the whole path)");
       s.regress.push_back(o.name);
     }
   }

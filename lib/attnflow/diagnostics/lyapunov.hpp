@@ -55,6 +55,10 @@ template <class T> struct LyapunovSettings {
   int exponents = 0;  // k, the number of exponents; 0 = the full spectrum (k = N)
   T t_start = T(0), t_end = T(10);
   T interval = T(1) / 2;  // Δt between re-orthonormalisations (the last one lands on t_end)
+  /// When given (ascending, in (t_start, t_end], the last t_end): re-orthonormalise at exactly these
+  /// times, each gap cut into equal pieces of at most `interval`, so the running estimates are read
+  /// at them (an observable's sample times).
+  std::vector<T> at_times;
   T rtol = T(1) / T(10000000000LL), atol = T(1) / T(1000000000000LL);  // dopri5, augmented state
   T dt = T(1) / 100;                                                   // first step proposal
   std::uint64_t seed = 1;     // random orthonormal initial frame from this seed; 0: e_1..e_k
@@ -74,6 +78,7 @@ template <class T> struct LyapunovResult {
   /// |Σ λ_i − trace_average| for the full spectrum (k = N); NaN when k < N (not comparable).
   T trace_residual = std::numeric_limits<T>::quiet_NaN();
   State<T> final_state;
+  Matrix<T> initial_frame;  // the orthonormal tangent frame at t_start (N×k)
   long steps = 0, rejected_steps = 0, jacobian_evaluations = 0;
 
   bool full() const { return k == dimension; }

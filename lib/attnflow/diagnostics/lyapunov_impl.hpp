@@ -115,9 +115,34 @@ template <class T> Vector<T> orthonormalise(Eigen::Map<Matrix<T>>& Y) {
 
 }  // namespace
 
+/// Where the tangent block is re-orthonormalised: every `interval` from t_start (the last on t_end),
+/// or the given times with each gap cut into equal pieces of at most `interval`.
+template <class T> std::vector<T> reorthonormalisation_times(const LyapunovSettings<T>& s) {
+  using std::ceil;
+  const auto pieces = [&](const T& span) {
+    return std::max<long>(1, static_cast<long>(to_double(ceil(span / s.interval))));
+  };
+  std::vector<T> times;
+  if (s.at_times.empty()) {
+    const long M = pieces(s.t_end - s.t_start);
+    for (long m = 1; m <= M; ++m) times.push_back(m == M ? s.t_end : s.t_start + s.interval * T(m));
+    return times;
+  }
+  if (!(s.at_times.back() == s.t_end))
+    throw std::invalid_argument("benettin: the last of at_times must be t_end");
+  T from = s.t_start;
+  for (const T& to : s.at_times) {
+    if (!(to > from)) throw std::invalid_argument("benettin: at_times must ascend from after t_start");
+    const long M = pieces(to - from);
+    for (long m = 1; m < M; ++m) times.push_back(from + (to - from) * T(m) / T(M));
+    times.push_back(to);
+    from = to;
+  }
+  return times;
+}
+
 template <class T>
 LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, const LyapunovSettings<T>& s) {
-  using std::ceil;
   using std::log;
   using S = State<T>;
   const int N = static_cast<int>(x0.size());
@@ -143,6 +168,7 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
     for (Eigen::Index i = 0; i < Y.size(); ++i) Y.data()[i] = T(draws.normal());
     orthonormalise<T>(Y);
   }
+  res.initial_frame = Y;
 
   // Each interval through integrate(): dopri5, steps clipped to land on its end, the next interval
   // starting from the controller's last proposal. A fresh stepper per interval is what the
@@ -154,11 +180,10 @@ LyapunovResult<T> benettin(const JacobianField<T>& field, const State<T>& x0, co
   is.rtol = s.rtol;
   is.atol = s.atol;
   is.dt = s.dt;
-  const long M = std::max<long>(1, static_cast<long>(to_double(ceil((s.t_end - s.t_start) / s.interval))));
+  const std::vector<T> targets = reorthonormalisation_times(s);
   std::vector<T> sums(static_cast<std::size_t>(k), T(0));
   T t = s.t_start;
-  for (long m = 1; m <= M; ++m) {
-    const T target = m == M ? s.t_end : s.t_start + s.interval * T(m);
+  for (const T& target : targets) {
     is.sample_times = {t, target};
     is.max_steps = s.max_steps - res.steps - res.rejected_steps;
     const Trajectory<T> tr = integrate(sys, Tokens<T>(Eigen::Map<const Tokens<T>>(z.data(), 1, sys.d)), is);

@@ -45,10 +45,14 @@ double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 template <class T> ClauseSeries<T> user_clause_series(const ObservableDef& o, const Trajectory<T>& tr,
                                                       const Trajectory<T>* twin, const ObservableContext<T>& oc);
 
+template <class T> ClauseSeries<T> path_clause_series(const ObservableDef& o, const Trajectory<T>& tr,
+                                                      const ObservableContext<T>& oc);
+
 template <class T> ClauseSeries<T> clause_series(const ConclusionSpec& c, const Trajectory<T>& tr, const Trajectory<T>* twin,
                                                  double error, double beta, const ObservableContext<T>& oc) {
   const ObservableDef& o = *find_observable(c.observable);
   if (o.user) return user_clause_series(o, tr, twin, oc);
+  if (o.of_path()) return path_clause_series(o, tr, oc);
   if (o.coordinate >= 0 && std::size_t(o.coordinate) < oc.column_error.size())
     error = oc.column_error[std::size_t(o.coordinate)];  // the error of the one coordinate it reads
   ClauseSeries<T> s;
@@ -117,6 +121,21 @@ template <class T> ClauseSeries<T> user_clause_series(const ObservableDef& o, co
     }
     s.y.push_back(y);
     s.tolerance.push_back(TolerancePolicy::tolerance(1.0, error, tr.n, tr.d, eps, std::abs(to_double(y))));
+  }
+  return s;
+}
+
+/// An observable of the path (ftle) at every sample, from one computation over the run's span with
+/// its own measured error per sample; the tolerance policy's safety factor applies as to any other.
+template <class T> ClauseSeries<T> path_clause_series(const ObservableDef& o, const Trajectory<T>& tr,
+                                                      const ObservableContext<T>& oc) {
+  ClauseSeries<T> s;
+  s.t = tr.t;
+  const PathValues<T> p = o.path(oc, tr.t);
+  const double eps = to_double(epsilon<T>());
+  for (std::size_t k = 0; k < tr.t.size(); ++k) {
+    s.y.push_back(p.value[k]);
+    s.tolerance.push_back(TolerancePolicy::tolerance(1.0, p.error[k], tr.n, tr.d, eps, std::abs(to_double(p.value[k]))));
   }
   return s;
 }
