@@ -28,6 +28,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace first_mode_hook {
 
 using nlohmann::json;
 
@@ -241,9 +243,11 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace first_mode_hook
 }  // namespace
 
 MeasurementHook hook_first_mode() {
+  using namespace first_mode_hook;
   return {"first-mode",
           "the runs of the violated betas again from another displacement with 100x tighter tolerances",
           {{"model", "sa-sphere"},

@@ -18,6 +18,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace gamma_scaling_hook {
 
 using nlohmann::json;
 
@@ -216,9 +218,11 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace gamma_scaling_hook
 }  // namespace
 
 MeasurementHook hook_gamma_scaling() {
+  using namespace gamma_scaling_hook;
   return {"gamma-scaling",
           "the farthest instance at the largest d again at >= 20 more digits with 100x tighter tolerances, and the fit redone",
           {{"instances", 6}, {"n", 4}, {"beta", 1}, {"t_end", 5}, {"ds", {16, 64, 256}}, {"start", "uniform"}},

@@ -18,6 +18,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace good_triple_levels_hook {
 
 using nlohmann::json;
 
@@ -201,9 +203,11 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace good_triple_levels_hook
 }  // namespace
 
 MeasurementHook hook_good_triple_levels() {
+  using namespace good_triple_levels_hook;
   return {"good-triple-levels",
           "the instance again at >= 20 more digits with 100x tighter tolerances (hypotheses re-decided there)",
           {{"instances", 4}, {"n", 7}, {"d", 2}, {"t_end", 40}, {"sign", 1}, {"weights", "random"}, {"require_good_triple", true}},

@@ -26,6 +26,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace long_context_hook {
 
 using nlohmann::json;
 template <unsigned Digits> using Fixed = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<Digits>>;
@@ -295,9 +297,11 @@ std::vector<json> instances(const HookParams& p) {
   return out;
 }
 
+}  // namespace long_context_hook
 }  // namespace
 
 MeasurementHook hook_long_context() {
+  using namespace long_context_hook;
   return {"long-context",
           "the closed form of the violated gammas again at 110 digits (error from 140), and the judgement redone",
           {{"rho", "0.5"},

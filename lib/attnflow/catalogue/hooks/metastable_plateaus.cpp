@@ -20,6 +20,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace metastable_plateaus_hook {
 
 using nlohmann::json;
 
@@ -153,9 +155,11 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace metastable_plateaus_hook
 }  // namespace
 
 MeasurementHook hook_metastable_plateaus() {
+  using namespace metastable_plateaus_hook;
   return {"metastable-plateaus",
           "the first run again at >= 20 more digits with 100x tighter tolerances",
           {{"instances", 2},

@@ -24,6 +24,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace noisy_kuramoto_hook {
 
 using nlohmann::json;
 
@@ -152,9 +154,11 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace noisy_kuramoto_hook
 }  // namespace
 
 MeasurementHook hook_noisy_kuramoto() {
+  using namespace noisy_kuramoto_hook;
   return {"noisy-kuramoto",
           "the runs of the violated kappas again with other noise paths at a 4x finer step, and the judgement redone",
           {{"n", 500},

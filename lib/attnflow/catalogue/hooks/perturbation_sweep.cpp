@@ -19,6 +19,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace perturbation_sweep_hook {
 
 using nlohmann::json;
 using Dec = boost::multiprecision::number<boost::multiprecision::cpp_dec_float<80>>;
@@ -175,9 +177,11 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace perturbation_sweep_hook
 }  // namespace
 
 MeasurementHook hook_perturbation_sweep() {
+  using namespace perturbation_sweep_hook;
   return {"perturbation-sweep",
           "the sweep again at 20 more digits (floor from 20 more still)",
           {{"instances", 3}, {"n", 4}, {"d", 3}, {"layers", 30}, {"alpha", "0.5"}, {"min_decades", 6}, {"digits", 40},

@@ -18,6 +18,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace phase_diagram_hook {
 
 using nlohmann::json;
 
@@ -293,9 +295,11 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace phase_diagram_hook
 }  // namespace
 
 MeasurementHook hook_phase_diagram() {
+  using namespace phase_diagram_hook;
   return {"phase-diagram",
           "the first run again at >= 20 more digits with 100x tighter tolerances",
           {{"runs", 32},

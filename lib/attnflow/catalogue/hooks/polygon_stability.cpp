@@ -18,6 +18,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace polygon_stability_hook {
 
 using nlohmann::json;
 
@@ -118,9 +120,11 @@ std::vector<json> betas(const HookParams& p) {
   return out;
 }
 
+}  // namespace polygon_stability_hook
 }  // namespace
 
 MeasurementHook hook_polygon_stability() {
+  using namespace polygon_stability_hook;
   return {"polygon-stability",
           "the equilibrium re-proved by the Krawczyk operator around the polygon and its stability decided on that box",
           {{"model", "sa-sphere"},

@@ -16,6 +16,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace precision_trap_hook {
 
 using nlohmann::json;
 
@@ -127,9 +129,11 @@ HookJudgement judge(const HookParams&, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace precision_trap_hook
 }  // namespace
 
 MeasurementHook hook_precision_trap() {
+  using namespace precision_trap_hook;
   return {"precision-trap",
           "the high-precision run again with 20 more digits and rtol 1e-16",
           {{"epsilons", {"0.3", "0.2", "0.12"}}},

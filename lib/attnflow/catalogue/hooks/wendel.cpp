@@ -14,6 +14,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace wendel_hook {
 
 using nlohmann::json;
 
@@ -75,9 +77,11 @@ std::vector<json> pairs(const HookParams& p) {
   return out;
 }
 
+}  // namespace wendel_hook
 }  // namespace
 
 MeasurementHook hook_wendel() {
+  using namespace wendel_hook;
   return {"wendel",
           "an independent sample 4x larger (a violation counts only if it deviates too)",
           {{"samples", 2000}, {"pairs", {{4, 2}, {6, 3}, {8, 3}, {10, 2}, {3, 3}, {4, 6}}}, {"formula", "p(n, d)"},

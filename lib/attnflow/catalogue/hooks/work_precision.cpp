@@ -22,6 +22,8 @@
 namespace attnflow {
 
 namespace {
+// Named within the file's unnamed namespace: the hooks compile together in unity batches.
+namespace work_precision_hook {
 
 using nlohmann::json;
 
@@ -260,9 +262,11 @@ HookJudgement judge(const HookParams& p, const std::vector<json>& measured) {
   return j;
 }
 
+}  // namespace work_precision_hook
 }  // namespace
 
 MeasurementHook hook_work_precision() {
+  using namespace work_precision_hook;
   return {"work-precision",
           "every series again against a reference gamma at 20 more digits",
           {{"n", 5}, {"d", 7}, {"beta", 1}, {"t_end", 4}, {"samples", 9}, {"reference", "sa"}, {"claim", "reported"},
