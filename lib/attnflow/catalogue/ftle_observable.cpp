@@ -2,8 +2,9 @@
 
 #include "attnflow/diagnostics/lyapunov_impl.hpp"  // Benettin at the run's precision (MPFR too)
 #include "attnflow/errors.hpp"
+#include "attnflow/run/simulate.hpp"
 
-#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace attnflow {
@@ -11,10 +12,6 @@ namespace attnflow {
 namespace {
 
 constexpr std::uint64_t kTangentSeed = 1;
-// The twin's tolerances and its least number of steps relative to the run's: the runner's own
-// error twin (run/run_simulation.cpp, error_twin_config).
-constexpr int kTwinTightening = 100;
-constexpr long kTwinStepFactor = 4, kTwinLeastSteps = 16;
 
 void ftle_applies(const SimConfig& c) {
   if (c.discrete()) input_error("ftle", "a layer map has no tangent flow: the exponent is of continuous models");
@@ -24,16 +21,26 @@ void ftle_applies(const SimConfig& c) {
 template <class T> PathValues<T> ftle_path(const ObservableContext<T>& c, const std::vector<T>& times) {
   const SimConfig& config = *c.config;
   ftle_applies(config);
-  const Model<T> model = build_model<T>(config);
-  const T rtol = from_decimal<T>(config.rtol), atol = from_decimal<T>(config.atol);
+  std::optional<Model<T>> built;
+  if (!c.model) built.emplace(build_model<T>(config));
+  const Model<T>& model = c.model ? *c.model : *built;
   long steps = 0;
   PathValues<T> out;
-  out.value = ftle_series<T>(model, c.start, times, rtol, atol, kTangentSeed, &steps);
-  const T span = times.back() - times.front();
-  const T twin_interval =
-      std::min<T>(LyapunovSettings<T>().interval, span / T(kTwinStepFactor * std::max(steps, kTwinLeastSteps)));
-  const std::vector<T> twin = ftle_series<T>(model, c.start, times, rtol / T(kTwinTightening),
-                                             atol / T(kTwinTightening), kTangentSeed, nullptr, &twin_interval);
+  out.value = ftle_series<T>(model, c.start, times, from_decimal<T>(config.rtol), from_decimal<T>(config.atol),
+                             kTangentSeed, &steps);
+  // The twin by the runner's own rule (error_twin_config, for the controlled dopri5 Benettin
+  // integrates with): 100x tighter tolerances and steps capped at a quarter of the run's mean step,
+  // which the re-orthonormalisation pieces enforce (each takes at least one step).
+  SimConfig controlled = config;
+  controlled.method = Method::dopri5;
+  controlled.fixed_step = false;
+  controlled.times = {to_decimal(times.front()), to_decimal(times.back())};  // the span read here
+  controlled.grid_samples = 0;
+  const SimConfig twin_config = error_twin_config(controlled, steps);
+  T twin_interval = LyapunovSettings<T>().interval;
+  if (const T cap = from_decimal<T>(twin_config.max_step); cap > T(0) && cap < twin_interval) twin_interval = cap;
+  const std::vector<T> twin = ftle_series<T>(model, c.start, times, from_decimal<T>(twin_config.rtol),
+                                             from_decimal<T>(twin_config.atol), kTangentSeed, nullptr, &twin_interval);
   using std::abs;
   for (std::size_t k = 0; k < times.size(); ++k)
     out.error.push_back(k == 0 ? 0.0 : to_double(T(abs(out.value[k] - twin[k]))));  // t0: no integration
