@@ -4,6 +4,8 @@
 // tighter re-run; violations confirmed at higher precision before they are believed.
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/errors.hpp"
+#include "attnflow/io/wire.hpp"
+#include "attnflow/run/instance_fanout.hpp"
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/tokens.hpp"
@@ -17,8 +19,22 @@ namespace attnflow {
 /// fn(i) for i < count, in parallel; result i is fn(i) whatever the thread count.
 /// fn must not change the MPFR precision (it is process-wide in Boost 1.74). The installed
 /// InstanceMonitor hears of each finished instance; when it asks to stop, no new instance starts
-/// and Cancelled is thrown once the running ones are done.
+/// and Cancelled is thrown once the running ones are done. With an InstanceFanout installed and a
+/// result type that has a wire form, the fanout runs the loop (journaled, or over MPI ranks) and
+/// each result is the one read back from its exact wire form, wherever it was computed.
 template <class R> std::vector<R> run_instances(long count, const std::function<R(long)>& fn) {
+  if constexpr (wire::has_wire<R>()) {
+    if (InstanceFanout* fanout = current_instance_fanout(); fanout && !inside_instance()) {
+      const std::vector<std::string> bytes = fanout->run(count, [&](long i) {
+        const InstanceBody body;
+        return wire::encode(fn(i));
+      });
+      std::vector<R> out;
+      out.reserve(bytes.size());
+      for (const std::string& b : bytes) out.push_back(wire::decode<R>(b));
+      return out;
+    }
+  }
   std::vector<R> out(static_cast<std::size_t>(count));
   InstanceMonitor* monitor = current_instance_monitor();
   if (monitor) monitor->instances_planned(count);
@@ -32,6 +48,7 @@ template <class R> std::vector<R> run_instances(long count, const std::function<
       continue;
     }
     try {
+      const InstanceBody body;  // a loop inside this instance runs here, not through a fanout
       out[static_cast<std::size_t>(i)] = fn(i);
     } catch (...) {
 #pragma omp critical

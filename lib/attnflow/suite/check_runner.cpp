@@ -7,6 +7,8 @@
 #include "attnflow/io/output_directory.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/run/instance_fanout.hpp"
+#include "attnflow/run/instance_journal.hpp"
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/version.hpp"
 
@@ -148,6 +150,16 @@ std::string specification_digest(const nlohmann::json& specification, const nloh
   return fmt::format("{:016x}", h);
 }
 
+/// A check's instance loops in results.json's provenance (instance_loops).
+nlohmann::json cost_record(const InstanceFanout::Cost& cost) {
+  return {{"instances", cost.instances},
+          {"instance_seconds", cost.instance_seconds},
+          {"median_instance_seconds", cost.quantile(0.5)},
+          {"p90_instance_seconds", cost.quantile(0.9)},
+          {"longest_instance_seconds", cost.quantile(1)},
+          {"loop_seconds", cost.loop_seconds}};
+}
+
 }  // namespace
 
 CheckRunOutcome run_checks(const CheckRunOptions& o) {
@@ -177,13 +189,44 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   if (o.jobs < 0) input_error("--jobs", "must be positive");
   omp_set_num_threads(o.jobs > 0 ? o.jobs : omp_get_num_procs());
 
+  // Where the instance loops run: the MPI job's ranks when the command line installed that fanout,
+  // else this process's threads. Either way each finished instance is journaled (by the
+  // coordinator), so that a run that dies resumes with what it had done.
+  LocalFanout local_fanout;
+  InstanceFanout* fanout = current_instance_fanout();
+  std::optional<ScopedInstanceFanout> installed_fanout;
+  if (!fanout) installed_fanout.emplace(fanout = &local_fanout);
+  const bool coordinator = fanout->coordinator();
+
   const std::string results_path = o.out + "/results.json";
-  const OutputDirectory claimed(o.out, "--out");  // writable, and ours alone, before any computation
+  std::optional<OutputDirectory> claimed;  // writable, and ours alone, before any computation
+  if (coordinator) claimed.emplace(o.out, "--out");
+  std::optional<InstanceJournal> journal;
+  if (coordinator) journal.emplace(o.out + "/instances.journal", o.resume);
+  fanout->attach_journal(journal ? &*journal : nullptr);
+  const std::size_t journaled_before = fanout->taken_from_journal();
+  struct Detach {
+    InstanceFanout* f;
+    ~Detach() { f->attach_journal(nullptr); }
+  } detach{fanout};
   nlohmann::json results = {
       {"suite", suite.name}, {"seed", suite.seed}, {"attnflow_version", kVersion}, {"checks", nlohmann::json::array()}};
   nlohmann::json durations = nlohmann::json::object(), digests = nlohmann::json::object();
-  if (o.resume && std::filesystem::exists(results_path)) {
-    const nlohmann::json old = read_json_file(results_path);
+  nlohmann::json costs = nlohmann::json::object();  // per check: what its instance loops cost
+  // Every process resumes from the coordinator's reading of results.json (a failure to read it
+  // is the same bad input on every process).
+  std::string stored;
+  if (coordinator && o.resume && std::filesystem::exists(results_path)) {
+    try {
+      stored = "J" + read_json_file(results_path).dump();
+    } catch (const InputError& e) {
+      stored = std::string("E") + e.what();
+    }
+  }
+  stored = fanout->shared(stored);
+  if (!stored.empty() && stored[0] == 'E') throw InputError(stored.substr(1));
+  if (!stored.empty()) {
+    const nlohmann::json old = nlohmann::json::parse(stored.substr(1));
     // Read through checked accessors: a stored file of other types is bad input, not a type_error.
     if (!old.is_object() || !old.contains("seed") || !old.at("seed").is_number_unsigned() ||
         !old.contains("checks") || !old.at("checks").is_array())
@@ -199,6 +242,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
       const nlohmann::json& p = old.at("provenance");
       if (p.contains("durations_seconds") && p.at("durations_seconds").is_object()) durations = p.at("durations_seconds");
       if (p.contains("resume_digests") && p.at("resume_digests").is_object()) digests = p.at("resume_digests");
+      if (p.contains("instance_loops") && p.at("instance_loops").is_object()) costs = p.at("instance_loops");
     }
   }
   // A stored result is resumed only when it was computed from the same specification: the
@@ -238,9 +282,13 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     ordered["provenance"] = provenance_base;
     ordered["provenance"]["written"] = now_iso8601();
     ordered["provenance"]["durations_seconds"] = durations;
+    ordered["provenance"]["instance_loops"] = costs;
     ordered["provenance"]["resume_digests"] = digests;
     ordered["provenance"]["complete"] = finished == "complete";
-    write_file_atomically(results_path, ordered.dump(1) + "\n");
+    if (fanout->processes() > 1) ordered["provenance"]["mpi_ranks"] = fanout->processes();
+    if (const std::size_t taken = fanout->taken_from_journal() - journaled_before; taken > 0)
+      ordered["provenance"]["instances_from_journal"] = taken;
+    if (coordinator) write_file_atomically(results_path, ordered.dump(1) + "\n");
     results = ordered;
   };
 
@@ -258,21 +306,28 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   for (std::size_t k = 0; k < selected.size(); ++k) {
     const auto& [id, params] = selected[k];
     if (o.resume && already_done(id, params)) continue;
-    if (monitor.cancelled()) {
+    // The coordinator's decision, on every process: they stop at the same check.
+    if (fanout->shared(monitor.cancelled() ? "stop" : "go") == "stop") {
       outcome.cancelled = true;
       break;
     }
     if (o.events) o.events->check_started(id, k);
     const auto t0 = std::chrono::steady_clock::now();
     CheckResult r;
+    fanout->begin_scope(id + ':' + digest_of(id, params));
     try {
       r = run_entry(*entry_of(id), params, suite.seed);
     } catch (const Cancelled&) {
       outcome.cancelled = true;
+      // What the interrupted check's loops had cost: the sizes of a run too long to finish.
+      costs[id] = cost_record(fanout->cost_of_scope());
+      costs[id]["interrupted"] = true;
+      write_results("partial");
       break;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     durations[id] = seconds;
+    costs[id] = cost_record(fanout->cost_of_scope());
     nlohmann::json& checks = results["checks"];
     for (std::size_t c = checks.size(); c-- > 0;)  // a stale stored result gives way to this one
       if (checks[c].value("id", "") == id) checks.erase(c);
@@ -283,7 +338,11 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
     if (o.events) o.events->check_done(results["checks"].back(), seconds);
   }
   outcome.done = done;
-  if (!outcome.cancelled) write_results("complete");
+  outcome.journaled_instances = fanout->taken_from_journal() - journaled_before;
+  if (!outcome.cancelled) {
+    write_results("complete");
+    if (journal) journal->remove();  // nothing is left to resume
+  }
   outcome.results = results;
   for (const auto& c : results["checks"]) outcome.all_as_expected &= c.value("as_expected", false);
   return outcome;

@@ -69,6 +69,9 @@ struct CheckRunOutcome {
   /// --resume: the checks stored in results.json from another specification (statement, suite
   /// parameters, seed or code), recomputed rather than kept.
   std::vector<std::string> stale;
+  /// --resume: the finished instances of unfinished checks taken from DIR/instances.journal (kept
+  /// as each arrived) instead of computed again.
+  std::size_t journaled_instances = 0;
 };
 
 CheckRunOutcome run_checks(const CheckRunOptions& options);

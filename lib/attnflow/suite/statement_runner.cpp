@@ -15,6 +15,7 @@
 #include "attnflow/diagnostics/rates.hpp"
 #include "attnflow/judge/confirmation_policy.hpp"
 #include "attnflow/judge/judge_clause.hpp"
+#include "attnflow/judge/judgement_wire.hpp"
 #include "attnflow/judge/probability.hpp"
 #include "attnflow/judge/tolerance_policy.hpp"
 #include "attnflow/run/ensemble.hpp"
@@ -261,6 +262,20 @@ struct InstanceOutcome {
   std::string confirmation;  // what the re-run said, for a violation
 };
 
+// The exact wire form of an instance's outcome (io/wire.hpp), every field but the statement it
+// belongs to (the loop restores that from the index); the sizes catch a field added and not listed.
+static_assert(sizeof(ClauseOutcome) == 896, "ClauseOutcome changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, ClauseOutcome& c) {
+  a(c.text, c.judged, c.reported_only, c.not_applicable, c.reason, c.series, c.guide);
+}
+static_assert(sizeof(RunJudgement) == 88, "RunJudgement changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, RunJudgement& j) { a(j.verdict, j.unsettled, j.clauses, j.recorded, j.note); }
+static_assert(sizeof(InstanceOutcome) == 232, "InstanceOutcome changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, InstanceOutcome& o) {
+  a(o.family, o.config, o.beta, o.verdict, o.judgement, o.error_estimate, o.horizon_factor, o.hypothesis_met, o.w,
+    o.confirmation);
+}
+
 /// A clause on a caller's observable needs each run's twin kept (its error is measured there; a
 /// regress value at T is recorded, not judged, and needs none).
 bool names_user_observable(const StatementSpec& s) {
@@ -437,6 +452,7 @@ std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckCon
   } else {
     outs = run_instances<InstanceOutcome>(count, [&](long i) { return pass(0.0, i); });
   }
+  for (long i = 0; i < count; ++i) outs[std::size_t(i)].spec = s.instance_of(i % grid).first;  // not on the wire
   for (auto& o : outs) confirm(o);  // sequential: the MPFR precision is process-wide
   return outs;
 }
@@ -631,10 +647,18 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
     };
     std::vector<json> got;  // confirmations in turn: they set the MPFR precision (process-wide)
     if (h.measure_many && !confirm) {
-      std::vector<json> selected;
-      std::vector<std::uint64_t> seeds;
-      for (std::size_t i : which) selected.push_back(inst[i]), seeds.push_back(ctx.instance_seed(offset + i));
-      got = h.measure_many(params, selected, seeds);
+      // In chunks of a fixed size: a batched measurement does not depend on the batch an instance
+      // is in, so the chunks run wherever the instance loop runs them (threads, MPI ranks) and the
+      // values are the same. 16 instances fill the SIMD lanes (4 or 8 wide) twice or more.
+      constexpr std::size_t kChunk = 16;
+      const auto chunks = run_instances<std::vector<json>>(long((which.size() + kChunk - 1) / kChunk), [&](long c) {
+        std::vector<json> selected;
+        std::vector<std::uint64_t> seeds;
+        for (std::size_t k = std::size_t(c) * kChunk; k < std::min(which.size(), std::size_t(c + 1) * kChunk); ++k)
+          selected.push_back(inst[which[k]]), seeds.push_back(ctx.instance_seed(offset + which[k]));
+        return h.measure_many(params, selected, seeds);
+      });
+      for (const auto& chunk : chunks) got.insert(got.end(), chunk.begin(), chunk.end());
     } else if (h.sequential || confirm)
       for (std::size_t k = 0; k < which.size(); ++k) got.push_back(one(long(k)));
     else

@@ -1,0 +1,148 @@
+#include "attnflow/run/instance_fanout.hpp"
+
+#include "attnflow/errors.hpp"
+#include "attnflow/model/model.hpp"
+#include "attnflow/run/instance_monitor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace attnflow {
+
+namespace {
+std::atomic<InstanceFanout*> g_fanout{nullptr};
+thread_local bool t_inside_instance = false;
+}  // namespace
+
+InstanceFanout* current_instance_fanout() { return g_fanout.load(); }
+
+ScopedInstanceFanout::ScopedInstanceFanout(InstanceFanout* f) : previous_(g_fanout.exchange(f)) {}
+ScopedInstanceFanout::~ScopedInstanceFanout() { g_fanout.store(previous_); }
+
+bool inside_instance() { return t_inside_instance; }
+InstanceBody::InstanceBody() : previous_(t_inside_instance) { t_inside_instance = true; }
+InstanceBody::~InstanceBody() { t_inside_instance = previous_; }
+
+InstanceFailure InstanceFailure::from_current_exception() {
+  const std::exception_ptr original = std::current_exception();
+  try {
+    throw;
+  } catch (const Cancelled&) {
+    return {Kind::Cancelled, "cancelled", original};
+  } catch (const InputError& e) {
+    return {Kind::Input, e.what(), original};
+  } catch (const DegenerateStateError& e) {
+    return {Kind::Degenerate, e.what(), original};
+  } catch (const std::exception& e) {
+    return {Kind::Other, e.what(), original};
+  } catch (...) {
+    return {Kind::Other, "an instance failed with an unknown exception", original};
+  }
+}
+
+void InstanceFailure::rethrow() const {
+  if (original) std::rethrow_exception(original);
+  switch (kind) {
+    case Kind::Degenerate: throw DegenerateStateError(message);
+    case Kind::Cancelled: throw Cancelled();
+    case Kind::Input: throw InputError(message);
+    case Kind::Other: break;
+  }
+  throw std::runtime_error(message);
+}
+
+double InstanceFanout::Cost::quantile(double q) const {
+  if (each.empty()) return 0;
+  std::vector<double> sorted = each;
+  std::sort(sorted.begin(), sorted.end());
+  const auto k = static_cast<std::size_t>(std::ceil(q * double(sorted.size()))) ;
+  return sorted[std::min(sorted.size() - 1, k == 0 ? 0 : k - 1)];
+}
+
+void InstanceFanout::begin_scope(const std::string& scope) {
+  scope_ = scope;
+  ordinal_ = 0;
+  cost_ = {};
+}
+
+std::vector<std::string> InstanceFanout::run(long count, const std::function<std::string(long)>& work) {
+  const std::string prefix = scope_ + '\x1f' + std::to_string(ordinal_++) + '\x1f' + std::to_string(count) + '\x1f';
+  std::vector<std::optional<std::string>> results(static_cast<std::size_t>(count));
+  if (journal_)
+    for (long i = 0; i < count; ++i)
+      if ((results[std::size_t(i)] = journal_->find(prefix + std::to_string(i)))) ++taken_from_journal_;
+  const auto start = std::chrono::steady_clock::now();
+  distribute(results, work, [&](long i, const std::string& bytes, double seconds) {
+    if (journal_) journal_->append(prefix + std::to_string(i), bytes);
+    ++cost_.instances;
+    cost_.instance_seconds += seconds;
+    cost_.each.push_back(seconds);
+  });
+  cost_.loop_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<std::string> out;
+  out.reserve(results.size());
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+void run_on_threads(const std::function<long()>& next, const std::function<std::string(long)>& work,
+                    const std::function<void(long, std::string, double)>& done,
+                    const std::function<void(long, InstanceFailure)>& failed) {
+#pragma omp parallel
+  for (;;) {
+    const long i = next();
+    if (i < 0) break;
+    try {
+      const auto start = std::chrono::steady_clock::now();
+      std::string bytes = work(i);
+      done(i, std::move(bytes), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    } catch (...) {
+      failed(i, InstanceFailure::from_current_exception());
+    }
+  }
+}
+
+void LocalFanout::distribute(std::vector<std::optional<std::string>>& results,
+                             const std::function<std::string(long)>& work, const Record& record) {
+  std::deque<long> missing;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i]) missing.push_back(long(i));
+  InstanceMonitor* monitor = current_instance_monitor();
+  if (monitor) monitor->instances_planned(long(missing.size()));
+  std::map<long, InstanceFailure> failures;  // by index: the lowest is rethrown, whatever the timing
+  std::mutex mutex;
+  bool cancelled = false;
+  const auto next = [&]() -> long {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (monitor && monitor->cancelled()) cancelled = true;
+    if (cancelled || missing.empty()) return -1;
+    const long i = missing.front();
+    missing.pop_front();
+    return i;
+  };
+  const auto done = [&](long i, std::string bytes, double seconds) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      record(i, bytes, seconds);
+      results[std::size_t(i)] = std::move(bytes);
+    }
+    if (monitor) monitor->instance_done();
+  };
+  const auto failed = [&](long i, InstanceFailure why) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      failures.emplace(i, std::move(why));
+    }
+    if (monitor) monitor->instance_done();
+  };
+  run_on_threads(next, work, done, failed);
+  if (!failures.empty()) failures.begin()->second.rethrow();
+  if (cancelled) throw Cancelled();
+}
+
+}  // namespace attnflow
