@@ -7,6 +7,7 @@
 #include "attnflow/suite/check_runner.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/mpi_job.hpp"
 #include "cli/progress.hpp"
 
 #include <algorithm>
@@ -124,18 +125,23 @@ void register_check(CLI::App& app) {
     if (suite_opt->count() && !o->statements.empty())
       input_error("--statement",
                   "checks statement files on their own; list them in the suite's \"statements\" to run both");
-    const InterruptFlag interrupt;
+    const InterruptFlag interrupt(launched_by_mpi());
     CheckProgress progress(*quiet);
     CheckRunOptions run = *o;
-    run.events = &progress;
-    run.cancel = &interrupt.flag();
+    // Under mpirun rank 0 alone draws progress and decides to stop; the others follow it.
+    run.events = this_process_speaks() ? &progress : nullptr;
+    run.cancel = this_process_speaks() ? &interrupt.flag() : nullptr;
     const CheckRunOutcome r = run_checks(run);
     progress.finish();
+    if (r.journaled_instances > 0 && this_process_speaks())
+      std::cerr << "attnflow: --resume took " << r.journaled_instances << " finished instances from " << o->out
+                << "/instances.journal\n";
     if (r.cancelled) {
       std::cerr << "attnflow: interrupted; " << r.done << " of " << r.total << " checks are in " << r.results_path
                 << " (continue with --resume)\n";
       return 130;
     }
+    if (!this_process_speaks()) return r.all_as_expected ? 0 : 1;  // rank 0 writes the report
     if (!*quiet) print_table(r.results);
     if (!r.stale.empty()) {
       std::string ids;

@@ -21,9 +21,9 @@ struct CountingFanout : LocalFanout {
   long loops = 0;
  protected:
   void distribute(std::vector<std::optional<std::string>>& results, const std::function<std::string(long)>& work,
-                  const Record& record) override {
+                  const Record& record, int threads) override {
     ++loops;
-    LocalFanout::distribute(results, work, record);
+    LocalFanout::distribute(results, work, record, threads);
   }
 };
 

@@ -61,6 +61,30 @@ template <class R> std::vector<R> run_instances(long count, const std::function<
   return out;
 }
 
+/// fn(i) for i < count, one at a time in this process: for fn that sets the MPFR precision (it is
+/// process-wide). With an InstanceFanout installed and a result type with a wire form, the
+/// processes of an MPI job share them out (each still one at a time) and the journal keeps them.
+template <class R> std::vector<R> run_instances_in_turn(long count, const std::function<R(long)>& fn) {
+  if constexpr (wire::has_wire<R>()) {
+    if (InstanceFanout* fanout = current_instance_fanout(); fanout && !inside_instance()) {
+      const std::vector<std::string> bytes = fanout->run(
+          count,
+          [&](long i) {
+            const InstanceBody body;
+            return wire::encode(fn(i));
+          },
+          true);
+      std::vector<R> out;
+      out.reserve(bytes.size());
+      for (const std::string& b : bytes) out.push_back(wire::decode<R>(b));
+      return out;
+    }
+  }
+  std::vector<R> out;
+  for (long i = 0; i < count; ++i) out.push_back(fn(i));
+  return out;
+}
+
 /// A trajectory with the size of its integration error measured, not assumed.
 template <class T> struct MeasuredRun {
   Trajectory<T> trajectory;

@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <omp.h>
 
 namespace attnflow {
 
@@ -70,7 +71,7 @@ void InstanceFanout::begin_scope(const std::string& scope) {
   cost_ = {};
 }
 
-std::vector<std::string> InstanceFanout::run(long count, const std::function<std::string(long)>& work) {
+std::vector<std::string> InstanceFanout::run(long count, const std::function<std::string(long)>& work, bool in_turn) {
   const std::string prefix = scope_ + '\x1f' + std::to_string(ordinal_++) + '\x1f' + std::to_string(count) + '\x1f';
   std::vector<std::optional<std::string>> results(static_cast<std::size_t>(count));
   if (journal_)
@@ -82,7 +83,7 @@ std::vector<std::string> InstanceFanout::run(long count, const std::function<std
     ++cost_.instances;
     cost_.instance_seconds += seconds;
     cost_.each.push_back(seconds);
-  });
+  }, in_turn ? 1 : 0);
   cost_.loop_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::string> out;
   out.reserve(results.size());
@@ -92,8 +93,8 @@ std::vector<std::string> InstanceFanout::run(long count, const std::function<std
 
 void run_on_threads(const std::function<long()>& next, const std::function<std::string(long)>& work,
                     const std::function<void(long, std::string, double)>& done,
-                    const std::function<void(long, InstanceFailure)>& failed) {
-#pragma omp parallel
+                    const std::function<void(long, InstanceFailure)>& failed, int threads) {
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (;;) {
     const long i = next();
     if (i < 0) break;
@@ -108,7 +109,7 @@ void run_on_threads(const std::function<long()>& next, const std::function<std::
 }
 
 void LocalFanout::distribute(std::vector<std::optional<std::string>>& results,
-                             const std::function<std::string(long)>& work, const Record& record) {
+                             const std::function<std::string(long)>& work, const Record& record, int threads) {
   std::deque<long> missing;
   for (std::size_t i = 0; i < results.size(); ++i)
     if (!results[i]) missing.push_back(long(i));
@@ -140,7 +141,7 @@ void LocalFanout::distribute(std::vector<std::optional<std::string>>& results,
     }
     if (monitor) monitor->instance_done();
   };
-  run_on_threads(next, work, done, failed);
+  run_on_threads(next, work, done, failed, threads);
   if (!failures.empty()) failures.begin()->second.rethrow();
   if (cancelled) throw Cancelled();
 }

@@ -24,7 +24,9 @@ class InstanceFanout {
   /// same on every rank. An instance the journal holds is taken from it, and each new one is
   /// added to it as it arrives. Rethrows the failure of the lowest failing index; Cancelled when
   /// the installed monitor (rank 0's) asks to stop.
-  std::vector<std::string> run(long count, const std::function<std::string(long)>& work);
+  /// in_turn: one instance at a time in each process (work sets the MPFR precision, which is
+  /// process-wide); the processes of an MPI job still share them out.
+  std::vector<std::string> run(long count, const std::function<std::string(long)>& work, bool in_turn = false);
 
   /// The process that writes files and talks to the user; the others compute beside it.
   virtual bool coordinator() const { return true; }
@@ -55,9 +57,10 @@ class InstanceFanout {
  protected:
   /// Fills every empty result with work's. `record(i, bytes, seconds)` is called once for each new
   /// result, from one thread at a time, as it arrives (seconds: the time work(i) took).
+  /// `threads`: this process's threads for the loop (0: all; 1: in turn).
   using Record = std::function<void(long, const std::string&, double)>;
   virtual void distribute(std::vector<std::optional<std::string>>& results,
-                          const std::function<std::string(long)>& work, const Record& record) = 0;
+                          const std::function<std::string(long)>& work, const Record& record, int threads) = 0;
 
  private:
   std::string scope_;
@@ -71,7 +74,7 @@ class InstanceFanout {
 class LocalFanout : public InstanceFanout {
  protected:
   void distribute(std::vector<std::optional<std::string>>& results, const std::function<std::string(long)>& work,
-                  const Record& record) override;
+                  const Record& record, int threads) override;
 };
 
 /// The fanout in effect (nullptr: run_instances runs its loops itself).
@@ -114,11 +117,11 @@ struct InstanceFailure {
   [[noreturn]] void rethrow() const;
 };
 
-/// work(i) on this process's threads (an OpenMP team) for each index next() hands out, until it
-/// returns a negative one; done(i, bytes, seconds) or failed(i, why) as each instance ends. The
+/// work(i) on this process's threads (an OpenMP team of `threads`, 0: the default) for each index
+/// next() hands out, until it returns a negative one; done(i, bytes, seconds) or failed(i, why) as each instance ends. The
 /// callbacks are called from several threads at once: they lock what they share.
 void run_on_threads(const std::function<long()>& next, const std::function<std::string(long)>& work,
                     const std::function<void(long, std::string, double)>& done,
-                    const std::function<void(long, InstanceFailure)>& failed);
+                    const std::function<void(long, InstanceFailure)>& failed, int threads = 0);
 
 }  // namespace attnflow

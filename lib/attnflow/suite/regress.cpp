@@ -4,6 +4,7 @@
 #include "attnflow/catalogue/observable.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/run/instance_fanout.hpp"
 #include "attnflow/suite/check_runner.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/version.hpp"
@@ -278,6 +279,10 @@ RegressOutcome run_regress(const RegressOptions& o) {
                   "is \"" + baselines.back()->at("id").get<std::string>() + "\", expected \"" + id + "\"");
   }
 
+  // Under mpirun every rank runs this; rank 0 alone writes, after every rank has read the baselines.
+  InstanceFanout* fanout = current_instance_fanout();
+  const bool writes = !fanout || fanout->coordinator();
+  if (fanout) fanout->shared("");
   if (o.events) {
     std::vector<std::string> ids;
     for (const auto& w : work) ids.push_back(w.first);
@@ -308,8 +313,10 @@ RegressOutcome run_regress(const RegressOptions& o) {
         for (const auto& q : base->at("quantities"))
           if (!find_quantity(fresh["quantities"], q["quantity"]))
             out.rows.push_back({id, q["quantity"], show(q["value"]), "-", "", "removed", false, "", "-"});
-      fs::create_directories(dir);
-      write_file_atomically(dir + "/" + id + ".json", fresh.dump(1) + "\n");
+      if (writes) {
+        fs::create_directories(dir);
+        write_file_atomically(dir + "/" + id + ".json", fresh.dump(1) + "\n");
+      }
       continue;
     }
     if (!base) {
@@ -344,6 +351,7 @@ RegressOutcome run_regress(const RegressOptions& o) {
   out.drifts = drifts;
   out.baseline_dir = dir;
   out.regress_path = o.out + "/regress.json";
+  if (!writes) return out;
   fs::create_directories(o.out);
   write_file_atomically(out.regress_path, json{{"suite", suite.name},
                                                {"baseline_dir", dir},

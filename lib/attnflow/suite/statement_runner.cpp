@@ -453,7 +453,20 @@ std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckCon
     outs = run_instances<InstanceOutcome>(count, [&](long i) { return pass(0.0, i); });
   }
   for (long i = 0; i < count; ++i) outs[std::size_t(i)].spec = s.instance_of(i % grid).first;  // not on the wire
-  for (auto& o : outs) confirm(o);  // sequential: the MPFR precision is process-wide
+  // The violations re-run at more digits, in turn (the MPFR precision is process-wide); the
+  // processes of an MPI job share them out.
+  std::vector<std::size_t> violated;
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    if (outs[i].verdict == Verdict::Violated) violated.push_back(i);
+  std::vector<InstanceOutcome> confirmed = run_instances_in_turn<InstanceOutcome>(long(violated.size()), [&](long k) {
+    InstanceOutcome o = outs[violated[std::size_t(k)]];
+    confirm(o);
+    return o;
+  });
+  for (std::size_t k = 0; k < violated.size(); ++k) {
+    confirmed[k].spec = outs[violated[k]].spec;
+    outs[violated[k]] = std::move(confirmed[k]);
+  }
   return outs;
 }
 
@@ -659,9 +672,12 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
         return h.measure_many(params, selected, seeds);
       });
       for (const auto& chunk : chunks) got.insert(got.end(), chunk.begin(), chunk.end());
-    } else if (h.sequential || confirm)
+    } else if (confirm) {
+      got = run_instances_in_turn<json>(long(which.size()), one);  // MPI ranks share them out
+    } else if (h.sequential) {
+      // In turn in every process; the loops inside each instance are what the ranks share.
       for (std::size_t k = 0; k < which.size(); ++k) got.push_back(one(long(k)));
-    else
+    } else
       got = run_instances<json>(long(which.size()), one);
     for (std::size_t k = 0; k < which.size(); ++k) out[which[k]] = got[k];
     return out;
