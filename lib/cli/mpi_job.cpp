@@ -186,52 +186,21 @@ class MpiFanout final : public InstanceFanout {
   /// the other ranks as they ask; takes each result as it arrives (journal, progress).
   LoopOutcome coordinate(std::vector<std::optional<std::string>>& results,
                          const std::function<std::string(long)>& work, const Record& record, int threads) {
-    std::deque<long> missing;
-    for (std::size_t i = 0; i < results.size(); ++i)
-      if (!results[i]) missing.push_back(long(i));
-    InstanceMonitor* monitor = current_instance_monitor();
-    if (monitor) monitor->instances_planned(long(missing.size()));
-    std::map<long, InstanceFailure> failures;
-    std::mutex mutex;
-    bool cancelled = false;
-    const auto next = [&]() -> long {
-      const std::lock_guard<std::mutex> lock(mutex);
-      if (monitor && monitor->cancelled()) cancelled = true;
-      if (cancelled || missing.empty()) return -1;
-      const long i = missing.front();
-      missing.pop_front();
-      remaining_ = long(missing.size());
-      return i;
-    };
-    remaining_ = long(missing.size());
-    const auto done = [&](long i, std::string bytes, double seconds) {
-      {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (i < 0 || std::size_t(i) >= results.size() || results[std::size_t(i)]) return;
-        record(i, bytes, seconds);
-        results[std::size_t(i)] = std::move(bytes);
-      }
-      if (monitor) monitor->instance_done();
-    };
-    const auto failed = [&](long i, InstanceFailure why) {
-      {
-        const std::lock_guard<std::mutex> lock(mutex);
-        failures.emplace(i, std::move(why));
-      }
-      if (monitor) monitor->instance_done();
-    };
-    std::thread service([&] { serve_ranks(next, done, failed); });
-    run_on_threads(next, work, done, failed, threads);
+    InstanceDispenser dispenser(results, record);
+    std::thread service([&] { serve_ranks(dispenser); });
+    run_on_threads([&] { return dispenser.next(); }, work,
+                   [&](long i, std::string bytes, double seconds) { dispenser.done(i, std::move(bytes), seconds); },
+                   [&](long i, InstanceFailure why) { dispenser.failed(i, std::move(why)); }, threads);
     service.join();
 
     LoopOutcome o;
     first_failure_ = {};
-    if (!failures.empty()) {
-      first_failure_ = failures.begin()->second;
+    if (const InstanceFailure* failure = dispenser.first_failure()) {
+      first_failure_ = *failure;
       o.status = LoopOutcome::Status::Failed;
-      o.kind = first_failure_.kind;
-      o.message = first_failure_.message;
-    } else if (cancelled) {
+      o.kind = failure->kind;
+      o.message = failure->message;
+    } else if (dispenser.cancelled()) {
       o.status = LoopOutcome::Status::Cancelled;
     } else {
       for (auto& r : results) o.results.push_back(*r);
@@ -241,8 +210,7 @@ class MpiFanout final : public InstanceFanout {
 
   /// Rank 0's service thread: answers requests for work and takes results until every other rank
   /// has said it is done with this loop. The only thread of rank 0 that calls MPI meanwhile.
-  void serve_ranks(const std::function<long()>& next, const std::function<void(long, std::string, double)>& done,
-                   const std::function<void(long, InstanceFailure)>& failed) {
+  void serve_ranks(InstanceDispenser& dispenser) {
     int ranks_working = size_ - 1, round = 0;
     while (ranks_working > 0) {
       int arrived = 0;
@@ -263,9 +231,9 @@ class MpiFanout final : public InstanceFanout {
         // A few instances at a time while many are left (guided, as OpenMP's schedule): a cheap
         // instance then costs a fraction of a request's round trip, and the last ones still spread.
         std::vector<std::int64_t> batch;
-        const long want = std::clamp<long>(remaining_ / (4L * size_), 1, 16);
+        const long want = std::clamp<long>(dispenser.remaining() / (4L * size_), 1, 16);
         for (long k = 0; k < want; ++k) {
-          const long i = next();
+          const long i = dispenser.next();
           if (i < 0) break;
           batch.push_back(i);
         }
@@ -274,12 +242,12 @@ class MpiFanout final : public InstanceFanout {
         try {
           ResultMessage m = wire::decode<ResultMessage>(bytes);
           if (m.failed)
-            failed(long(m.index), InstanceFailure{m.kind, m.bytes, nullptr});
+            dispenser.failed(long(m.index), InstanceFailure{m.kind, m.bytes, nullptr});
           else
-            done(long(m.index), std::move(m.bytes), m.seconds);
+            dispenser.done(long(m.index), std::move(m.bytes), m.seconds);
         } catch (const std::exception& e) {
-          failed(0, InstanceFailure{InstanceFailure::Kind::Other, std::string("a rank's result was garbled: ") + e.what(),
-                                    nullptr});
+          dispenser.failed(0, InstanceFailure{InstanceFailure::Kind::Other,
+                                              std::string("a rank's result was garbled: ") + e.what(), nullptr});
         }
       }
     }
@@ -350,7 +318,6 @@ class MpiFanout final : public InstanceFanout {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   InstanceFailure first_failure_;
-  std::atomic<long> remaining_{0};  // rank 0: instances not yet handed out
 };
 
 }  // namespace

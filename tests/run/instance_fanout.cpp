@@ -6,6 +6,7 @@
 #include "attnflow/model/model.hpp"
 #include "attnflow/run/ensemble.hpp"
 #include "attnflow/run/instance_fanout.hpp"
+#include "fanout_support.hpp"
 #include "cli_support.hpp"
 
 #include <atomic>
@@ -16,16 +17,6 @@ using namespace attnflow::testing;
 
 namespace instance_fanout_test {
 
-/// A fanout that runs locally and counts how often the fanout itself was asked for a loop.
-struct CountingFanout : LocalFanout {
-  long loops = 0;
- protected:
-  void distribute(std::vector<std::optional<std::string>>& results, const std::function<std::string(long)>& work,
-                  const Record& record, int threads) override {
-    ++loops;
-    LocalFanout::distribute(results, work, record, threads);
-  }
-};
 
 std::vector<double> squares_roots(long count, std::atomic<long>& computed) {
   return run_instances<double>(count, [&](long i) {

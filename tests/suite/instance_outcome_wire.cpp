@@ -4,23 +4,15 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/run/instance_fanout.hpp"
+#include "fanout_support.hpp"
 #include "attnflow/suite/builtin_checks.hpp"
 #include "attnflow/suite/check_runner.hpp"
 
 using namespace attnflow;
+using namespace attnflow::testing;
 
 namespace instance_outcome_wire_test {
 
-/// A fanout that runs locally and counts the loops it was given.
-struct CountingFanout : LocalFanout {
-  long loops = 0;
- protected:
-  void distribute(std::vector<std::optional<std::string>>& results, const std::function<std::string(long)>& work,
-                  const Record& record, int threads) override {
-    ++loops;
-    LocalFanout::distribute(results, work, record, threads);
-  }
-};
 
 nlohmann::json quick_parameters(const SuiteFile& quick, const std::string& id) {
   for (const auto& [check, params] : quick.checks)

@@ -16,6 +16,31 @@
 
 namespace attnflow {
 
+namespace detail {
+/// The loop through the installed fanout, each result read back from its wire form; nothing when
+/// no fanout is installed, the loop is inside an instance, or R has no wire form.
+template <class R>
+std::optional<std::vector<R>> through_fanout(long count, const std::function<R(long)>& fn, bool in_turn) {
+  if constexpr (wire::has_wire<R>()) {
+    InstanceFanout* fanout = current_instance_fanout();
+    if (!fanout || inside_instance()) return std::nullopt;
+    const std::vector<std::string> bytes = fanout->run(
+        count,
+        [&](long i) {
+          const InstanceBody body;
+          return wire::encode(fn(i));
+        },
+        in_turn);
+    std::vector<R> out;
+    out.reserve(bytes.size());
+    for (const std::string& b : bytes) out.push_back(wire::decode<R>(b));
+    return out;
+  } else {
+    return std::nullopt;
+  }
+}
+}  // namespace detail
+
 /// fn(i) for i < count, in parallel; result i is fn(i) whatever the thread count.
 /// fn must not change the MPFR precision (it is process-wide in Boost 1.74). The installed
 /// InstanceMonitor hears of each finished instance; when it asks to stop, no new instance starts
@@ -23,18 +48,7 @@ namespace attnflow {
 /// result type that has a wire form, the fanout runs the loop (journaled, or over MPI ranks) and
 /// each result is the one read back from its exact wire form, wherever it was computed.
 template <class R> std::vector<R> run_instances(long count, const std::function<R(long)>& fn) {
-  if constexpr (wire::has_wire<R>()) {
-    if (InstanceFanout* fanout = current_instance_fanout(); fanout && !inside_instance()) {
-      const std::vector<std::string> bytes = fanout->run(count, [&](long i) {
-        const InstanceBody body;
-        return wire::encode(fn(i));
-      });
-      std::vector<R> out;
-      out.reserve(bytes.size());
-      for (const std::string& b : bytes) out.push_back(wire::decode<R>(b));
-      return out;
-    }
-  }
+  if (std::optional<std::vector<R>> out = detail::through_fanout(count, fn, false)) return std::move(*out);
   std::vector<R> out(static_cast<std::size_t>(count));
   InstanceMonitor* monitor = current_instance_monitor();
   if (monitor) monitor->instances_planned(count);
@@ -65,21 +79,7 @@ template <class R> std::vector<R> run_instances(long count, const std::function<
 /// process-wide). With an InstanceFanout installed and a result type with a wire form, the
 /// processes of an MPI job share them out (each still one at a time) and the journal keeps them.
 template <class R> std::vector<R> run_instances_in_turn(long count, const std::function<R(long)>& fn) {
-  if constexpr (wire::has_wire<R>()) {
-    if (InstanceFanout* fanout = current_instance_fanout(); fanout && !inside_instance()) {
-      const std::vector<std::string> bytes = fanout->run(
-          count,
-          [&](long i) {
-            const InstanceBody body;
-            return wire::encode(fn(i));
-          },
-          true);
-      std::vector<R> out;
-      out.reserve(bytes.size());
-      for (const std::string& b : bytes) out.push_back(wire::decode<R>(b));
-      return out;
-    }
-  }
+  if (std::optional<std::vector<R>> out = detail::through_fanout(count, fn, true)) return std::move(*out);
   std::vector<R> out;
   for (long i = 0; i < count; ++i) out.push_back(fn(i));
   return out;

@@ -8,8 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <deque>
-#include <map>
 #include <mutex>
 #include <omp.h>
 
@@ -108,42 +106,55 @@ void run_on_threads(const std::function<long()>& next, const std::function<std::
   }
 }
 
+InstanceDispenser::InstanceDispenser(std::vector<std::optional<std::string>>& results,
+                                     const InstanceFanout::Record& record)
+    : results_(results), record_(record), monitor_(current_instance_monitor()) {
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i]) missing_.push_back(long(i));
+  remaining_ = long(missing_.size());
+  if (monitor_) monitor_->instances_planned(long(missing_.size()));
+}
+
+long InstanceDispenser::next() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (monitor_ && monitor_->cancelled()) cancelled_ = true;
+  if (cancelled_ || missing_.empty()) return -1;
+  const long i = missing_.front();
+  missing_.pop_front();
+  remaining_ = long(missing_.size());
+  return i;
+}
+
+void InstanceDispenser::done(long i, std::string bytes, double seconds) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (i < 0 || std::size_t(i) >= results_.size() || results_[std::size_t(i)]) return;  // not one of ours
+    record_(i, bytes, seconds);
+    results_[std::size_t(i)] = std::move(bytes);
+  }
+  if (monitor_) monitor_->instance_done();
+}
+
+void InstanceDispenser::failed(long i, InstanceFailure why) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    failures_.emplace(i, std::move(why));
+  }
+  if (monitor_) monitor_->instance_done();
+}
+
+void InstanceDispenser::rethrow() const {
+  if (!failures_.empty()) failures_.begin()->second.rethrow();
+  if (cancelled_) throw Cancelled();
+}
+
 void LocalFanout::distribute(std::vector<std::optional<std::string>>& results,
                              const std::function<std::string(long)>& work, const Record& record, int threads) {
-  std::deque<long> missing;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (!results[i]) missing.push_back(long(i));
-  InstanceMonitor* monitor = current_instance_monitor();
-  if (monitor) monitor->instances_planned(long(missing.size()));
-  std::map<long, InstanceFailure> failures;  // by index: the lowest is rethrown, whatever the timing
-  std::mutex mutex;
-  bool cancelled = false;
-  const auto next = [&]() -> long {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (monitor && monitor->cancelled()) cancelled = true;
-    if (cancelled || missing.empty()) return -1;
-    const long i = missing.front();
-    missing.pop_front();
-    return i;
-  };
-  const auto done = [&](long i, std::string bytes, double seconds) {
-    {
-      const std::lock_guard<std::mutex> lock(mutex);
-      record(i, bytes, seconds);
-      results[std::size_t(i)] = std::move(bytes);
-    }
-    if (monitor) monitor->instance_done();
-  };
-  const auto failed = [&](long i, InstanceFailure why) {
-    {
-      const std::lock_guard<std::mutex> lock(mutex);
-      failures.emplace(i, std::move(why));
-    }
-    if (monitor) monitor->instance_done();
-  };
-  run_on_threads(next, work, done, failed, threads);
-  if (!failures.empty()) failures.begin()->second.rethrow();
-  if (cancelled) throw Cancelled();
+  InstanceDispenser dispenser(results, record);
+  run_on_threads([&] { return dispenser.next(); }, work,
+                 [&](long i, std::string bytes, double seconds) { dispenser.done(i, std::move(bytes), seconds); },
+                 [&](long i, InstanceFailure why) { dispenser.failed(i, std::move(why)); }, threads);
+  dispenser.rethrow();
 }
 
 }  // namespace attnflow

@@ -7,9 +7,14 @@
 // rank runs the same program and takes the same decisions from the same results, so a loop is
 // entered by every rank in the same order, and its results come back identical on every rank.
 #include "attnflow/run/instance_journal.hpp"
+#include "attnflow/run/instance_monitor.hpp"
 
+#include <atomic>
+#include <deque>
 #include <exception>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +24,8 @@ namespace attnflow {
 class InstanceFanout {
  public:
   virtual ~InstanceFanout() = default;
+  /// Takes one new result: its index, its wire form and the seconds computing it took.
+  using Record = std::function<void(long, const std::string&, double)>;
 
   /// work(i) for every i < count, wherever the fanout runs it; every result in index order, the
   /// same on every rank. An instance the journal holds is taken from it, and each new one is
@@ -58,7 +65,6 @@ class InstanceFanout {
   /// Fills every empty result with work's. `record(i, bytes, seconds)` is called once for each new
   /// result, from one thread at a time, as it arrives (seconds: the time work(i) took).
   /// `threads`: this process's threads for the loop (0: all; 1: in turn).
-  using Record = std::function<void(long, const std::string&, double)>;
   virtual void distribute(std::vector<std::optional<std::string>>& results,
                           const std::function<std::string(long)>& work, const Record& record, int threads) = 0;
 
@@ -115,6 +121,32 @@ struct InstanceFailure {
   std::exception_ptr original;  // only in the process that caught it
   static InstanceFailure from_current_exception();
   [[noreturn]] void rethrow() const;
+};
+
+/// One loop's instances as a coordinator hands them out: the missing ones in index order until
+/// the monitor asks to stop; each result recorded and stored as it arrives (from any thread, or
+/// from another process); failures kept by index, the lowest rethrown whatever the timing.
+class InstanceDispenser {
+ public:
+  InstanceDispenser(std::vector<std::optional<std::string>>& results, const InstanceFanout::Record& record);
+  long next();  // the next index to compute, or -1: none left (or asked to stop)
+  void done(long i, std::string bytes, double seconds);
+  void failed(long i, InstanceFailure why);
+  long remaining() const { return remaining_.load(); }  // not yet handed out
+  bool cancelled() const { return cancelled_; }          // after the loop
+  const InstanceFailure* first_failure() const { return failures_.empty() ? nullptr : &failures_.begin()->second; }
+  /// After the loop: rethrows the lowest failure, else Cancelled when asked to stop.
+  void rethrow() const;
+
+ private:
+  std::vector<std::optional<std::string>>& results_;
+  const InstanceFanout::Record& record_;
+  InstanceMonitor* monitor_;
+  std::mutex mutex_;
+  std::deque<long> missing_;
+  std::atomic<long> remaining_{0};
+  std::map<long, InstanceFailure> failures_;
+  bool cancelled_ = false;
 };
 
 /// work(i) on this process's threads (an OpenMP team of `threads`, 0: the default) for each index
