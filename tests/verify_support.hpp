@@ -16,13 +16,6 @@ namespace attnflow::testing {
 
 /// Every coordinate of x (token i, coordinate c) lies in the box's [lo, hi] at i·d + c, compared
 /// exactly in MPFR (the box ends are doubles).
-/// A JSON array of rows of decimal strings (an initializer list of pairs would become an object).
-inline nlohmann::json string_rows(const std::vector<std::vector<std::string>>& m) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& r : m) a.push_back(r);
-  return a;
-}
-
 inline bool box_contains(const verify::Box& b, const Tokens<mpfr>& x) {
   const Eigen::Index d = x.cols();
   for (Eigen::Index i = 0; i < x.rows(); ++i)

@@ -42,6 +42,13 @@ std::vector<double> grid(double step, int count) {
   return t;
 }
 
+/// A JSON array of rows (an initializer list of pairs would become an object).
+json rows(const std::vector<std::vector<std::string>>& m) {
+  json a = json::array();
+  for (const auto& r : m) a.push_back(r);
+  return a;
+}
+
 /// A d = 2 sa-euclid config with general Q, K, V (no scalar or symmetric shortcut applies).
 json general_euclid_json() {
   return {
@@ -49,11 +56,11 @@ json general_euclid_json() {
       {"n", 4},
       {"d", 2},
       {"beta", "1"},
-      {"Q", string_rows({{"1", "0.2"}, {"0", "1"}})},
-      {"K", string_rows({{"0.8", "0"}, {"0.1", "1"}})},
-      {"V", string_rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
+      {"Q", rows({{"1", "0.2"}, {"0", "1"}})},
+      {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
+      {"V", rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
       {"init",
-       {{"kind", "explicit"}, {"points", string_rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}, {"-0.3", "-0.5"}})}}},
+       {{"kind", "explicit"}, {"points", rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}, {"-0.3", "-0.5"}})}}},
       {"time", {{"t_end", 2}, {"samples", 5}}}};
 }
 
@@ -101,12 +108,12 @@ BOOST_AUTO_TEST_CASE(enclosures_reach_t10_with_8_tokens_in_d2) {
                   {"n", 8},
                   {"d", 2},
                   {"beta", "1"},
-                  {"Q", string_rows({{"1", "0"}, {"0", "1"}})},
-                  {"K", string_rows({{"1", "0"}, {"0", "1"}})},
-                  {"V", string_rows({{"0.5", "0"}, {"0", "0.5"}})},
+                  {"Q", rows({{"1", "0"}, {"0", "1"}})},
+                  {"K", rows({{"1", "0"}, {"0", "1"}})},
+                  {"V", rows({{"0.5", "0"}, {"0", "0.5"}})},
                   {"init",
                    {{"kind", "explicit"},
-                    {"points", string_rows({{"-0.731", "0.695"},
+                    {"points", rows({{"-0.731", "0.695"},
                                      {"0.528", "-0.490"},
                                      {"-0.009", "-0.101"},
                                      {"0.303", "0.577"},
@@ -269,7 +276,7 @@ BOOST_AUTO_TEST_CASE(vertex_capture_negative_controls) {
                       {"Q", "identity"},
                       {"K", "identity"},
                       {"V", "identity"},
-                      {"init", {{"kind", "explicit"}, {"points", string_rows({{"1", "0"}, {"-1", "0"}, {"0", "0"}})}}},
+                      {"init", {{"kind", "explicit"}, {"points", rows({{"1", "0"}, {"-1", "0"}, {"0", "0"}})}}},
                       {"time", {{"t_end", 10}, {"samples", 11}}}};
     verify::ProveOptions o;
     o.max_time = 10;

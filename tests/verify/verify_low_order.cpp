@@ -14,9 +14,13 @@
 using namespace attnflow;
 using nlohmann::json;
 
-using attnflow::testing::string_rows;
-
 namespace {
+
+json rows(const std::vector<std::vector<std::string>>& m) {
+  json a = json::array();
+  for (const auto& r : m) a.push_back(r);
+  return a;
+}
 
 /// sa-euclid, d = 2, general Q, K, V: the co-moving state (z, M) with a 2×2 M.
 json euclid_config() {
@@ -24,10 +28,10 @@ json euclid_config() {
           {"n", 3},
           {"d", 2},
           {"beta", "1"},
-          {"Q", string_rows({{"1", "0.2"}, {"0", "1"}})},
-          {"K", string_rows({{"0.8", "0"}, {"0.1", "1"}})},
-          {"V", string_rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
-          {"init", {{"kind", "explicit"}, {"points", string_rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}})}}},
+          {"Q", rows({{"1", "0.2"}, {"0", "1"}})},
+          {"K", rows({{"0.8", "0"}, {"0.1", "1"}})},
+          {"V", rows({{"1", "0.3"}, {"-0.2", "0.9"}})},
+          {"init", {{"kind", "explicit"}, {"points", rows({{"0.5", "-0.2"}, {"-0.4", "0.3"}, {"0.1", "0.6"}})}}},
           {"time", {{"t_end", 1}, {"samples", 2}}}};
 }
 
@@ -37,10 +41,10 @@ json sphere_config() {
           {"n", 3},
           {"d", 2},
           {"beta", "1"},
-          {"Q", string_rows({{"1", "0.5"}, {"0", "1"}})},
-          {"K", string_rows({{"0.8", "0"}, {"0.3", "1"}})},
+          {"Q", rows({{"1", "0.5"}, {"0", "1"}})},
+          {"K", rows({{"0.8", "0"}, {"0.3", "1"}})},
           {"V", "identity"},
-          {"init", {{"kind", "explicit"}, {"points", string_rows({{"0.6", "0.8"}, {"0.8", "-0.6"}, {"-0.28", "0.96"}})}}},
+          {"init", {{"kind", "explicit"}, {"points", rows({{"0.6", "0.8"}, {"0.8", "-0.6"}, {"-0.28", "0.96"}})}}},
           {"time", {{"t_end", 1}, {"samples", 2}}}};
 }
 

@@ -108,6 +108,8 @@ Agreement agreement(const ProveInstance& hand_in, const ProveInstance& general_i
   return a;
 }
 
+json rows(const std::vector<std::vector<std::string>>& m) { return m; }
+
 /// Explicit points, n × d: unit vectors to 17 digits (simulate takes them on the sphere, within
 /// 1e-6 of unit length, and normalises them at its precision as prove does at its own).
 json explicit_start(int n, int d, std::uint64_t seed) {
