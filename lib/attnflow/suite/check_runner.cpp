@@ -200,9 +200,15 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
 
   const std::string results_path = o.out + "/results.json";
   std::optional<OutputDirectory> claimed;  // writable, and ours alone, before any computation
-  if (coordinator) claimed.emplace(o.out, "--out");
   std::optional<InstanceJournal> journal;
-  if (coordinator) journal.emplace(o.out + "/instances.journal", o.resume);
+  std::string refused;  // the coordinator's reason not to start, the same bad input on every process
+  if (coordinator) try {
+      claimed.emplace(o.out, "--out");
+      journal.emplace(o.out + "/instances.journal", o.resume);
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
+  if (const std::string why = fanout->shared(refused); !why.empty()) throw InputError(why);
   fanout->attach_journal(journal ? &*journal : nullptr);
   const std::size_t journaled_before = fanout->taken_from_journal();
   struct Detach {
