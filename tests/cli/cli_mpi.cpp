@@ -100,6 +100,17 @@ BOOST_AUTO_TEST_CASE(ranks_write_the_results_of_one_process) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(other_commands_are_refused_with_one_line) {
+  int status = -1;
+  const std::string said = run_command(mpirun(2) + " simulate --config does-not-matter.json 2>&1", &status);
+  BOOST_TEST(status == 2, said);
+  std::size_t lines = 0;
+  for (std::size_t at = said.find("attnflow: error: mpirun:"); at != std::string::npos;
+       at = said.find("attnflow: error: mpirun:", at + 1))
+    ++lines;
+  BOOST_TEST(lines == 1u, said);  // rank 0's line; mpirun adds its own paragraph on a non-zero exit
+}
+
 BOOST_AUTO_TEST_CASE(regress_records_and_compares_as_one_process) {
   const auto dir = fresh_dir("cli_mpi", "regress");
   const std::string only = " regress --quiet --suite quick --only multihead,layer-dependent";
