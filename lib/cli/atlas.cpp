@@ -13,6 +13,7 @@
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/verify/polygon_continuation.hpp"
 #include "cli/commands.hpp"
+#include "cli/mpi_job.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -108,6 +109,7 @@ int run(const AtlasOptions& o) {
         {"searches", searches},
         {"stable_other_than_one_cluster", stable_others},
         {"undecided_other_than_one_cluster", undecided_others}}}};
+  if (!this_process_speaks()) return 0;  // under mpirun rank 0 writes, the others computed beside it
   write_file_atomically(o.out + "/atlas.json", atlas.dump(1) + "\n");
   std::cout << fmt::format(
       "attnflow: window beta in (-2/3, -0.16), n = 3 ... {}: {} searches, {} distinct certified equilibria; stable "

@@ -6,8 +6,10 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
+#include "attnflow/run/continuation_loops.hpp"
 #include "attnflow/verify/polygon_continuation.hpp"
 #include "cli/commands.hpp"
+#include "cli/mpi_job.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -44,7 +46,10 @@ int run(const ContinueOptions& o) {
   if (c.init.kind != "regular-polygon")
     input_error("init", "continue follows the regular polygon: give \"init\": {\"kind\": \"regular-polygon\"}");
   const verify::ProveInstance in = verify::circle_instance(c);
-  const verify::PolygonContinuation result = verify::continue_polygon(in, from, to, o.step, o.tolerance);
+  // The scan's points and the brackets' refinements are shared out (threads; the ranks under mpirun).
+  const verify::PolygonContinuation result =
+      verify::continue_polygon(in, from, to, o.step, o.tolerance, 0, shared_continuation_loops());
+  if (!this_process_speaks()) return 0;  // rank 0 writes and reports
   write_file_atomically(o.out + "/continuation.json", verify::continuation_to_json(result).dump(1) + "\n");
   std::cout << fmt::format("attnflow: the regular {}-gon of {} on beta in [{}, {}] (step {}): {} threshold(s)\n", c.n,
                            c.model->id, from, to, o.step, result.thresholds.size());

@@ -9,6 +9,7 @@
 #include "attnflow/suite/hunt.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/mpi_job.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -36,9 +37,11 @@ int run(const HuntCommandOptions& o) {
   h.evaluations = o.budget > 0 ? o.budget : s.search->evaluations;
   h.seconds = o.seconds;
   h.seed = o.seed;
-  const InterruptFlag interrupt;
+  // Under mpirun the restarts are shared out over the ranks; rank 0 decides when to stop (its
+  // wall clock, its interrupt: mpirun passes Ctrl-C on as SIGTERM) and alone writes.
+  const InterruptFlag interrupt(launched_by_mpi());
   h.cancel = &interrupt.flag();
-  const bool terminal = isatty(STDERR_FILENO);
+  const bool terminal = isatty(STDERR_FILENO) && this_process_speaks();
   h.progress = [&](long evaluations, double best) {
     if (terminal)
       std::cerr << fmt::format("\rattnflow: hunt {}: {}/{} evaluations, best margin {:.3g}   ", s.id, evaluations,
@@ -47,6 +50,7 @@ int run(const HuntCommandOptions& o) {
   };
   const HuntResult r = hunt(s, h);
   if (terminal) std::cerr << "\n";
+  if (!this_process_speaks()) return r.interrupted ? 130 : r.found ? 1 : 0;
   nlohmann::json log = nlohmann::json::array();
   for (const HuntEvaluation& e : r.log)
     log.push_back({e.index, std::isfinite(e.margin) ? nlohmann::json(e.margin) : nlohmann::json(nullptr),

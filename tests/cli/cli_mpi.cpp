@@ -1,17 +1,21 @@
 // attnflow check and regress under mpirun (lib/cli/mpi_job.cpp): 2 and 4 ranks, with 1 or 2
 // threads each, write the results.json (minus provenance) and the baselines of one process byte
-// for byte and print what one process prints; a rank killed mid-run, or Ctrl-C, ends the job with
+// for byte and print what one process prints; hunt, continue and atlas write what one process does; a rank killed mid-run, or Ctrl-C, ends the job with
 // every finished instance kept, and --resume (another rank count) completes it with the results of
 // an uninterrupted run.
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
 
+#include "attnflow/version.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 using namespace attnflow::testing;
 
@@ -96,6 +100,50 @@ BOOST_AUTO_TEST_CASE(ranks_write_the_results_of_one_process) {
       const auto provenance = nlohmann::json::parse(read_text(out / "results.json"))["provenance"];
       BOOST_TEST(provenance["mpi_ranks"] == ranks);
       BOOST_TEST(!std::filesystem::exists(out / "instances.journal"));  // a complete run keeps none
+    }
+  }
+}
+
+// A hunt's restarts, a continuation's scan points and brackets, and the atlas's families are
+// shared out over the ranks: what rank 0 writes is what one process writes (a hunt's seconds apart).
+BOOST_AUTO_TEST_CASE(hunt_continue_and_atlas_write_what_one_process_writes) {
+  const auto dir = fresh_dir("cli_mpi", "searches");
+  const auto without_seconds = [](const std::filesystem::path& p) {
+    nlohmann::json j = nlohmann::json::parse(read_text(p));
+    j.erase("seconds");
+    return j;
+  };
+  for (const auto& [hunt, budget, found] :
+       std::vector<std::tuple<std::string, int, bool>>{{"planted-antipodal-pair", 40, true}, {"energy-monotone", 60, false}}) {
+    BOOST_TEST_CONTEXT(hunt) {
+      const std::string args = " hunt --statement " + (std::filesystem::path(attnflow::source_dir()) / "checks/hunts" / (hunt + ".json")).string() +
+                               " --seed 5 --budget " + std::to_string(budget);
+      int one_status = -1, two_status = -1;
+      run_command(attnflow_bin() + args + " --jobs 2 --out " + (dir / (hunt + "-one")).string() + " 2>&1", &one_status);
+      const std::string said =
+          run_command(mpirun(2) + args + " --jobs 1 --out " + (dir / (hunt + "-two")).string() + " 2>&1", &two_status);
+      BOOST_TEST(one_status == (found ? 1 : 0));
+      BOOST_TEST(two_status == one_status, said);
+      for (const char* file : {"hunt.json", "hunt_log.json"})
+        BOOST_TEST(without_seconds(dir / (hunt + "-two") / file) == without_seconds(dir / (hunt + "-one") / file), file);
+      if (found)
+        BOOST_TEST(read_text(dir / (hunt + "-two") / "counterexample.json") ==
+                   read_text(dir / (hunt + "-one") / "counterexample.json"));
+    }
+  }
+  const auto config = dir / "triangle.json";
+  std::ofstream(config) << (R"({"model": "usa-sphere", "n": 3, "d": 2, "beta": "1", "init": {"kind": "regular-polygon"},
+                        "time": {"t_end": 1, "samples": 2}})");
+  for (const auto& [command, file] : std::vector<std::pair<std::string, std::string>>{
+           {" continue --config " + config.string() + " --beta -3:1 --step 0.25", "continuation.json"},
+           {" atlas --max-n 4 --starts 2", "atlas.json"}}) {
+    BOOST_TEST_CONTEXT(file) {
+      int status = -1;
+      run_command(attnflow_bin() + command + " --out " + (dir / "one").string() + " 2>&1", &status);
+      BOOST_TEST_REQUIRE(status == 0);
+      const std::string said = run_command(mpirun(2) + command + " --out " + (dir / "two").string() + " 2>&1", &status);
+      BOOST_TEST(status == 0, said);
+      BOOST_TEST(read_text(dir / "two" / file) == read_text(dir / "one" / file));
     }
   }
 }

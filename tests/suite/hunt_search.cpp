@@ -173,6 +173,21 @@ BOOST_AUTO_TEST_CASE(the_theorems_yield_nothing_and_say_so) {
   }
 }
 
+// Restarts run side by side and are merged in order, as if each ran after those before it: a hunt
+// with a smaller budget is the start of one with a larger (the last restart cut where it ran out).
+BOOST_AUTO_TEST_CASE(a_smaller_budget_searches_the_start_of_a_larger_one) {
+  const HuntResult small = hunted("energy-monotone", 13), large = hunted("energy-monotone", 40);
+  BOOST_REQUIRE(small.log.size() == 13u);
+  BOOST_REQUIRE(large.log.size() == 40u);
+  for (std::size_t k = 0; k < small.log.size(); ++k) {
+    BOOST_TEST_CONTEXT("evaluation " << k + 1) {
+      BOOST_TEST(small.log[k].margin == large.log[k].margin);
+      BOOST_TEST(small.log[k].best == large.log[k].best);
+    }
+  }
+  BOOST_TEST(small.restarts <= large.restarts);
+}
+
 BOOST_AUTO_TEST_CASE(a_seed_gives_the_same_hunt_for_any_thread_count) {
   const int saved = omp_get_max_threads();
   auto run = [](int threads) {
@@ -188,11 +203,12 @@ BOOST_AUTO_TEST_CASE(a_seed_gives_the_same_hunt_for_any_thread_count) {
   BOOST_TEST(one.second == two.second);
 }
 
-// Ctrl-C (the cancel flag) stops the search before the next run, and what was searched is kept.
+// Ctrl-C (the cancel flag) stops the search after the restart it came in (restarts run side by
+// side and are merged in order), and what was searched is kept.
 BOOST_AUTO_TEST_CASE(a_cancelled_hunt_keeps_what_it_searched) {
   std::atomic<bool> cancel{false};
   HuntOptions o;
-  o.evaluations = 40;
+  o.evaluations = 400;  // more than one restart makes
   o.cancel = &cancel;
   o.progress = [&](long evaluations, double) {
     if (evaluations == 5) cancel = true;
@@ -200,8 +216,10 @@ BOOST_AUTO_TEST_CASE(a_cancelled_hunt_keeps_what_it_searched) {
   const HuntResult r = hunt(shipped("energy-monotone"), o);
   BOOST_TEST(r.interrupted);
   BOOST_TEST(!r.found);
-  BOOST_TEST(r.evaluations == 5);
-  BOOST_TEST(r.log.size() == 5u);
+  BOOST_TEST(r.restarts == 1);
+  BOOST_TEST(r.evaluations >= 5);
+  BOOST_TEST(r.evaluations < 400);
+  BOOST_TEST(r.log.size() == std::size_t(r.evaluations));
   BOOST_TEST(std::isfinite(r.best_margin));
 }
 

@@ -4,6 +4,7 @@
 // any equilibrium near it (saddles too); symmetric starts (k equal clusters on a regular k-gon)
 // are tried as they are. Each candidate is certified (verify/equilibrium.hpp) and the distinct
 // ones kept, with their index. It proves what it finds; it does not prove that nothing else exists.
+#include "attnflow/io/wire.hpp"
 #include "attnflow/verify/equilibrium.hpp"
 
 #include <cstdint>
@@ -31,6 +32,16 @@ struct EquilibriumSearch {
   int certified = 0;  // candidates certified (before removing repeats)
   std::vector<FoundEquilibrium> found;
 };
+
+// Their exact wire form (io/wire.hpp), for the searches shared out over threads and MPI ranks.
+static_assert(sizeof(FoundEquilibrium) == 128, "FoundEquilibrium changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, FoundEquilibrium& f) {
+  a(f.angles, f.cluster_sizes, f.stability, f.unstable_directions, f.index_exact, f.radius, f.how);
+}
+static_assert(sizeof(EquilibriumSearch) == 88, "EquilibriumSearch changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, EquilibriumSearch& s) {
+  a(s.model, s.n, s.beta, s.flow_starts, s.newton_starts, s.symmetric_starts, s.certified, s.found);
+}
 
 /// `starts` random starts each for the flow (run to t = 200) and for Newton, seeded from `seed`,
 /// plus the n symmetric starts.

@@ -5,7 +5,10 @@
 #include "attnflow/seeds.hpp"
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/io/wire.hpp"
 #include "attnflow/model/model.hpp"
+#include "attnflow/run/ensemble.hpp"
+#include "attnflow/run/instance_fanout.hpp"
 #include "attnflow/run/simulate.hpp"
 #include "attnflow/suite/statement_runner.hpp"
 #include "attnflow/verify/equilibrium.hpp"
@@ -19,8 +22,15 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <tuple>
+#include <omp.h>
 
 namespace attnflow {
+
+static_assert(sizeof(HuntCandidate) == 88, "HuntCandidate changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, HuntCandidate& c) {  // io/wire.hpp
+  a(c.n, c.d, c.points, c.beta, c.v_scale, c.seed, c.horizon_scale, c.decimals);
+}
 
 namespace {
 
@@ -56,10 +66,23 @@ struct Evaluation {
   }
 };
 
+/// One restart on its own, given the evaluations it may make: computed anywhere (a thread, an MPI
+/// rank) and merged in index order, so a hunt is the same for any thread or rank count.
+struct RestartOutcome {
+  std::vector<double> margins;        // each search evaluation's (infinity: unreadable or outside the hypotheses)
+  std::optional<HuntCandidate> best;  // its first evaluation of least margin
+  std::optional<HuntCandidate> found;  // the violation it met
+  int n = 0, d = 0;
+  bool stopped = false;  // cut by the wall clock or an interrupt (not by its allowance)
+};
+static_assert(sizeof(RestartOutcome) == 232, "RestartOutcome changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, RestartOutcome& r) { a(r.margins, r.best, r.found, r.n, r.d, r.stopped); }
+
 class Hunter {
  public:
   Hunter(const StatementSpec& s, const HuntOptions& o) : s_(s), search_(*s.search), o_(o) {
     start_ = std::chrono::steady_clock::now();
+    mpfr_ = parse_sim_config(instance_config(s, 0, 1)).precision.kind == Precision::Kind::Mpfr;
   }
 
   HuntResult run();
@@ -69,16 +92,17 @@ class Hunter {
   const SearchSpec& search_;
   const HuntOptions& o_;
   std::chrono::steady_clock::time_point start_;
+  bool mpfr_ = false;  // evaluations set the MPFR precision (process-wide): one at a time per process
   HuntResult r_;
   std::map<std::pair<int, int>, long> tried_;
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
-  bool out_of_budget() const {
+  /// The wall clock or an interrupt: the hunt stops, keeping what it has.
+  bool told_to_stop() const {
     const double seconds = o_.seconds > 0 ? o_.seconds : search_.seconds;
-    return r_.evaluations >= o_.evaluations || (seconds > 0 && elapsed() >= seconds) ||
-           (o_.cancel && o_.cancel->load());
+    return (seconds > 0 && elapsed() >= seconds) || (o_.cancel && o_.cancel->load());
   }
 
   Evaluation evaluate(const HuntCandidate& c) const {
@@ -96,18 +120,6 @@ class Hunter {
       e.valid = false;
       e.probe.note = err.what();
     }
-    return e;
-  }
-
-  /// A search evaluation: counted, logged, the best kept.
-  Evaluation search_evaluation(const HuntCandidate& c) {
-    const Evaluation e = evaluate(c);
-    ++r_.evaluations;
-    ++tried_[{c.n, c.d}];
-    const double m = e.valid && e.probe.hypotheses_met ? e.probe.margin : std::numeric_limits<double>::infinity();
-    if (m < r_.best_margin || !r_.best) r_.best_margin = std::min(r_.best_margin, m), r_.best = c;
-    r_.log.push_back({r_.evaluations, m, r_.best_margin});
-    if (o_.progress) o_.progress(r_.evaluations, r_.best_margin);
     return e;
   }
 
@@ -147,7 +159,25 @@ class Hunter {
     return c;
   }
 
-  bool restart(long index, HuntCandidate& found);
+  /// Restart `index`'s draws (seeded from the hunt's seed and the index alone), and the (n, d) it
+  /// searches, its first two.
+  SeededDraws restart_draws(long index) const { return SeededDraws(mix_seed(o_.seed ^ mix_seed(std::uint64_t(index) + 1))); }
+  std::pair<int, int> restart_shape(SeededDraws& draws) const {
+    const int n = search_.n.first + int(draws.bits() % std::uint64_t(search_.n.second - search_.n.first + 1));
+    const int d = search_.d.first + int(draws.bits() % std::uint64_t(search_.d.second - search_.d.first + 1));
+    return {n, d};
+  }
+  /// The most search evaluations restart `index` makes: its random points and the local phase's.
+  static constexpr long kRandomPoints = 8;
+  long restart_needs(long index) const {
+    SeededDraws draws = restart_draws(index);
+    HuntCandidate c;
+    std::tie(c.n, c.d) = restart_shape(draws);
+    const int dim = dimension(c);
+    return dim == 0 ? 1 : kRandomPoints + 3 * dim + 10;
+  }
+  RestartOutcome restart(long index, long allowed) const;
+  void merge(const RestartOutcome& o);
   HuntCandidate shrink(HuntCandidate c);
   bool shrink_step(HuntCandidate& cur, const HuntCandidate& next, const std::string& what) {
     ++r_.shrink_evaluations;
@@ -158,24 +188,37 @@ class Hunter {
   }
 };
 
-/// Random points, then BOBYQA (COBYLA in one dimension) from the best of them; true when a
-/// violation was met (it is then in `found`).
-bool Hunter::restart(long index, HuntCandidate& found) {
-  SeededDraws draws(mix_seed(o_.seed ^ mix_seed(std::uint64_t(index) + 1)));
-  const int n = search_.n.first + int(draws.bits() % std::uint64_t(search_.n.second - search_.n.first + 1));
-  const int d = search_.d.first + int(draws.bits() % std::uint64_t(search_.d.second - search_.d.first + 1));
+/// Random points, then BOBYQA (COBYLA in one dimension) from the best of them, making at most
+/// `allowed` evaluations; stops at the first violation (then in `found`).
+RestartOutcome Hunter::restart(long index, long allowed) const {
+  SeededDraws draws = restart_draws(index);
+  RestartOutcome out;
+  double own_best = std::numeric_limits<double>::infinity();
+  std::tie(out.n, out.d) = restart_shape(draws);
+  const auto out_of_budget = [&] {
+    if (told_to_stop()) out.stopped = true;
+    return out.stopped || long(out.margins.size()) >= allowed;
+  };
+  const auto search_evaluation = [&](const HuntCandidate& c) {
+    const Evaluation e = evaluate(c);
+    const double m = e.valid && e.probe.hypotheses_met ? e.probe.margin : std::numeric_limits<double>::infinity();
+    if (m < own_best || !out.best) own_best = std::min(own_best, m), out.best = c;
+    out.margins.push_back(m);
+    if (e.violates()) out.found = c;
+    return e;
+  };
   std::optional<HuntCandidate> best;
   double best_value = std::numeric_limits<double>::infinity();
   // The random phase: a few independent points (the whole restart when there is nothing to optimise).
-  const int dim = dimension(random_candidate(draws, n, d, index));
-  const int samples = dim == 0 ? 1 : 8;
-  for (int k = 0; k < samples && !out_of_budget(); ++k) {
-    const HuntCandidate c = random_candidate(draws, n, d, index);
+  const int dim = dimension(random_candidate(draws, out.n, out.d, index));
+  const long samples = dim == 0 ? 1 : kRandomPoints;
+  for (long k = 0; k < samples && !out_of_budget(); ++k) {
+    const HuntCandidate c = random_candidate(draws, out.n, out.d, index);
     const Evaluation e = search_evaluation(c);
-    if (e.violates()) return found = c, true;
+    if (e.violates()) return out;
     if (!best || e.objective() < best_value) best = c, best_value = e.objective();
   }
-  if (dim == 0 || !best || out_of_budget()) return false;
+  if (dim == 0 || !best || out_of_budget()) return out;
   // The local phase: BOBYQA models the margin quadratically inside the bounds, the fewest runs
   // per step of the derivative-free methods NLopt has for a smooth objective of tens of variables.
   nlopt::opt opt(dim == 1 ? nlopt::LN_COBYLA : nlopt::LN_BOBYQA, unsigned(dim));
@@ -186,28 +229,31 @@ bool Hunter::restart(long index, HuntCandidate& found) {
   std::vector<double> step(lo.size());
   for (std::size_t k = 0; k < lo.size(); ++k) step[k] = std::max(1e-3, (hi[k] - lo[k]) / 4);
   opt.set_initial_step(step);
-  opt.set_maxeval(int(std::min<long>(o_.evaluations - r_.evaluations, 3 * dim + 10)));
+  opt.set_maxeval(int(std::min<long>(allowed - long(out.margins.size()), 3 * dim + 10)));
   opt.set_xtol_rel(1e-6);
-  bool met = false;
-  HuntCandidate base = *best;
+  const HuntCandidate base = *best;
   struct Context {
-    Hunter* self;
-    HuntCandidate* base;
-    HuntCandidate* found;
-    bool* met;
+    const Hunter* self;
+    const HuntCandidate* base;
+    const std::function<bool()>* out_of_budget;
+    const std::function<Evaluation(const HuntCandidate&)>* evaluation;
+    RestartOutcome* out;
     nlopt::opt* opt;
-  } ctx{this, &base, &found, &met, &opt};
+  };
+  const std::function<bool()> budget_spent = out_of_budget;
+  const std::function<Evaluation(const HuntCandidate&)> evaluation = search_evaluation;
+  Context ctx{this, &base, &budget_spent, &evaluation, &out, &opt};
   opt.set_min_objective(
       [](unsigned, const double* x, double*, void* data) {
         auto& c = *static_cast<Context*>(data);
-        if (*c.met || c.self->out_of_budget()) {
+        if (c.out->found || (*c.out_of_budget)()) {
           c.opt->force_stop();
           return 1e3;
         }
         HuntCandidate cand = *c.base;
         c.self->unpack(std::vector<double>(x, x + c.opt->get_dimension()), cand);
-        const Evaluation e = c.self->search_evaluation(cand);
-        if (e.violates()) *c.found = cand, *c.met = true, c.opt->force_stop();
+        const Evaluation e = (*c.evaluation)(cand);
+        if (e.violates()) c.opt->force_stop();
         return e.objective();
       },
       &ctx);
@@ -218,7 +264,22 @@ bool Hunter::restart(long index, HuntCandidate& found) {
   } catch (const nlopt::forced_stop&) {
   } catch (const nlopt::roundoff_limited&) {
   }
-  return met;
+  return out;
+}
+
+/// A restart's evaluations added to the hunt's, as if it had run after those before it.
+void Hunter::merge(const RestartOutcome& o) {
+  ++r_.restarts;
+  tried_[{o.n, o.d}] += long(o.margins.size());
+  double own_best = std::numeric_limits<double>::infinity();
+  for (double m : o.margins) own_best = std::min(own_best, m);
+  if (o.best && (!r_.best || own_best < r_.best_margin)) r_.best = o.best;
+  for (double m : o.margins) {
+    ++r_.evaluations;
+    r_.best_margin = std::min(r_.best_margin, m);
+    r_.log.push_back({r_.evaluations, m, r_.best_margin});
+    if (o_.progress) o_.progress(r_.evaluations, r_.best_margin);
+  }
 }
 
 /// RapidCheck's rule: each simplification is kept only if the violation survives it; passes
@@ -281,26 +342,62 @@ HuntCandidate Hunter::shrink(HuntCandidate cur) {
 }
 
 HuntResult Hunter::run() {
-  for (long k = 0; !out_of_budget(); ++k) {
-    HuntCandidate found;
-    ++r_.restarts;
-    if (!restart(k, found)) continue;
-    const HuntCandidate small = shrink(found);
-    const json statement = candidate_statement(s_, small);
-    const StatementSpec one = parse_statement(statement, candidate_id(s_));
-    CheckContext ctx;
-    ctx.suite_seed = small.seed;
-    ctx.id = one.id;
-    CheckResult checked = run_statement(one, ctx);
-    if (checked.verdict == Verdict::Violated) {
-      r_.found = true;
-      r_.best = small;
-      r_.counterexample = statement;
-      r_.confirmation = std::move(checked);
-      r_.proof = hunt_proof(one, ctx.instance_seed(0));
-      break;
+  // Restarts run side by side, a batch at a time (over threads, or the ranks of an MPI job);
+  // merged in index order they are the sequential hunt's: a restart the budget left would have
+  // cut is run again with that budget.
+  // Restart k of a batch may make as many evaluations as could be left when its turn comes (each
+  // before it makes one at least): a run that stops short of what is really left is the run the
+  // sequential hunt makes. A batch holds the restarts that are needed whatever those before them
+  // do (their most evaluations leave budget), and fills idle workers with the next ones.
+  InstanceFanout* fanout = current_instance_fanout();
+  const auto shared = [&](const std::string& mine) { return fanout ? fanout->shared(mine) : mine; };
+  const auto shared_flag = [&](bool mine) { return shared(mine ? "1" : "0") == "1"; };
+  // Rank 0's count: every rank must size its batches alike (the ranks' cores may differ).
+  const long workers = std::stol(
+      shared(std::to_string(long(fanout ? fanout->processes() : 1) * (mpfr_ ? 1 : omp_get_max_threads()))));
+  long next = 0;
+  bool done = shared_flag(told_to_stop());
+  while (!done && r_.evaluations < o_.evaluations) {
+    const long left_now = o_.evaluations - r_.evaluations;
+    long needed = 0, spent_at_most = 0;
+    while (needed < 2 * workers && spent_at_most < left_now) spent_at_most += restart_needs(next + needed++);
+    const long batch = std::max(needed, std::min(workers, left_now));
+    const std::function<RestartOutcome(long)> allowed = [&](long k) { return restart(next + k, left_now - k); };
+    const std::vector<RestartOutcome> outcomes = mpfr_ ? run_instances_in_turn<RestartOutcome>(batch, allowed)
+                                                       : run_instances<RestartOutcome>(batch, allowed);
+    for (long k = 0; k < batch && !done; ++k) {
+      RestartOutcome o = outcomes[std::size_t(k)];
+      const long left = o_.evaluations - r_.evaluations;
+      if (long(o.margins.size()) >= left) {
+        const InstanceBody body;  // as the batch's restarts: its inner loops run here
+        o = restart(next + k, left);
+      }
+      merge(o);
+      done = o.stopped || r_.evaluations >= o_.evaluations;
+      if (o.found) {
+        const HuntCandidate small = shrink(*o.found);
+        const json statement = candidate_statement(s_, small);
+        const StatementSpec one = parse_statement(statement, candidate_id(s_));
+        CheckContext ctx;
+        ctx.suite_seed = small.seed;
+        ctx.id = one.id;
+        CheckResult checked = run_statement(one, ctx);
+        if (checked.verdict == Verdict::Violated) {
+          r_.found = true;
+          r_.best = small;
+          r_.counterexample = statement;
+          r_.confirmation = std::move(checked);
+          r_.proof = hunt_proof(one, ctx.instance_seed(0));
+          done = true;
+        } else {
+          ++r_.unconfirmed;
+        }
+      }
+      // The wall clock and an interrupt stop the hunt after the restart just merged (the later
+      // ones of the batch are dropped, as if never run); under MPI they are rank 0's to decide.
+      done = shared_flag(done || told_to_stop());
     }
-    ++r_.unconfirmed;
+    next += batch;
   }
   r_.tried.assign(tried_.begin(), tried_.end());
   r_.seed = o_.seed;

@@ -21,6 +21,7 @@
 // midpoint (an enclosure of V⁻¹ from R ≈ V⁻¹ and ‖I − RV‖ < 1), and Gershgorin's discs of
 // V⁻¹ M V bound the real parts; each connected union of k discs holds k eigenvalues.
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/io/wire.hpp"
 #include "attnflow/verify/prove.hpp"
 
 #include <Eigen/Dense>
@@ -45,6 +46,8 @@ struct SpectrumPart {
   double lo = 0, hi = 0;
   int count = 0;
 };
+static_assert(sizeof(SpectrumPart) == 24, "SpectrumPart changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, SpectrumPart& p) { a(p.lo, p.hi, p.count); }  // io/wire.hpp
 
 /// What the parts decide: the eigenvalues proved to have positive real part, whether every part
 /// lies on one side of 0 (the index is then exact), whether all lie below 0 (stable).

@@ -119,8 +119,17 @@ IndexAt polygon_index(const ProveInstance& in, double beta, int clusters) {
   return index_on(in, beta, polygon_box(in.n, clusters));
 }
 
+namespace {
+/// f(0) … f(count − 1) in order, on this thread.
+template <class R> std::vector<R> in_order(long count, const std::function<R(long)>& f) {
+  std::vector<R> out;
+  for (long k = 0; k < count; ++k) out.push_back(f(k));
+  return out;
+}
+}  // namespace
+
 PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
-                                     int clusters) {
+                                     int clusters, const ContinuationLoops& loops) {
   PolygonContinuation out;
   out.model = in.model;
   out.n = in.n;
@@ -132,19 +141,28 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   out.step = step;
   out.tolerance = tolerance;
   const long points = static_cast<long>(std::ceil((to - from) / step - 1e-9)) + 1;
-  for (long k = 0; k < points; ++k) {
-    const double beta = k + 1 == points ? to : from + static_cast<double>(k) * step;
-    out.scan.push_back(index_on(in, beta, box));
-    if (!out.scan.back().decided) out.undecided.push_back(beta);
-  }
+  const std::function<IndexAt(long)> scan_point = [&](long k) {
+    return index_on(in, k + 1 == points ? to : from + static_cast<double>(k) * step, box);
+  };
+  out.scan = loops.scan ? loops.scan(points, scan_point) : in_order(points, scan_point);
+  for (const IndexAt& at : out.scan)
+    if (!at.decided) out.undecided.push_back(at.beta);
   // Between decided neighbours (skipping undecided points, which lie beside a crossing).
+  std::vector<Threshold> brackets;
   const IndexAt* previous = nullptr;
   for (const IndexAt& at : out.scan) {
     if (!at.decided) continue;
-    if (previous && previous->index != at.index)
-      refine(in, box, {previous->beta, at.beta, previous->index, at.index}, tolerance, out.thresholds);
+    if (previous && previous->index != at.index) brackets.push_back({previous->beta, at.beta, previous->index, at.index});
     previous = &at;
   }
+  const std::function<std::vector<Threshold>(long)> refined = [&](long k) {
+    std::vector<Threshold> found;
+    refine(in, box, brackets[std::size_t(k)], tolerance, found);
+    return found;
+  };
+  const long count = static_cast<long>(brackets.size());
+  for (const std::vector<Threshold>& found : loops.refine ? loops.refine(count, refined) : in_order(count, refined))
+    out.thresholds.insert(out.thresholds.end(), found.begin(), found.end());
   return out;
 }
 

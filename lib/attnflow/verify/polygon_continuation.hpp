@@ -14,6 +14,7 @@
 // (two crossings closer than the step) are not seen; the scan's step is part of the result.
 #include "attnflow/verify/equilibrium.hpp"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -42,6 +43,25 @@ struct PolygonContinuation {
   std::vector<double> undecided;  // scan points whose index could not be decided (beside a crossing)
 };
 
+// Their exact wire form (io/wire.hpp), for the loops shared out over threads and MPI ranks.
+static_assert(sizeof(IndexAt) == 40, "IndexAt changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, IndexAt& x) { a(x.beta, x.decided, x.index, x.spectrum); }
+static_assert(sizeof(Threshold) == 24, "Threshold changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, Threshold& t) { a(t.lo, t.hi, t.index_below, t.index_above); }
+static_assert(sizeof(PolygonContinuation) == 144, "PolygonContinuation changed: list its new fields in wire_fields");
+template <class A> void wire_fields(A& a, PolygonContinuation& c) {
+  a(c.model, c.n, c.clusters, c.beta_from, c.beta_to, c.step, c.tolerance, c.scan, c.thresholds, c.undecided);
+}
+
+/// Where a continuation's two loops run: the scan's points, then the refinement of each bracket
+/// (neighbouring decided points whose indices differ). Each maps count and f to f(0) … f(count − 1)
+/// in order; empty: in order on this thread. run/ fills them with its shared loops (threads, MPI
+/// ranks); the result is the same either way.
+struct ContinuationLoops {
+  std::function<std::vector<IndexAt>(long, const std::function<IndexAt(long)>&)> scan;
+  std::function<std::vector<std::vector<Threshold>>(long, const std::function<std::vector<Threshold>(long)>&)> refine;
+};
+
 /// The regular n-gon of `model` (sa-sphere or usa-sphere) on the circle with Q = K = V = I at β
 /// (a decimal), as `equilibrium` and `continue` read it from a config with init regular-polygon.
 ProveInstance regular_polygon_instance(const std::string& model, int n, const std::string& beta);
@@ -54,7 +74,7 @@ IndexAt polygon_index(const ProveInstance& in, double beta, int clusters = 0);
 
 /// The scan of [from, to] at `step` and the thresholds bisected to `tolerance`.
 PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
-                                     int clusters = 0);
+                                     int clusters = 0, const ContinuationLoops& loops = {});
 
 nlohmann::json continuation_to_json(const PolygonContinuation& c);
 
