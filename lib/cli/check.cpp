@@ -133,6 +133,9 @@ void register_check(CLI::App& app) {
     run.cancel = this_process_speaks() ? &interrupt.flag() : nullptr;
     const CheckRunOutcome r = run_checks(run);
     progress.finish();
+    if (r.journal_of_another_build && this_process_speaks())
+      std::cerr << "attnflow: --resume: " << o->out
+                << "/instances.journal was written by another build of attnflow; its instances are computed again\n";
     if (r.journaled_instances > 0 && this_process_speaks())
       std::cerr << "attnflow: --resume took " << r.journaled_instances << " finished instances from " << o->out
                 << "/instances.journal\n";

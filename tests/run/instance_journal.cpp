@@ -1,8 +1,10 @@
 // The instance journal (run/instance_journal.hpp): records survive the process that wrote them; a
 // record torn by a crash is dropped with nothing after it, and appending goes on after the last
-// whole one; a run that does not resume starts from an empty journal.
+// whole one; a run that does not resume starts from an empty journal, and one resumed by another
+// build of the program too.
 #include <boost/test/unit_test.hpp>
 
+#include "attnflow/build_id.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/run/instance_journal.hpp"
 #include "cli_support.hpp"
@@ -54,6 +56,32 @@ BOOST_AUTO_TEST_CASE(a_torn_record_is_dropped_and_appending_goes_on) {
   InstanceJournal damaged(path, true);
   BOOST_TEST(damaged.size() == 1u);
   BOOST_TEST(*damaged.find("first") == "kept");
+}
+
+// Its records are the writing program's binary layouts: a journal another build wrote (another
+// build ID) is started empty, and says so; the program that wrote it takes it back.
+BOOST_AUTO_TEST_CASE(a_journal_of_another_build_is_not_taken) {
+  const std::string me = program_build_id();
+  BOOST_TEST(me.rfind("build-id:", 0) == 0u);  // the linker's note (Debian's gcc and clang emit it)
+  BOOST_TEST(me.size() > 20u);
+  BOOST_TEST(program_build_id() == me);
+  const auto path = (fresh_dir("instance_journal", "writer") / "j").string();
+  { InstanceJournal(path, false, me).append("a", "mine"); }
+  {
+    InstanceJournal same(path, true, me);
+    BOOST_TEST(!same.dropped_another_writers());
+    BOOST_TEST(*same.find("a") == "mine");
+  }
+  {
+    InstanceJournal other(path, true, "build-id:0123");
+    BOOST_TEST(other.dropped_another_writers());
+    BOOST_TEST(other.size() == 0u);
+    BOOST_TEST(!other.find("a"));
+    other.append("b", "the other build's");
+  }
+  InstanceJournal again(path, true, "build-id:0123");  // now its own
+  BOOST_TEST(!again.dropped_another_writers());
+  BOOST_TEST(*again.find("b") == "the other build's");
 }
 
 BOOST_AUTO_TEST_CASE(a_run_that_does_not_resume_starts_empty) {

@@ -53,9 +53,12 @@ template <class T> bool take(const std::string& bytes, std::size_t& pos, T& valu
   return true;
 }
 
+/// The first record: who wrote the journal (no instance's key: theirs are scope, 0x1f, a loop's number, …).
+const std::string kWriterKey = "\x1fwriter";
+
 }  // namespace
 
-InstanceJournal::InstanceJournal(std::string path, bool keep) : path_(std::move(path)) {
+InstanceJournal::InstanceJournal(std::string path, bool keep, std::string writer) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) input_error(path_, std::string("cannot open the instance journal: ") + std::strerror(errno));
   const std::string bytes = keep ? read_all(fd_) : std::string();
@@ -73,6 +76,14 @@ InstanceJournal::InstanceJournal(std::string path, bool keep) : path_(std::move(
       valid = pos;
     }
   }
+  if (valid > sizeof kMagic) {
+    const auto it = records_.find(kWriterKey);
+    if (it == records_.end() || it->second != writer) {  // another program's layouts: none is taken
+      records_.clear();
+      valid = 0;
+      dropped_another_writers_ = true;
+    }
+  }
   // Whatever follows the last whole record (or a file that is no journal) is dropped.
   bool ok = ::ftruncate(fd_, static_cast<off_t>(valid)) == 0 && ::lseek(fd_, 0, SEEK_END) >= 0;
   if (ok && valid == 0) ok = write_all(fd_, std::string(kMagic, sizeof kMagic));
@@ -80,6 +91,7 @@ InstanceJournal::InstanceJournal(std::string path, bool keep) : path_(std::move(
     ::close(fd_);
     input_error(path_, std::string("cannot write the instance journal: ") + std::strerror(errno));
   }
+  if (records_.empty()) append(kWriterKey, writer);
 }
 
 InstanceJournal::~InstanceJournal() {
@@ -110,7 +122,7 @@ void InstanceJournal::append(const std::string& key, const std::string& value) {
 
 std::size_t InstanceJournal::size() const {
   const std::lock_guard<std::mutex> lock(mutex_);
-  return records_.size();
+  return records_.size() - records_.count(kWriterKey);
 }
 
 void InstanceJournal::remove() {

@@ -15,8 +15,10 @@ namespace attnflow {
 class InstanceJournal {
  public:
   /// Opens the journal at `path`, creating it. keep = false starts it empty (a run that does not
-  /// resume must not take instances from an earlier one). InputError when it cannot be written.
-  InstanceJournal(std::string path, bool keep);
+  /// resume must not take instances from an earlier one). `writer` names the program writing it
+  /// (program_build_id()): a journal another program wrote is started empty too, since its
+  /// records are that program's binary layouts. InputError when it cannot be written.
+  InstanceJournal(std::string path, bool keep, std::string writer = "");
   ~InstanceJournal();
   InstanceJournal(const InstanceJournal&) = delete;
   InstanceJournal& operator=(const InstanceJournal&) = delete;
@@ -25,6 +27,8 @@ class InstanceJournal {
   /// Appends (thread-safe). A key already present keeps its first value.
   void append(const std::string& key, const std::string& value);
   std::size_t size() const;
+  /// True when a journal was there to keep and another program had written it (it was dropped).
+  bool dropped_another_writers() const { return dropped_another_writers_; }
   /// The run is complete: nothing is left to resume.
   void remove();
 
@@ -33,6 +37,7 @@ class InstanceJournal {
   int fd_ = -1;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::string> records_;
+  bool dropped_another_writers_ = false;
 };
 
 }  // namespace attnflow

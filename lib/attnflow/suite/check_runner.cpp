@@ -8,6 +8,7 @@
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/run/instance_fanout.hpp"
+#include "attnflow/build_id.hpp"
 #include "attnflow/run/instance_journal.hpp"
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/version.hpp"
@@ -204,7 +205,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   std::string refused;  // the coordinator's reason not to start, the same bad input on every process
   if (coordinator) try {
       claimed.emplace(o.out, "--out");
-      journal.emplace(o.out + "/instances.journal", o.resume);
+      journal.emplace(o.out + "/instances.journal", o.resume, program_build_id());
     } catch (const InputError& e) {
       refused = e.what();
     }
@@ -345,6 +346,7 @@ CheckRunOutcome run_checks(const CheckRunOptions& o) {
   }
   outcome.done = done;
   outcome.journaled_instances = fanout->taken_from_journal() - journaled_before;
+  outcome.journal_of_another_build = journal && journal->dropped_another_writers();
   if (!outcome.cancelled) {
     write_results("complete");
     if (journal) journal->remove();  // nothing is left to resume

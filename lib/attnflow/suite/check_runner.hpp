@@ -72,6 +72,9 @@ struct CheckRunOutcome {
   /// --resume: the finished instances of unfinished checks taken from DIR/instances.journal (kept
   /// as each arrived) instead of computed again.
   std::size_t journaled_instances = 0;
+  /// --resume: DIR/instances.journal was written by another build of attnflow (its records are
+  /// that build's layouts), so none of it was taken.
+  bool journal_of_another_build = false;
 };
 
 CheckRunOutcome run_checks(const CheckRunOptions& options);
