@@ -1,8 +1,13 @@
 #include "attnflow/version.hpp"
 #include "attnflow/bench/registry.hpp"
 
+#include "attnflow/config/sim_config.hpp"
 #include "attnflow/io/process.hpp"
+#include "attnflow/random.hpp"
 #include "attnflow/verify/prove.hpp"
+#include "attnflow/verify/sphere_equilibrium.hpp"
+
+#include <Eigen/Eigenvalues>
 
 #include <fmt/format.h>
 
@@ -94,6 +99,65 @@ BenchResult atlas_seconds(const BenchOptions&) {
   return r;
 }
 
+/// A certified equilibrium at n = 64, d = 8 (verify/sphere_equilibrium.hpp): usa-sphere with
+/// seeded random Q, K (I plus entries in ±0.3) and a symmetric V (entries in ±1), all 3-decimal,
+/// β = 0.5; the 64 tokens at V's top eigenvector (an equilibrium for any Q, K), the guess 1e-4 off.
+BenchResult equilibrium64x8_seconds(const BenchOptions&) {
+  BenchResult r;
+  r.unit = "s";
+  r.goal = "< 60 (a certified equilibrium with its stability at n = 64, d = 8 on 2 cores)";
+  r.definition = "wall time of Newton, the Krawczyk proof and the tangent spectrum's enclosure for 64 tokens at the "
+                 "top eigenvector of a random symmetric V, usa-sphere, d = 8, random Q and K";
+  const int n = 64, d = 8;
+  SeededDraws draws(64008);
+  const auto decimal = [](double x) { return fmt::format("{:.3f}", x); };
+  nlohmann::json Q = nlohmann::json::array(), K = nlohmann::json::array();
+  std::vector<std::vector<std::string>> V(d, std::vector<std::string>(d));
+  Eigen::MatrixXd v(d, d);
+  for (int a = 0; a < d; ++a) {
+    nlohmann::json q = nlohmann::json::array(), k = nlohmann::json::array();
+    for (int b = 0; b < d; ++b) {
+      q.push_back(decimal((a == b) + draws.uniform(-0.3, 0.3)));
+      k.push_back(decimal((a == b) + draws.uniform(-0.3, 0.3)));
+      if (b >= a) V[a][b] = V[b][a] = decimal(draws.uniform(-1, 1));
+    }
+    Q.push_back(q), K.push_back(k);
+  }
+  for (int a = 0; a < d; ++a)
+    for (int b = 0; b < d; ++b) v(a, b) = std::stod(V[a][b]);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(v);
+  const Eigen::VectorXd top = eig.eigenvectors().col(d - 1);
+  nlohmann::json points = nlohmann::json::array();
+  std::vector<double> guess;
+  for (int i = 0; i < n; ++i) {
+    nlohmann::json p = nlohmann::json::array();
+    for (int c = 0; c < d; ++c) {
+      p.push_back(top(c));
+      guess.push_back(top(c) + 1e-4 * std::sin(1.0 + 7 * i + c));
+    }
+    points.push_back(p);
+  }
+  try {
+    const verify::ProveInstance in = verify::sphere_instance(parse_sim_config(
+        {{"model", "usa-sphere"}, {"n", n}, {"d", d}, {"beta", "0.5"}, {"Q", Q}, {"K", K}, {"V", V},
+         {"init", {{"kind", "explicit"}, {"points", points}}}, {"time", {{"t_end", 1}, {"samples", 2}}}}));
+    const auto t0 = std::chrono::steady_clock::now();
+    const verify::EquilibriumResult e = verify::certify_sphere_equilibrium(in, guess);
+    r.value = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    nlohmann::json parts = nlohmann::json::array();
+    for (const verify::SpectrumPart& p : e.transverse_spectrum) parts.push_back({p.lo, p.hi, p.count});
+    r.details = {{"proved", e.proved},         {"stability", e.stability},
+                 {"unstable_directions", e.unstable_directions}, {"radius", e.radius},
+                 {"newton_iterations", e.newton_iterations},     {"reason", e.reason},
+                 {"transverse_spectrum_parts", parts}};
+    r.goal_met = e.proved && r.value < 60 ? 1 : 0;
+  } catch (const std::exception& e) {
+    r.value = std::nan("");
+    r.details = {{"error", e.what()}};
+  }
+  return r;
+}
+
 /// What a call through the bootstrap costs beyond the program: `./attnflow list` and
 /// this program's own `list`, spawned alternately so both see the same machine, medians of 11.
 BenchResult bootstrap_overhead_seconds(const BenchOptions&) {
@@ -162,6 +226,7 @@ const std::vector<Benchmark>& benchmarks() {
        }},
       {"euclid8x4_seconds", euclid8x4_seconds},
       {"atlas_seconds", atlas_seconds},
+      {"equilibrium64x8_seconds", equilibrium64x8_seconds},
       {"bootstrap_overhead_seconds", bootstrap_overhead_seconds},
   };
   return list;

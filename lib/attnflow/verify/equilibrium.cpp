@@ -6,6 +6,7 @@
 #include "attnflow/config/circle_setting.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/model_series.hpp"
+#include "attnflow/verify/spectrum_enclosure.hpp"
 
 #include <Eigen/Dense>
 #include <Eigen/Eigenvalues>
@@ -21,7 +22,6 @@ namespace attnflow::verify {
 namespace {
 
 using I = DInterval;
-using IMatrix = Eigen::Matrix<I, Eigen::Dynamic, Eigen::Dynamic>;
 
 /// The system E, P of equilibrium.hpp on a box Z = (x, λ), its Jacobian, and the angular
 /// velocities' Jacobian A.
@@ -121,102 +121,6 @@ std::vector<I> thin_box(const std::vector<double>& z) {
   return Z;
 }
 
-Eigen::MatrixXd midpoint(const IMatrix& M) {
-  Eigen::MatrixXd m(M.rows(), M.cols());
-  for (Eigen::Index r = 0; r < M.rows(); ++r)
-    for (Eigen::Index c = 0; c < M.cols(); ++c) m(r, c) = iv::mid(M(r, c));
-  return m;
-}
-
-IMatrix product(const IMatrix& a, const IMatrix& b) {
-  IMatrix out = IMatrix::Constant(a.rows(), b.cols(), I(0));
-  for (Eigen::Index r = 0; r < a.rows(); ++r)
-    for (Eigen::Index c = 0; c < b.cols(); ++c) {
-      I sum(0);
-      for (Eigen::Index k = 0; k < a.cols(); ++k) sum += iv::mul(a(r, k), b(k, c));
-      out(r, c) = sum;
-    }
-  return out;
-}
-
-IMatrix thin(const Eigen::MatrixXd& m) {
-  IMatrix out(m.rows(), m.cols());
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) out(r, c) = I(m(r, c));
-  return out;
-}
-
-/// Real approximate eigenvectors of m (a complex pair contributes its real and imaginary parts).
-Eigen::MatrixXd approximate_eigenvectors(const Eigen::MatrixXd& m) {
-  const Eigen::Index k = m.rows();
-  Eigen::EigenSolver<Eigen::MatrixXd> es(m);
-  if (es.info() != Eigen::Success) return Eigen::MatrixXd::Identity(k, k);
-  const Eigen::VectorXcd values = es.eigenvalues();
-  const Eigen::MatrixXcd vectors = es.eigenvectors();
-  Eigen::MatrixXd v(k, k);
-  for (Eigen::Index c = 0; c < k; ++c) {
-    if (values(c).imag() == 0) {
-      v.col(c) = vectors.col(c).real();
-    } else if (c + 1 < k && values(c + 1) == std::conj(values(c))) {
-      v.col(c) = vectors.col(c).real();
-      v.col(c + 1) = vectors.col(c).imag();
-      ++c;
-    } else {
-      return Eigen::MatrixXd::Identity(k, k);
-    }
-  }
-  return v;
-}
-
-/// Gershgorin's discs of V⁻¹ M V (an enclosure of V⁻¹ from R ≈ V⁻¹), as real-part intervals merged
-/// into connected parts. Caller holds RoundUpward.
-std::vector<SpectrumPart> transverse_spectrum(const IMatrix& M, const Eigen::MatrixXd& V, const Eigen::MatrixXd& R) {
-  const Eigen::Index k = M.rows();
-  IMatrix Vi = thin(V), Ri = thin(R);
-  // ‖I − R V‖∞ = δ < 1 gives V⁻¹ = (I − (I − RV))⁻¹ R, so ‖V⁻¹ − R‖∞ ≤ δ/(1 − δ) ‖R‖∞: every entry
-  // of V⁻¹ lies within that of R's.
-  const IMatrix RV = product(Ri, Vi);
-  double delta = 0, normR = 0;
-  for (Eigen::Index r = 0; r < k; ++r) {
-    I row(0), rrow(0);
-    for (Eigen::Index c = 0; c < k; ++c) {
-      row += I(iv::mag((r == c ? I(1) : I(0)) - RV(r, c)));
-      rrow += I(std::abs(R(r, c)));
-    }
-    delta = std::max(delta, row.upper());
-    normR = std::max(normR, rrow.upper());
-  }
-  IMatrix Vinv(k, k);
-  if (delta < 0.5) {
-    const double rho = (I(delta) / (I(1) - I(delta)) * I(normR)).upper();
-    for (Eigen::Index r = 0; r < k; ++r)
-      for (Eigen::Index c = 0; c < k; ++c) Vinv(r, c) = Ri(r, c) + I(-rho, rho);
-  } else {
-    Vi = IMatrix::Identity(k, k);
-    Vinv = IMatrix::Identity(k, k);
-  }
-  const IMatrix B = product(product(Vinv, M), Vi);
-  std::vector<SpectrumPart> discs;
-  for (Eigen::Index r = 0; r < k; ++r) {
-    I radius(0);
-    for (Eigen::Index c = 0; c < k; ++c)
-      if (c != r) radius += I(iv::mag(B(r, c)));
-    const I span = B(r, r) + I(-radius.upper(), radius.upper());
-    discs.push_back({span.lower(), span.upper(), 1});
-  }
-  std::sort(discs.begin(), discs.end(), [](const SpectrumPart& a, const SpectrumPart& b) { return a.lo < b.lo; });
-  std::vector<SpectrumPart> parts;
-  for (const SpectrumPart& d : discs) {
-    if (!parts.empty() && d.lo <= parts.back().hi) {
-      parts.back().hi = std::max(parts.back().hi, d.hi);
-      parts.back().count += d.count;
-    } else {
-      parts.push_back(d);
-    }
-  }
-  return parts;
-}
-
 /// The transverse spectrum from A enclosed on a box holding an equilibrium: M = A[2:, 2:] − 1·A[1, 2:]
 /// (A·1 = 0 there), brought near diagonal form by its midpoint's eigenvectors. Caller holds RoundUpward.
 std::vector<SpectrumPart> spectrum_of_angle_jacobian(const IMatrix& A) {
@@ -224,26 +128,7 @@ std::vector<SpectrumPart> spectrum_of_angle_jacobian(const IMatrix& A) {
   IMatrix M(n - 1, n - 1);
   for (Eigen::Index k = 1; k < n; ++k)
     for (Eigen::Index l = 1; l < n; ++l) M(k - 1, l - 1) = A(k, l) - A(0, l);
-  Eigen::MatrixXd V, R;
-  const Eigen::MatrixXd mid = midpoint(M);
-  std::fesetround(FE_TONEAREST);  // the approximate eigenvectors: any V serves, a good one is narrow
-  V = approximate_eigenvectors(mid);
-  const Eigen::FullPivLU<Eigen::MatrixXd> vlu(V);
-  if (vlu.isInvertible()) {
-    R = vlu.inverse();
-  } else {
-    V = Eigen::MatrixXd::Identity(n - 1, n - 1);
-    R = V;
-  }
-  std::fesetround(FE_UPWARD);
-  return transverse_spectrum(M, V, R);
-}
-
-void classify(EquilibriumResult& r) {
-  const SpectrumIndex index = spectrum_index(r.transverse_spectrum);
-  r.unstable_directions = index.positive;
-  r.index_exact = index.decided;
-  r.stability = index.all_negative ? "stable" : index.positive > 0 ? "unstable" : "undecided";
+  return enclosed_real_parts(M);
 }
 
 /// Krawczyk's test on the box centre ± radius: K(X) = c − C E(c) + (I − C E'(X))(X − c) ⊂ int X,
@@ -308,7 +193,7 @@ EquilibriumResult prove_on_boxes(const ProveInstance& in, const std::vector<doub
     if (!krawczyk_contracts(system, centre, radius, p, Ci, ce, at_box)) continue;
     r.proved = true;
     r.transverse_spectrum = spectrum_of_angle_jacobian(at_box.A);
-    classify(r);
+    classify_stability(r);
     return r;
   }
   r.reason = "the Krawczyk operator does not map the box into its interior";
