@@ -1,13 +1,15 @@
 // attnflow equilibrium --config FILE.json [--out DIR]   → DIR/certificate.json, DIR/proof.tex
 // attnflow equilibrium --check certificate.json
 // Exit codes: 0 certified / certificate verified, 1 no equilibrium certified (nothing written) /
-// certificate rejected, 2 bad input (also a config outside the circle theorem).
+// certificate rejected, 2 bad input (also a config outside both theorems: the circle with
+// Q = K = V = I, verify/equilibrium.hpp; the sphere in any dimension, verify/sphere_equilibrium.hpp).
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/io/atomic_file.hpp"
 #include "attnflow/report/equilibrium_appendix.hpp"
 #include "attnflow/verify/equilibrium.hpp"
+#include "attnflow/verify/sphere_equilibrium.hpp"
 #include "cli/commands.hpp"
 
 #include <fmt/format.h>
@@ -23,12 +25,18 @@ struct EquilibriumOptions {
 
 int certify(const EquilibriumOptions& o) {
   const SimConfig c = load_sim_config(o.config);
-  const std::string refusal = verify::circle_equilibrium_refusal(c);
-  if (!refusal.empty()) input_error("equilibrium", refusal);
-  const verify::ProveInstance in = verify::circle_instance(c);
+  // The circle with Q = K = V = I, its rotations quotiented; otherwise the sphere in any dimension,
+  // for a field whose equilibria are isolated.
+  const std::string circle_refusal = verify::circle_equilibrium_refusal(c);
+  const bool circle = circle_refusal.empty();
+  const verify::ProveInstance in = circle ? verify::circle_instance(c) : verify::sphere_instance(c);
+  if (!circle)
+    if (const std::string why = verify::sphere_equilibrium_refusal(in); !why.empty())
+      input_error("equilibrium", "outside both proofs: the circle's (" + circle_refusal + ") and the sphere's (" + why + ")");
   std::vector<double> guess;
   for (const std::string& p : in.points) guess.push_back(decimal_as_double(p));
-  const verify::EquilibriumResult r = verify::certify_circle_equilibrium(in, guess);
+  const verify::EquilibriumResult r =
+      circle ? verify::certify_circle_equilibrium(in, guess) : verify::certify_sphere_equilibrium(in, guess);
   if (!r.proved) {
     std::cerr << "attnflow: no equilibrium certified: " << r.reason << "\n";
     return 1;
@@ -39,9 +47,9 @@ int certify(const EquilibriumOptions& o) {
   for (const verify::SpectrumPart& p : r.transverse_spectrum)
     spectrum += fmt::format("{}[{:.6g}, {:.6g}] x{}", spectrum.empty() ? "" : ", ", p.lo, p.hi, p.count);
   std::cout << fmt::format(
-      "attnflow: equilibrium certified: unique in a box of radius {:.3g} on the rotation slice ({} Newton "
-      "steps); {}{}; transverse real parts {}\n",
-      r.radius, r.newton_iterations, r.stability,
+      "attnflow: equilibrium certified: unique in a box of radius {:.3g}{} ({} Newton steps); {}{}; transverse real "
+      "parts {}\n",
+      r.radius, circle ? " on the rotation slice" : "", r.newton_iterations, r.stability,
       r.stability == "unstable"
           ? fmt::format(" (a saddle of index {}{})", r.index_exact ? "" : "at least ", r.unstable_directions)
           : "",
@@ -55,7 +63,7 @@ int certify(const EquilibriumOptions& o) {
 void register_equilibrium(CLI::App& app) {
   auto o = std::make_shared<EquilibriumOptions>();
   auto* sub = app.add_subcommand(
-      "equilibrium", "certify an equilibrium on the circle near a config's start (Krawczyk) and its stability → DIR/certificate.json, proof.tex");
+      "equilibrium", "certify an equilibrium near a config's start (Krawczyk; the circle, or the sphere in any dimension) and its stability → DIR/certificate.json, proof.tex");
   auto* config = sub->add_option("--config", o->config, "config whose init is the approximate equilibrium (JSON)");
   auto* check = sub->add_option("--check", o->check, "re-verify a certificate.json by recomputing it");
   config->excludes(check);

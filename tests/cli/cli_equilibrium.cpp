@@ -1,6 +1,7 @@
 // lib/cli/equilibrium.cpp: the shipped configs are certified with the claims their closed forms
-// give, every stored certificate re-verifies, a tampered one is rejected (exit 1), a config outside
-// the theorem is bad input (exit 2, one line), and a start near no equilibrium writes nothing (exit 1).
+// give (on the circle, and a cluster in d = 3 with general weights), every stored certificate
+// re-verifies, a tampered one is rejected (exit 1), a config outside both theorems is bad input
+// (exit 2, one line), and a start near no equilibrium, or on a continuum of them, writes nothing (exit 1).
 #include <boost/test/unit_test.hpp>
 
 #include "cli_support.hpp"
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 using namespace attnflow::testing;
 namespace fs = std::filesystem;
@@ -31,7 +33,7 @@ BOOST_AUTO_TEST_CASE(the_shipped_configs_are_certified_and_their_certificates_re
     const char* stability;
     int unstable;
   } cases[] = {{"triangle-usa-beta-minus-1", "stable", 0}, {"triangle-sa-beta-1", "unstable", 2},
-               {"antipodal-sa-beta-1", "unstable", 1}};
+               {"antipodal-sa-beta-1", "unstable", 1}, {"cluster-usa-d3-general-weights", "stable", 0}};
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
       const fs::path out = tmp.path / c.name;
@@ -64,8 +66,11 @@ BOOST_AUTO_TEST_CASE(the_shipped_configs_are_certified_and_their_certificates_re
 BOOST_AUTO_TEST_CASE(configs_outside_the_theorem_are_bad_input_and_non_equilibria_write_nothing) {
   TempDir tmp;
   json base = json::parse(read_file(kDir / "triangle-sa-beta-1.json"));
-  for (const auto& [field, value] : {std::pair{std::string("V"), json("minus-identity")},
-                                     std::pair{std::string("d"), json(3)}}) {
+  // Outside both proofs: bad input. Inside the sphere's but with every rotation a symmetry (V = −I
+  // on the circle, Q = K = V = I in d = 3): the equilibria form continua, nothing is certified.
+  for (const auto& [field, value, code] : {std::tuple{std::string("model"), json("sa-euclid"), 2},
+                                           std::tuple{std::string("V"), json("minus-identity"), 1},
+                                           std::tuple{std::string("d"), json(3), 1}}) {
     json other = base;
     other[field] = value;
     if (field == "d") other["init"] = {{"kind", "uniform-sphere"}, {"seed", 1}};
@@ -73,7 +78,7 @@ BOOST_AUTO_TEST_CASE(configs_outside_the_theorem_are_bad_input_and_non_equilibri
     { std::ofstream(file) << other.dump(); }
     const fs::path out = tmp.path / ("out-" + field);
     const CliResult r = run_cli("equilibrium --config " + quoted(file.string()) + " --out " + quoted(out.string()), tmp);
-    BOOST_TEST(r.code == 2, field << ": " << r.err);
+    BOOST_TEST(r.code == code, field << ": " << r.err);
     BOOST_TEST(count_lines(r.err) == 1u, r.err);
     BOOST_TEST(!fs::exists(out / "certificate.json"));
   }

@@ -1,9 +1,11 @@
-// The certificate of a circle equilibrium (equilibrium.hpp): written from the proof's result, and
-// re-verified by recomputing the proof on the stored box.
+// The certificate of an equilibrium, on the circle with its rotations quotiented (equilibrium.hpp)
+// or on the sphere without a symmetry (sphere_equilibrium.hpp): written from the proof's result, and
+// re-verified by recomputing the proof on the stored box. The box's layout says which proof.
 #include "attnflow/config/json_fields.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/verify/equilibrium.hpp"
+#include "attnflow/verify/sphere_equilibrium.hpp"
 #include "attnflow/version.hpp"
 
 #include <chrono>
@@ -34,6 +36,26 @@ constexpr const char* kStability =
     "transverse spectrum: the eigenvalues of the linearisation on the quotient by rotations (the angular "
     "velocities' Jacobian A with A 1 = 0, in the basis (1, e_2, ..., e_n)); their real parts lie in the listed "
     "intervals, count each; stable: every real part < 0; unstable: the listed count > 0";
+
+constexpr const char* kCircleLayout = "x_1, y_1, ..., x_n, y_n, lambda";
+
+constexpr const char* kSphereLayout = "x_1 (d coordinates), ..., x_n (d coordinates)";
+
+constexpr const char* kSphereQuotient =
+    "none: the system E_i = F_i(u) + (|x_i|^2 - 1) u_i (u_i = x_i/|x_i|) in R^(nd) is square; F_i(u) is tangent at "
+    "u_i, so <E_i, u_i> = |x_i|^2 - 1 and its zeros are exactly the equilibria (unit tokens); a field with a "
+    "continuous symmetry has none isolated, and its proof fails";
+
+constexpr const char* kSphereExistence =
+    "exactly one zero of E lies in the box: an equilibrium of the flow with |x_i| = 1, and no other equilibrium "
+    "lies in the box";
+
+constexpr const char* kSphereStability =
+    "spectrum on the spheres: the eigenvalues of M = B^T E'(X) B, B an orthonormal basis of the tangent space "
+    "(each token's Householder reflection without its normal column, enclosed on the box); at a zero E' maps each "
+    "radial direction to twice itself and the tangent space into itself, so these are the eigenvalues of the "
+    "flow's linearisation on the product of spheres; their real parts lie in the listed intervals, count each; "
+    "stable: every real part < 0; unstable: the listed count > 0";
 
 const std::vector<std::string> kIdentity2 = {"1", "0", "0", "1"};
 
@@ -75,17 +97,28 @@ std::string circle_instance_refusal(const ProveInstance& in) {
 nlohmann::json make_equilibrium_certificate(const ProveInstance& in, const EquilibriumResult& r) {
   nlohmann::json centre = nlohmann::json::array();
   for (double c : r.centre) centre.push_back(g17(c));
+  // The circle proof's box has the unfolding parameter after the 2n coordinates; the sphere's has n·d.
+  const bool circle = r.centre.size() == static_cast<std::size_t>(2 * in.n + 1);
+  const nlohmann::json hypotheses =
+      circle ? nlohmann::json{"the circle: d = 2, one head with Q = K = V = identity, no mask (read exactly from the "
+                              "instance)",
+                              "beta and the weights are the enclosures of their decimals",
+                              "the field is the model's own (Model<T> on intervals, with its derivative by forward "
+                              "differentiation)"}
+             : nlohmann::json{"a sphere model (sa-sphere or usa-sphere), d >= 2, n d <= " +
+                                  std::to_string(kMaxSphereCoordinates) +
+                                  ", constant weights, no mask, no feed-forward part (read exactly from the instance)",
+                              "beta and the weights are the enclosures of their decimals",
+                              "the field is the model's own (Model<T> on intervals, with its derivative by forward "
+                              "differentiation)"};
   return {{"kind", kKind},
           {"theorem", kTheorem},
           {"instance", in.to_json()},
-          {"hypotheses",
-           {"the circle: d = 2, one head with Q = K = V = identity, no mask (read exactly from the instance)",
-            "beta and the weights are the enclosures of their decimals",
-            "the field is the model's own (Model<T> on intervals, with its derivative by forward differentiation)"}},
-          {"quotient", kQuotient},
-          {"box", {{"centre", centre}, {"radius", g17(r.radius)}, {"layout", "x_1, y_1, ..., x_n, y_n, lambda"}}},
-          {"existence", kExistence},
-          {"stability_method", kStability},
+          {"hypotheses", hypotheses},
+          {"quotient", circle ? kQuotient : kSphereQuotient},
+          {"box", {{"centre", centre}, {"radius", g17(r.radius)}, {"layout", circle ? kCircleLayout : kSphereLayout}}},
+          {"existence", circle ? kExistence : kSphereExistence},
+          {"stability_method", circle ? kStability : kSphereStability},
           {"stability", r.stability},
           {"unstable_directions", r.unstable_directions},
           {"index_exact", r.index_exact},
@@ -103,12 +136,20 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   if (j.at("kind") != kKind) input_error("certificate.kind", std::string("expected \"") + kKind + "\"");
   require_keys(j.at("instance"), "certificate.instance", {"model", "n", "d", "beta", "points", "heads"});
   const ProveInstance in = ProveInstance::from_json(j.at("instance"));
-  if (in.n > kMaxCircleTokens)  // before anything the size of n is allocated
-    input_error("certificate.instance.n", "at most " + std::to_string(kMaxCircleTokens) + " tokens");
   require_keys(j.at("box"), "certificate.box", {"centre", "radius", "layout"});
+  const nlohmann::json& layout = j.at("box").at("layout");
+  if (layout != kCircleLayout && layout != kSphereLayout)
+    input_error("certificate.box.layout", std::string("expected \"") + kCircleLayout + "\" or \"" + kSphereLayout + "\"");
+  const bool circle = layout == kCircleLayout;
+  // Before anything the size of n·d is allocated.
+  if (circle && in.n > kMaxCircleTokens)
+    input_error("certificate.instance.n", "at most " + std::to_string(kMaxCircleTokens) + " tokens");
+  if (!circle && (in.n < 1 || in.d < 1 || static_cast<long>(in.n) * in.d > kMaxSphereCoordinates))
+    input_error("certificate.instance", "n d must be at most " + std::to_string(kMaxSphereCoordinates));
+  const std::size_t size = circle ? static_cast<std::size_t>(2 * in.n + 1) : static_cast<std::size_t>(in.n * in.d);
   const nlohmann::json& list = j.at("box").at("centre");
-  if (!list.is_array() || list.size() != static_cast<std::size_t>(2 * in.n + 1))
-    input_error("certificate.box.centre", "expected 2n + 1 decimal strings");
+  if (!list.is_array() || list.size() != size)
+    input_error("certificate.box.centre", circle ? "expected 2n + 1 decimal strings" : "expected n d decimal strings");
   std::vector<double> centre;
   for (std::size_t k = 0; k < list.size(); ++k) {
     const std::string where = "certificate.box.centre[" + std::to_string(k) + "]";
@@ -119,7 +160,7 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   }
   const double radius = exact_double(j.at("box").at("radius"), "certificate.box.radius");
   CheckResult out;
-  const std::string refusal = circle_instance_refusal(in);
+  const std::string refusal = circle ? circle_instance_refusal(in) : sphere_equilibrium_refusal(in);
   if (!refusal.empty()) {
     out.message = "certificate rejected: the instance is outside the theorem: " + refusal;
     return out;
@@ -128,7 +169,8 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
     out.message = "certificate rejected: the box's radius must be in (0, 1e-3]";
     return out;
   }
-  const EquilibriumResult r = prove_circle_equilibrium_on_box(in, centre, radius);
+  const EquilibriumResult r = circle ? prove_circle_equilibrium_on_box(in, centre, radius)
+                                     : prove_sphere_equilibrium_on_box(in, centre, radius);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.proved) {
     out.message = "certificate rejected: " + r.reason;
@@ -137,7 +179,7 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   // Every claim must be the recomputed one, text for text.
   const nlohmann::json again = make_equilibrium_certificate(in, r);
   for (const char* key : {"theorem", "quotient", "existence", "stability_method", "stability", "unstable_directions",
-                          "index_exact", "transverse_spectrum", "hypotheses"})
+                          "index_exact", "transverse_spectrum", "hypotheses"})  // and the box's layout, above
     if (j.at(key) != again.at(key)) {
       out.message = std::string("certificate rejected: ") + key + " is not what the recomputation gives (" +
                     again.at(key).dump() + ")";
@@ -145,7 +187,8 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
     }
   out.accepted = true;
   out.message = "certificate verified: an equilibrium of " + in.model + " with n = " + std::to_string(in.n) +
-                " on the circle, beta = " + in.beta + ", unique in a box of radius " + g17(radius) + ", " +
+                (circle ? " on the circle" : " on the sphere in d = " + std::to_string(in.d)) + ", beta = " + in.beta +
+                ", unique in a box of radius " + g17(radius) + ", " +
                 r.stability +
                 (r.stability == "unstable" ? " (" + std::to_string(r.unstable_directions) + " unstable directions" +
                                                  (r.index_exact ? ")" : " at least)")

@@ -232,7 +232,7 @@ std::string sphere_equilibrium_refusal(const ProveInstance& in) {
   if (in.n * in.d > kMaxSphereCoordinates)
     return "at most " + std::to_string(kMaxSphereCoordinates) + " coordinates n·d (the Jacobian is n·d square)";
   if (!in.general()) return "the weights written out (sphere_instance)";
-  if (!in.W.empty() || in.per_layer()) return "no feed-forward part, constant weights";
+  if (in.causal || !in.W.empty() || in.per_layer()) return "no mask, no feed-forward part, constant weights";
   if (!is_decimal_literal(in.beta)) return "beta must be a decimal";
   return "";
 }

@@ -31,7 +31,7 @@ inline constexpr int kMaxSphereCoordinates = 512;
 ProveInstance sphere_instance(const SimConfig& c);
 
 /// Why an instance is outside the theorem above (empty when inside): sa-sphere or usa-sphere,
-/// d ≥ 2, n·d ≤ kMaxSphereCoordinates, constant weights, no feed-forward part, β a decimal.
+/// d ≥ 2, n·d ≤ kMaxSphereCoordinates, constant weights, no mask, no feed-forward part, β a decimal.
 std::string sphere_equilibrium_refusal(const ProveInstance& in);
 
 /// Refines `guess` (n×d row-major, any lengths) by Newton's method on E and proves it on the
