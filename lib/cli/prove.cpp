@@ -143,13 +143,6 @@ void register_prove(CLI::App& app) {
     }
     if (o->config.empty()) throw InputError("prove: give --config instance.json or --check certificate.json");
     const SimConfig c = load_sim_config(o->config);
-    // A certificate states beta as the decimal its proof used; gamma log n is not a decimal.
-    if (!c.beta_log_n.empty())
-      input_error("beta.log_n", "prove takes beta as a decimal number (gamma log n has none to state exactly)");
-    // A certificate proves the deterministic flow; with noise the config is an SDE, whose paths it
-    // would not cover.
-    if (!c.kappa.empty())
-      input_error("kappa", "prove proves the deterministic flow; with kappa the config is a noisy SDE (remove kappa)");
     const verify::ProveInstance in = verify::prove_instance_from_config(c);
     // Before anything is allocated: n = 2000 had reached 3.2 GB within 10 s and was still growing.
     verify::require_proof_memory(in, o->prove, o->max_memory_gb);

@@ -82,6 +82,17 @@ BOOST_AUTO_TEST_CASE(configs_outside_the_theorem_are_bad_input_and_non_equilibri
     BOOST_TEST(count_lines(r.err) == 1u, r.err);
     BOOST_TEST(!fs::exists(out / "certificate.json"));
   }
+  // Noise: the sphere's proof is of the deterministic flow too (the config would be an SDE).
+  json noisy = json::parse(read_file(kDir / "cluster-usa-d3-general-weights.json"));
+  noisy["kappa"] = 2;
+  const fs::path noisy_file = tmp.path / "noisy.json";
+  { std::ofstream(noisy_file) << noisy.dump(); }
+  const CliResult refused = run_cli("equilibrium --config " + quoted(noisy_file.string()) + " --out " +
+                                        quoted((tmp.path / "out-noisy").string()),
+                                    tmp);
+  BOOST_TEST(refused.code == 2, refused.err);
+  BOOST_TEST(refused.err.find("kappa") != std::string::npos, refused.err);
+  BOOST_TEST(!fs::exists(tmp.path / "out-noisy" / "certificate.json"));
   json far = base;
   far["n"] = 4;
   far["init"] = {{"kind", "explicit"}, {"points", {{1, 0}, {0.6, 0.8}, {-0.28, 0.96}, {0, -1}}}};

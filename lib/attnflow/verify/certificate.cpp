@@ -257,6 +257,12 @@ ProveInstance general_flow_instance(const SimConfig& c) {
 }  // namespace
 
 ProveInstance prove_instance_from_config(const SimConfig& c) {
+  // A certificate states beta as the decimal its proof used; gamma log n is not a decimal.
+  if (!c.beta_log_n.empty())
+    input_error("beta.log_n", "a proof takes beta as a decimal number (gamma log n has none to state exactly)");
+  // A proof is of the deterministic flow; with noise the config is an SDE, whose paths it would not cover.
+  if (!c.kappa.empty())
+    input_error("kappa", "a proof is of the deterministic flow; with kappa the config is a noisy SDE (remove kappa)");
   if (!c.mask.empty())  // an instance without it would be another flow
     input_error("mask", "prove takes the causal mask (\"causal\": true) but not yet a general mask");
   const bool layers = is_layer_model(c.model->id);

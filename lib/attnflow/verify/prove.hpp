@@ -66,7 +66,8 @@ struct ProveInstance {
 
 /// The instance a simulate config describes (one head; constant weights, or per-layer lists for
 /// the layer models). Random starts and random weights are drawn as simulate does and written
-/// with 17 digits.
+/// with 17 digits. InputError for a config no proof covers: β as γ log n (no decimal to state), noise
+/// (kappa: an SDE, not the flow), a general mask.
 ProveInstance prove_instance_from_config(const SimConfig& c);
 
 struct ProveOptions {
