@@ -1,7 +1,8 @@
 // attnflow atlas [--out DIR] [--starts N] [--seed S] [--max-n N]  → DIR/atlas.json
 // The circle's equilibrium atlas (Q = K = V = I, SA and USA): the stability thresholds in
 // β ∈ [−30, 5] of the regular n-gon, n = 3 … 9, and of its neighbours, k equal clusters on the regular
-// k-gon (k dividing n), each certified to 1e-10 (verify/polygon_continuation.hpp);
+// k-gon (k dividing n) and two antipodal clusters of unequal sizes, each certified to 1e-10
+// (verify/polygon_continuation.hpp);
 // and a search of the open window β ∈ (−2/3, −0.16) for n = 3 … 8 — where synchronization from
 // generic starts is neither proved nor refuted (Polyanskiy–Rigollet–Yao) — for stable equilibria
 // other than one cluster (run/equilibrium_search.hpp). The search proves what it finds, not that
@@ -39,23 +40,32 @@ int run(const AtlasOptions& o) {
   struct Polygon {
     std::string model;
     int n, clusters;
+    int first = 0;  // two antipodal clusters of first and n − first tokens
   };
   std::vector<Polygon> polygons;
   for (const std::string& m : kModels)
     for (int n = 3; n <= o.max_n; ++n)
       for (int k = n; k >= 2; --k)
         if (n % k == 0) polygons.push_back({m, n, k});
+  // And two antipodal clusters of unequal sizes (the equal ones are k = 2 above).
+  for (const std::string& m : kModels)
+    for (int n = 3; n <= o.max_n; ++n)
+      for (int a = 1; 2 * a < n; ++a) polygons.push_back({m, n, 2, a});
   const auto continued = run_instances<verify::PolygonContinuation>(static_cast<long>(polygons.size()), [&](long k) {
     const Polygon& p = polygons[static_cast<std::size_t>(k)];
-    return verify::continue_polygon(verify::regular_polygon_instance(p.model, p.n, "1"), kFrom, kTo, kStep, kTolerance,
-                                    p.clusters);
+    const verify::ProveInstance in = verify::regular_polygon_instance(p.model, p.n, "1");
+    return p.first > 0 ? verify::continue_antipodal_clusters(in, p.first, kFrom, kTo, kStep, kTolerance)
+                       : verify::continue_polygon(in, kFrom, kTo, kStep, kTolerance, p.clusters);
   });
   nlohmann::json thresholds = nlohmann::json::array();
   for (const verify::PolygonContinuation& c : continued) {
     nlohmann::json j = verify::continuation_to_json(c);
     j.erase("scan");
     thresholds.push_back(j);
-    std::cout << (c.clusters == c.n
+    std::cout << (c.first_cluster > 0
+                      ? fmt::format("attnflow: antipodal clusters of {} and {}, {}: {} threshold(s) in [{}, {}]\n",
+                                    c.first_cluster, c.n - c.first_cluster, c.model, c.thresholds.size(), kFrom, kTo)
+                  : c.clusters == c.n
                       ? fmt::format("attnflow: regular {}-gon, {}: {} threshold(s) in [{}, {}]\n", c.n, c.model,
                                     c.thresholds.size(), kFrom, kTo)
                       : fmt::format("attnflow: {} clusters of {} on the regular {}-gon, {}: {} threshold(s) in [{}, {}]{}\n",

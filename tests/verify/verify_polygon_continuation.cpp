@@ -74,6 +74,38 @@ BOOST_AUTO_TEST_CASE(the_triangles_threshold_is_minus_two_thirds) {
   }
 }
 
+// Two antipodal clusters of a and b tokens: across the antipodes the pair separates at rate e^{−β}
+// (USA; SA another positive factor), and a cluster's own spread moves at (b e^{−β} − a e^β)/n (the
+// first's, a − 1 times) and (a e^{−β} − b e^β)/n (the second's, b − 1 times): thresholds at
+// β = ±½ log(b/a), where a cluster of two or more tokens changes stability.
+BOOST_AUTO_TEST_CASE(antipodal_clusters_change_stability_at_half_the_log_of_their_ratio) {
+  struct Case {
+    int a, b;
+    std::vector<std::pair<double, std::pair<int, int>>> thresholds;  // β, index below → above
+  };
+  const std::vector<Case> cases = {{1, 2, {{0.5 * std::log(0.5), {2, 1}}}},
+                                   {2, 3, {{0.5 * std::log(2.0 / 3), {4, 2}}, {0.5 * std::log(1.5), {2, 1}}}}};
+  for (const char* model : {"usa-sphere", "sa-sphere"})
+    for (const Case& k : cases) {
+      BOOST_TEST_CONTEXT(model << ", clusters of " << k.a << " and " << k.b) {
+        const PolygonContinuation c =
+            continue_antipodal_clusters(polygon(model, k.a + k.b), k.a, -2, 2, 0.05, 1e-10);
+        BOOST_REQUIRE(c.thresholds.size() == k.thresholds.size());
+        for (std::size_t t = 0; t < c.thresholds.size(); ++t) {
+          const Threshold& got = c.thresholds[t];
+          BOOST_TEST_INFO("[" << got.lo << ", " << got.hi << "] against " << k.thresholds[t].first);
+          BOOST_TEST(got.lo <= k.thresholds[t].first);
+          BOOST_TEST(k.thresholds[t].first <= got.hi);
+          BOOST_TEST(got.hi - got.lo <= 1e-10);
+          BOOST_TEST(got.index_below == k.thresholds[t].second.first);
+          BOOST_TEST(got.index_above == k.thresholds[t].second.second);
+        }
+        BOOST_TEST(c.undecided.empty());
+        BOOST_TEST(continuation_to_json(c)["cluster_sizes"] == json({k.a, k.b}));
+      }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(every_closed_form_threshold_is_found_and_enclosed) {
   for (const int n : {4, 5, 6}) {
     const std::vector<double> zeros = closed_form_thresholds(n, -12, 5);

@@ -128,6 +128,12 @@ template <class R> std::vector<R> in_order(long count, const std::function<R(lon
 }
 }  // namespace
 
+namespace {
+/// The scan of [from, to] and the bisections on the box of a family that does not move with β.
+void continue_on_box(const ProveInstance& in, const PolygonBox& box, double from, double to, double step,
+                     double tolerance, const ContinuationLoops& loops, PolygonContinuation& out);
+}  // namespace
+
 PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
                                      int clusters, const ContinuationLoops& loops) {
   PolygonContinuation out;
@@ -135,7 +141,31 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   out.n = in.n;
   out.clusters = clusters == 0 ? in.n : clusters;
   if (out.clusters < 1 || in.n % out.clusters != 0) throw std::logic_error("continue_polygon: the clusters must divide n");
-  const PolygonBox box = polygon_box(in.n, out.clusters);
+  continue_on_box(in, polygon_box(in.n, out.clusters), from, to, step, tolerance, loops, out);
+  return out;
+}
+
+PolygonContinuation continue_antipodal_clusters(const ProveInstance& in, int first, double from, double to,
+                                                double step, double tolerance, const ContinuationLoops& loops) {
+  if (first < 1 || first >= in.n) throw std::logic_error("continue_antipodal_clusters: 1 <= first < n");
+  PolygonContinuation out;
+  out.model = in.model;
+  out.n = in.n;
+  out.clusters = 2;
+  out.first_cluster = first;
+  PolygonBox box;
+  for (int i = 0; i < in.n; ++i) {
+    const double x = i < first ? 1 : -1;  // (±1, 0): exact
+    box.lo.insert(box.lo.end(), {x, 0});
+    box.hi.insert(box.hi.end(), {x, 0});
+  }
+  continue_on_box(in, box, from, to, step, tolerance, loops, out);
+  return out;
+}
+
+namespace {
+void continue_on_box(const ProveInstance& in, const PolygonBox& box, double from, double to, double step,
+                     double tolerance, const ContinuationLoops& loops, PolygonContinuation& out) {
   out.beta_from = from;
   out.beta_to = to;
   out.step = step;
@@ -163,8 +193,8 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   const long count = static_cast<long>(brackets.size());
   for (const std::vector<Threshold>& found : loops.refine ? loops.refine(count, refined) : in_order(count, refined))
     out.thresholds.insert(out.thresholds.end(), found.begin(), found.end());
-  return out;
 }
+}  // namespace
 
 nlohmann::json continuation_to_json(const PolygonContinuation& c) {
   nlohmann::json thresholds = nlohmann::json::array();
@@ -183,8 +213,12 @@ nlohmann::json continuation_to_json(const PolygonContinuation& c) {
   }
   std::vector<std::string> undecided;
   for (double b : c.undecided) undecided.push_back(g17(b));
-  return {{"kind", "attnflow-continuation"},
-          {"family", c.clusters == c.n ? "the regular " + std::to_string(c.n) + "-gon on the circle, " + c.model +
+  nlohmann::json out = {{"kind", "attnflow-continuation"},
+          {"family", c.first_cluster > 0
+                         ? "two antipodal clusters of " + std::to_string(c.first_cluster) + " and " +
+                               std::to_string(c.n - c.first_cluster) + " tokens on the circle, " + c.model +
+                               ", Q = K = V = I"
+                     : c.clusters == c.n ? "the regular " + std::to_string(c.n) + "-gon on the circle, " + c.model +
                                              ", Q = K = V = I"
                                        : std::to_string(c.clusters) + " clusters of " + std::to_string(c.n / c.clusters) +
                                              " tokens on the regular " + std::to_string(c.clusters) +
@@ -192,9 +226,12 @@ nlohmann::json continuation_to_json(const PolygonContinuation& c) {
           {"n", c.n},
           {"clusters", c.clusters},
           {"branch",
-           "an equilibrium for every beta: the cyclic shift of the tokens is a rotation, so all angular velocities "
-           "are equal, and sum_i Z_i omega_i = 0 with equal Z_i makes them 0; its vertices are enclosed once "
-           "(MPFI sin and cos of 2 pi k/n, rounded outward)"},
+           c.first_cluster > 0
+               ? "an equilibrium for every beta: within each cluster and across the antipodes every force has the "
+                 "factor sin 0 = sin pi = 0; its coordinates (1, 0) and (-1, 0) are exact"
+               : "an equilibrium for every beta: the cyclic shift of the tokens is a rotation, so all angular "
+                 "velocities are equal, and sum_i Z_i omega_i = 0 with equal Z_i makes them 0; its vertices are "
+                 "enclosed once (MPFI sin and cos of 2 pi k/n, rounded outward)"},
           {"threshold_claim",
            "in each interval a transverse eigenvalue's real part crosses 0: the index is proved at both ends "
            "(Gershgorin's discs after a similarity, equilibrium.hpp) and differs; eigenvalues are continuous in "
@@ -208,6 +245,8 @@ nlohmann::json continuation_to_json(const PolygonContinuation& c) {
           {"thresholds", thresholds},
           {"undecided_scan_points", undecided},
           {"scan", scan}};
+  if (c.first_cluster > 0) out["cluster_sizes"] = {c.first_cluster, c.n - c.first_cluster};
+  return out;
 }
 
 }  // namespace attnflow::verify

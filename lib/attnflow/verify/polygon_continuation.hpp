@@ -37,6 +37,8 @@ struct PolygonContinuation {
   std::string model;
   int n = 0;
   int clusters = 0;  // k: token i at vertex i mod k of the regular k-gon (k = n: the n-gon)
+  /// Two antipodal clusters of unequal sizes: the first's tokens (then clusters = 2); 0 otherwise.
+  int first_cluster = 0;
   double beta_from = 0, beta_to = 0, step = 0, tolerance = 0;
   std::vector<IndexAt> scan;
   std::vector<Threshold> thresholds;
@@ -48,9 +50,10 @@ static_assert(sizeof(IndexAt) == 40, "IndexAt changed: list its new fields in wi
 template <class A> void wire_fields(A& a, IndexAt& x) { a(x.beta, x.decided, x.index, x.spectrum); }
 static_assert(sizeof(Threshold) == 24, "Threshold changed: list its new fields in wire_fields");
 template <class A> void wire_fields(A& a, Threshold& t) { a(t.lo, t.hi, t.index_below, t.index_above); }
-static_assert(sizeof(PolygonContinuation) == 144, "PolygonContinuation changed: list its new fields in wire_fields");
+static_assert(sizeof(PolygonContinuation) == 152, "PolygonContinuation changed: list its new fields in wire_fields");
 template <class A> void wire_fields(A& a, PolygonContinuation& c) {
-  a(c.model, c.n, c.clusters, c.beta_from, c.beta_to, c.step, c.tolerance, c.scan, c.thresholds, c.undecided);
+  a(c.model, c.n, c.clusters, c.first_cluster, c.beta_from, c.beta_to, c.step, c.tolerance, c.scan, c.thresholds,
+    c.undecided);
 }
 
 /// Where a continuation's two loops run: the scan's points, then the refinement of each bracket
@@ -75,6 +78,12 @@ IndexAt polygon_index(const ProveInstance& in, double beta, int clusters = 0);
 /// The scan of [from, to] at `step` and the thresholds bisected to `tolerance`.
 PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
                                      int clusters = 0, const ContinuationLoops& loops = {});
+
+/// Two antipodal clusters of `first` and n − first tokens (1 ≤ first < n), the first at (1, 0): an
+/// equilibrium for every β by the same argument (within a cluster and across the antipodes the
+/// forces vanish, sin 0 = sin π = 0), its coordinates exact. Scanned and bisected as above.
+PolygonContinuation continue_antipodal_clusters(const ProveInstance& in, int first, double from, double to,
+                                                double step, double tolerance, const ContinuationLoops& loops = {});
 
 nlohmann::json continuation_to_json(const PolygonContinuation& c);
 
