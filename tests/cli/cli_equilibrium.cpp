@@ -8,6 +8,7 @@
 
 #include "attnflow/version.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,24 @@ BOOST_AUTO_TEST_CASE(the_shipped_configs_are_certified_and_their_certificates_re
       { std::ofstream(bad) << tampered.dump(); }
       const CliResult rejected = run_cli("equilibrium --check " + quoted(bad.string()), tmp);
       BOOST_TEST(rejected.code == 1, rejected.err);
+    }
+  }
+}
+
+// A box the proofs cannot evaluate (a token at the origin, whose direction they divide by) is
+// rejected with the reason, never an internal error, on the circle and on the sphere.
+BOOST_AUTO_TEST_CASE(a_certificate_with_a_token_at_the_origin_is_rejected) {
+  TempDir tmp;
+  for (const auto& [name, coordinates] : {std::pair{std::string("triangle-sa-beta-1"), 2},
+                                          std::pair{std::string("cluster-usa-d3-general-weights"), 3}}) {
+    BOOST_TEST_CONTEXT(name) {
+      json cert = json::parse(read_file(kDir / "certificates" / (name + ".json")));
+      for (int c = 0; c < coordinates; ++c) cert["box"]["centre"][coordinates + c] = "0";  // the second token
+      const fs::path bad = tmp.path / (name + "-origin.json");
+      { std::ofstream(bad) << cert.dump(); }
+      const CliResult r = run_cli("equilibrium --check " + quoted(bad.string()), tmp);
+      BOOST_TEST(r.code == 1, r.err);
+      BOOST_TEST(count_lines(r.err) == 1u, r.err);
     }
   }
 }
@@ -130,8 +149,15 @@ BOOST_AUTO_TEST_CASE(continue_encloses_the_triangles_threshold_and_the_atlas_lis
   const CliResult a = run_cli("atlas --max-n 3 --starts 2 --out " + quoted((tmp.path / "atlas").string()), tmp);
   BOOST_TEST(a.code == 0, a.err);
   const json atlas = json::parse(read_file(tmp.path / "atlas" / "atlas.json"));
-  BOOST_REQUIRE(atlas["polygon_thresholds"].size() == 2u);  // usa-sphere and sa-sphere
-  for (const json& p : atlas["polygon_thresholds"]) BOOST_TEST(p["thresholds"].size() == 1u);
+  // usa-sphere and sa-sphere: the triangle, and two antipodal clusters of 1 and 2 tokens (whose
+  // pair's own spread changes stability at beta = log(1/2)/2).
+  BOOST_REQUIRE(atlas["polygon_thresholds"].size() == 4u);
+  for (const json& p : atlas["polygon_thresholds"]) {
+    BOOST_REQUIRE(p["thresholds"].size() == 1u);
+    const double at = p.contains("cluster_sizes") ? 0.5 * std::log(0.5) : -2.0 / 3;
+    BOOST_TEST(std::stod(p["thresholds"][0]["beta"][0].get<std::string>()) <= at);
+    BOOST_TEST(at <= std::stod(p["thresholds"][0]["beta"][1].get<std::string>()));
+  }
   BOOST_TEST(atlas["window_search"]["searches"].size() == 10u);  // 2 models × 5 betas
 }
 

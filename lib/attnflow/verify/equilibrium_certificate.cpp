@@ -160,6 +160,17 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   }
   const double radius = exact_double(j.at("box").at("radius"), "certificate.box.radius");
   CheckResult out;
+  // The proofs divide by each token's length: a token far from the unit sphere is no box of theirs.
+  const int coordinates = circle ? 2 : in.d;
+  for (int i = 0; i < in.n; ++i) {
+    double norm = 0;
+    for (int c = 0; c < coordinates; ++c) norm = std::hypot(norm, centre[static_cast<std::size_t>(i * coordinates + c)]);
+    if (!(norm >= 0.5)) {
+      out.message = "certificate rejected: token " + std::to_string(i + 1) + " of the box's centre is not near the unit " +
+                    (circle ? "circle" : "sphere") + " (length " + g17(norm) + ")";
+      return out;
+    }
+  }
   const std::string refusal = circle ? circle_instance_refusal(in) : sphere_equilibrium_refusal(in);
   if (!refusal.empty()) {
     out.message = "certificate rejected: the instance is outside the theorem: " + refusal;

@@ -93,6 +93,17 @@ class SphereSystem {
   std::shared_ptr<const ModelField<I>> field_;
 };
 
+/// Why a point is no centre of a box of the proof (it divides by each token's length): a token
+/// shorter than 1/2; empty when every token is near the sphere.
+std::string off_the_sphere(const std::vector<double>& z, int n, int d) {
+  for (int i = 0; i < n; ++i) {
+    double norm = 0;
+    for (int c = 0; c < d; ++c) norm = std::hypot(norm, z[static_cast<std::size_t>(i * d + c)]);
+    if (!(norm >= 0.5)) return "token " + std::to_string(i + 1) + " is not near the sphere (length " + std::to_string(norm) + ")";
+  }
+  return "";
+}
+
 std::vector<I> thin_point(const std::vector<double>& z) {
   std::vector<I> Z;
   for (double v : z) Z.push_back(I(v));
@@ -159,6 +170,10 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
   for (double radius : radii) radii_valid = radii_valid && radius > 0 && std::isfinite(radius);
   if (static_cast<int>(centre.size()) != N || !radii_valid) {
     r.reason = "the box must have n·d centre coordinates and a positive radius";
+    return r;
+  }
+  if (const std::string why = off_the_sphere(centre, system.n(), system.d()); !why.empty()) {
+    r.reason = why;
     return r;
   }
   SphereEvaluation at_centre;
@@ -285,7 +300,10 @@ EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std:
     }
     const Eigen::VectorXd step = lu.solve(e);
     z -= step;
-    if (!z.allFinite()) break;
+    if (!z.allFinite() || !off_the_sphere(std::vector<double>(z.data(), z.data() + N), n, d).empty()) {
+      z.setConstant(std::nan(""));  // Newton left the sphere: no centre
+      break;
+    }
     if (step.lpNorm<Eigen::Infinity>() <= 1e-15) {
       ++iterations;
       break;
