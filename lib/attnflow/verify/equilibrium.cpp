@@ -6,6 +6,7 @@
 #include "attnflow/config/circle_setting.hpp"
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/model_series.hpp"
+#include "attnflow/verify/newton_refine.hpp"
 #include "attnflow/verify/spectrum_enclosure.hpp"
 
 #include <Eigen/Dense>
@@ -292,68 +293,36 @@ EquilibriumResult certify_circle_equilibrium(const ProveInstance& in, const std:
     z(2 * i) = a / norm;
     z(2 * i + 1) = b / norm;
   }
-  const Eigen::VectorXd start = z;
   const double p[2] = {z(0), z(1)};
-  int iterations = 0;
-  double residual = 0;
-  for (; iterations < 60; ++iterations) {
-    std::vector<double> zs(z.data(), z.data() + N);
+  NewtonSystem newton;
+  newton.at = [&](const Eigen::VectorXd& at, Eigen::VectorXd& E, Eigen::MatrixXd& J) {
     Evaluation ev;
     {
       const RoundUpward up;
-      ev = system.evaluate(thin_box(zs), p);
+      ev = system.evaluate(thin_box(std::vector<double>(at.data(), at.data() + N)), p);
     }
-    Eigen::VectorXd e(N);
-    for (int k = 0; k < N; ++k) e(k) = iv::mid(ev.E[static_cast<std::size_t>(k)]);
-    residual = e.lpNorm<Eigen::Infinity>();
-    const Eigen::FullPivLU<Eigen::MatrixXd> lu(midpoint(ev.J));
-    if (!lu.isInvertible()) {
-      failed.reason = "Newton's method met a singular Jacobian (a degenerate equilibrium, or none near the guess)";
-      failed.newton_residual = residual;
-      failed.newton_iterations = iterations;
-      return failed;
-    }
-    const Eigen::VectorXd step = lu.solve(e);
-    z -= step;
-    if (step.lpNorm<Eigen::Infinity>() <= 1e-15) {
-      ++iterations;
-      break;
-    }
-  }
-  // The residual at the final centre.
-  std::vector<double> centre(z.data(), z.data() + N);
-  {
-    Evaluation ev;
-    {
-      const RoundUpward up;
-      ev = system.evaluate(thin_box(centre), p);
-    }
-    residual = 0;
+    for (int k = 0; k < N; ++k) E(k) = iv::mid(ev.E[static_cast<std::size_t>(k)]);
+    J = midpoint(ev.J);
+    return true;
+  };
+  newton.residual = [&](const Eigen::VectorXd& at) {
+    const RoundUpward up;
+    const Evaluation ev = system.evaluate(thin_box(std::vector<double>(at.data(), at.data() + N)), p);
+    double residual = 0;
     for (const I& e : ev.E) residual = std::max(residual, iv::mag(e));
-  }
-  // Newton converges quadratically near a nondegenerate zero; a residual far above rounding means
-  // the guess was not near one.
-  if (!(residual <= 1e-9)) {
-    failed.reason = "not near an equilibrium: Newton's method ended with residual " + std::to_string(residual) +
-                    " after " + std::to_string(iterations) + " iterations";
-    failed.newton_residual = residual;
-    failed.newton_iterations = iterations;
+    return residual;
+  };
+  const NewtonOutcome refined = newton_refine(z, newton, reach, 2 * n);  // λ is not compared
+  failed.newton_residual = refined.residual;
+  failed.newton_iterations = refined.iterations;
+  if (!refined.failure.empty()) {
+    failed.reason = refined.failure;
     return failed;
   }
-  // The config's start is the approximate equilibrium: an equilibrium far from it is not the one asked for.
-  double moved = 0;
-  for (int k = 0; k < 2 * n; ++k) moved = std::max(moved, std::abs(z(k) - start(k)));
-  if (!(moved <= reach)) {
-    failed.reason = "not near an equilibrium: Newton's method moved the start by " + std::to_string(moved) +
-                    " (more than " + std::to_string(reach) + ") to reach one";
-    failed.newton_residual = residual;
-    failed.newton_iterations = iterations;
-    return failed;
-  }
-  // The smallest box the proof closes on, from rounding level up (a box of 1e-6 is still a proof).
-  EquilibriumResult r = prove_on_boxes(in, centre, {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6});
-  r.newton_residual = residual;
-  r.newton_iterations = iterations;
+  const std::vector<double> centre(refined.z.data(), refined.z.data() + N);
+  EquilibriumResult r = prove_on_boxes(in, centre, kProofRadii);
+  r.newton_residual = refined.residual;
+  r.newton_iterations = refined.iterations;
   return r;
 }
 

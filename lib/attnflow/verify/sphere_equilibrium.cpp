@@ -7,6 +7,7 @@
 #include "attnflow/verify/interval.hpp"
 #include "attnflow/verify/interval_matrix.hpp"
 #include "attnflow/verify/model_series.hpp"
+#include "attnflow/verify/newton_refine.hpp"
 #include "attnflow/verify/spectrum_enclosure.hpp"
 
 #include <Eigen/Dense>
@@ -276,65 +277,41 @@ EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std:
     }
     for (int c = 0; c < d; ++c) z(i * d + c) = guess[static_cast<std::size_t>(i * d + c)] / norm;
   }
-  const Eigen::VectorXd start = z;
-  int iterations = 0;
-  for (; iterations < 60; ++iterations) {
+  NewtonSystem newton;
+  newton.at = [&](const Eigen::VectorXd& at, Eigen::VectorXd& E, Eigen::MatrixXd& J) {
+    const std::vector<double> point(at.data(), at.data() + N);
+    if (!off_the_sphere(point, n, d).empty()) return false;
     SphereEvaluation ev;
     {
       const RoundUpward up;
-      ev = system.evaluate(thin_point(std::vector<double>(z.data(), z.data() + N)));
+      ev = system.evaluate(thin_point(point));
     }
-    Eigen::VectorXd e(N);
-    Eigen::MatrixXd J(N, N);
     for (int k = 0; k < N; ++k) {
-      e(k) = iv::mid(ev.E[static_cast<std::size_t>(k)]);
+      E(k) = iv::mid(ev.E[static_cast<std::size_t>(k)]);
       for (int l = 0; l < N; ++l) J(k, l) = iv::mid(ev.J[static_cast<std::size_t>(k * N + l)]);
     }
-    const Eigen::FullPivLU<Eigen::MatrixXd> lu(J);
-    if (!lu.isInvertible()) {
-      failed.reason = "Newton's method met a singular Jacobian (a degenerate equilibrium, one on a continuum, or none "
-                      "near the guess)";
-      failed.newton_residual = e.lpNorm<Eigen::Infinity>();
-      failed.newton_iterations = iterations;
-      return failed;
-    }
-    const Eigen::VectorXd step = lu.solve(e);
-    z -= step;
-    if (!z.allFinite() || !off_the_sphere(std::vector<double>(z.data(), z.data() + N), n, d).empty()) {
-      z.setConstant(std::nan(""));  // Newton left the sphere: no centre
-      break;
-    }
-    if (step.lpNorm<Eigen::Infinity>() <= 1e-15) {
-      ++iterations;
-      break;
-    }
-  }
-  const std::vector<double> centre(z.data(), z.data() + N);
-  double residual = HUGE_VAL;
-  if (z.allFinite()) {
+    return true;
+  };
+  newton.residual = [&](const Eigen::VectorXd& at) {
+    const std::vector<double> point(at.data(), at.data() + N);
+    if (!off_the_sphere(point, n, d).empty()) return HUGE_VAL;
     const RoundUpward up;
-    const SphereEvaluation ev = system.evaluate(thin_point(centre), false);
-    residual = 0;
+    const SphereEvaluation ev = system.evaluate(thin_point(point), false);
+    double residual = 0;
     for (const I& e : ev.E) residual = std::max(residual, iv::mag(e));
-  }
-  failed.newton_residual = residual;
-  failed.newton_iterations = iterations;
-  // Newton converges quadratically near a nondegenerate zero; a residual far above rounding means
-  // the guess was not near one.
-  if (!(residual <= 1e-9)) {
-    failed.reason = "not near an equilibrium: Newton's method ended with residual " + std::to_string(residual) +
-                    " after " + std::to_string(iterations) + " iterations";
+    return residual;
+  };
+  const NewtonOutcome refined = newton_refine(z, newton, reach, N);
+  failed.newton_residual = refined.residual;
+  failed.newton_iterations = refined.iterations;
+  if (!refined.failure.empty()) {
+    failed.reason = refined.failure;
     return failed;
   }
-  const double moved = (z - start).lpNorm<Eigen::Infinity>();
-  if (!(moved <= reach)) {
-    failed.reason = "not near an equilibrium: Newton's method moved the start by " + std::to_string(moved) +
-                    " (more than " + std::to_string(reach) + ") to reach one";
-    return failed;
-  }
-  EquilibriumResult r = prove_sphere_on_boxes(in, centre, {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6});
-  r.newton_residual = residual;
-  r.newton_iterations = iterations;
+  EquilibriumResult r =
+      prove_sphere_on_boxes(in, std::vector<double>(refined.z.data(), refined.z.data() + N), kProofRadii);
+  r.newton_residual = refined.residual;
+  r.newton_iterations = refined.iterations;
   return r;
 }
 
