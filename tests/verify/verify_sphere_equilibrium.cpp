@@ -135,6 +135,8 @@ BOOST_AUTO_TEST_CASE(a_box_without_an_equilibrium_is_not_proved) {
   const EquilibriumResult r = prove_sphere_equilibrium_on_box(in, beside, 1e-6);
   BOOST_TEST(!r.proved);
   BOOST_TEST(r.stability.empty());
+  // A box wide enough to reach the origin is refused, not evaluated.
+  BOOST_TEST(!prove_sphere_equilibrium_on_box(in, found.centre, 1.0).proved);
 }
 
 BOOST_AUTO_TEST_CASE(a_field_with_every_rotation_as_a_symmetry_proves_nothing) {

@@ -177,6 +177,13 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
     r.reason = why;
     return r;
   }
+  // Tokens at least 1/2 long and a box narrower than 1/4 in length keep every token's box away from
+  // 0, whose direction the proof divides by.
+  for (double radius : radii)
+    if (!(radius * std::sqrt(static_cast<double>(system.d())) < 0.25)) {
+      r.reason = "the box is too wide: radius times sqrt(d) must be below 1/4";
+      return r;
+    }
   SphereEvaluation at_centre;
   {
     const RoundUpward up;
@@ -245,7 +252,7 @@ std::string sphere_equilibrium_refusal(const ProveInstance& in) {
   if (in.model != "sa-sphere" && in.model != "usa-sphere") return "model must be sa-sphere or usa-sphere";
   if (in.d < 2) return "d must be at least 2";
   if (in.n < 1) return "n must be at least 1";
-  if (in.n * in.d > kMaxSphereCoordinates)
+  if (static_cast<long>(in.n) * in.d > kMaxSphereCoordinates)
     return "at most " + std::to_string(kMaxSphereCoordinates) + " coordinates n·d (the Jacobian is n·d square)";
   if (!in.general()) return "the weights written out (sphere_instance)";
   if (in.causal || !in.W.empty() || in.per_layer()) return "no mask, no feed-forward part, constant weights";
