@@ -58,7 +58,10 @@ int run(const AtlasOptions& o) {
                        : verify::continue_polygon(in, kFrom, kTo, kStep, kTolerance, p.clusters);
   });
   nlohmann::json thresholds = nlohmann::json::array();
+  int certified = 0, transversal = 0;
   for (const verify::PolygonContinuation& c : continued) {
+    certified += static_cast<int>(c.thresholds.size());
+    for (const verify::Threshold& t : c.thresholds) transversal += t.transversal;
     nlohmann::json j = verify::continuation_to_json(c);
     j.erase("scan");
     thresholds.push_back(j);
@@ -74,8 +77,8 @@ int run(const AtlasOptions& o) {
                                         ? fmt::format(" (index {} throughout)", c.scan.front().index)
                                         : ""));
     for (const verify::Threshold& t : c.thresholds)
-      std::cout << fmt::format("attnflow:   beta in [{:.12f}, {:.12f}]: index {} -> {}\n", t.lo, t.hi, t.index_below,
-                               t.index_above);
+      std::cout << fmt::format("attnflow:   beta in [{:.12f}, {:.12f}]: index {} -> {}; {}\n", t.lo, t.hi,
+                               t.index_below, t.index_above, verify::crossing_summary(t));
   }
   // The window: one task per (model, n, beta).
   struct Task {
@@ -109,6 +112,8 @@ int run(const AtlasOptions& o) {
   const nlohmann::json atlas = {
       {"kind", "attnflow-atlas"},
       {"polygon_thresholds", thresholds},
+      {"thresholds_certified", certified},
+      {"thresholds_transversal", transversal},
       {"window_search",
        {{"window", "beta in (-2/3, -0.16): synchronization from generic starts neither proved nor refuted"},
         {"betas", kWindowBetas},
@@ -121,6 +126,9 @@ int run(const AtlasOptions& o) {
         {"undecided_other_than_one_cluster", undecided_others}}}};
   if (!this_process_speaks()) return 0;  // under mpirun rank 0 writes, the others computed beside it
   write_file_atomically(o.out + "/atlas.json", atlas.dump(1) + "\n");
+  std::cout << fmt::format("attnflow: {} thresholds certified, {} of them proved transversal (one crossing, the "
+                           "derivative in beta enclosed away from 0)\n",
+                           certified, transversal);
   std::cout << fmt::format(
       "attnflow: window beta in (-2/3, -0.16), n = 3 ... {}: {} searches, {} distinct certified equilibria; stable "
       "ones other than one cluster: {}; of undecided stability: {}\n",

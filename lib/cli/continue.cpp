@@ -54,8 +54,8 @@ int run(const ContinueOptions& o) {
   std::cout << fmt::format("attnflow: the regular {}-gon of {} on beta in [{}, {}] (step {}): {} threshold(s)\n", c.n,
                            c.model->id, from, to, o.step, result.thresholds.size());
   for (const verify::Threshold& t : result.thresholds)
-    std::cout << fmt::format("attnflow:   beta in [{:.17g}, {:.17g}] (width {:.2g}): index {} below, {} above\n", t.lo,
-                             t.hi, t.hi - t.lo, t.index_below, t.index_above);
+    std::cout << fmt::format("attnflow:   beta in [{:.17g}, {:.17g}] (width {:.2g}): index {} below, {} above; {}\n",
+                             t.lo, t.hi, t.hi - t.lo, t.index_below, t.index_above, verify::crossing_summary(t));
   if (!result.undecided.empty())
     std::cout << fmt::format("attnflow: {} scan point(s) undecided (a crossing within the enclosure's width)\n",
                              result.undecided.size());

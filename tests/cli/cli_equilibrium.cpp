@@ -140,6 +140,8 @@ BOOST_AUTO_TEST_CASE(continue_encloses_the_triangles_threshold_and_the_atlas_lis
   BOOST_TEST(lo <= -2.0 / 3);
   BOOST_TEST(-2.0 / 3 <= hi);
   BOOST_TEST(hi - lo <= 1e-10);
+  BOOST_TEST(cont["thresholds"][0]["transversal"] == true);
+  BOOST_TEST(cont["thresholds"][0]["crossing"]["multiplicity"] == 2);
   // Bad input: an empty range, a start that is not the polygon.
   BOOST_TEST(run_cli("continue --config " + quoted(file.string()) + " --beta=1:-1", tmp).code == 2);
   BOOST_TEST(run_cli("continue --config " + quoted((kDir / "triangle-usa-beta-minus-1.json").string()) + " --beta=-1:1",
@@ -157,7 +159,10 @@ BOOST_AUTO_TEST_CASE(continue_encloses_the_triangles_threshold_and_the_atlas_lis
     const double at = p.contains("cluster_sizes") ? 0.5 * std::log(0.5) : -2.0 / 3;
     BOOST_TEST(std::stod(p["thresholds"][0]["beta"][0].get<std::string>()) <= at);
     BOOST_TEST(at <= std::stod(p["thresholds"][0]["beta"][1].get<std::string>()));
+    BOOST_TEST(p["thresholds"][0]["transversal"] == true);
   }
+  BOOST_TEST(atlas["thresholds_certified"] == 4);
+  BOOST_TEST(atlas["thresholds_transversal"] == 4);
   BOOST_TEST(atlas["window_search"]["searches"].size() == 10u);  // 2 models × 5 betas
 }
 

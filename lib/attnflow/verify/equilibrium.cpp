@@ -39,18 +39,28 @@ class CircleSystem {
   int n() const { return n_; }
   int size() const { return 2 * n_ + 1; }
 
-  /// Everything on the box Z (the caller holds RoundUpward); p is the slice's direction.
-  Evaluation evaluate(const std::vector<I>& Z, const double p[2]) const {
+  /// The tokens of the box Z (2n coordinates first) as unit vectors u = x/|x|, with |x|², ∂u/∂x,
+  /// and the jets (u, ∂u/∂x) the field is evaluated on.
+  struct UnitTokens {
+    std::vector<I> u, r2;
+    std::vector<std::array<std::array<I, 2>, 2>> du;
+    std::vector<Jet<I>> x0;
+  };
+  UnitTokens unit_tokens(const std::vector<I>& Z) const {
     const int N = 2 * n_;
-    std::vector<I> u(static_cast<std::size_t>(N)), r2(static_cast<std::size_t>(n_));
-    std::vector<std::array<std::array<I, 2>, 2>> du(static_cast<std::size_t>(n_));
-    std::vector<Jet<I>> x0(static_cast<std::size_t>(N));
+    UnitTokens t;
+    std::vector<I>& u = t.u;
+    auto& du = t.du;
+    u.resize(static_cast<std::size_t>(N));
+    t.r2.resize(static_cast<std::size_t>(n_));
+    du.resize(static_cast<std::size_t>(n_));
+    t.x0.resize(static_cast<std::size_t>(N));
     for (int i = 0; i < n_; ++i) {
       const I& a = Z[static_cast<std::size_t>(2 * i)];
       const I& b = Z[static_cast<std::size_t>(2 * i + 1)];
       const I s = iv::mul(a, a) + iv::mul(b, b);
       const I norm = iv::sqrt(s);
-      r2[static_cast<std::size_t>(i)] = s;
+      t.r2[static_cast<std::size_t>(i)] = s;
       u[static_cast<std::size_t>(2 * i)] = a / norm;
       u[static_cast<std::size_t>(2 * i + 1)] = b / norm;
       for (int c = 0; c < 2; ++c)
@@ -59,19 +69,29 @@ class CircleSystem {
               (I(c == e ? 1.0 : 0.0) - iv::mul(u[static_cast<std::size_t>(2 * i + c)], u[static_cast<std::size_t>(2 * i + e)])) /
               norm;
       for (int c = 0; c < 2; ++c) {
-        Jet<I>& j = x0[static_cast<std::size_t>(2 * i + c)];
+        Jet<I>& j = t.x0[static_cast<std::size_t>(2 * i + c)];
         j.v = u[static_cast<std::size_t>(2 * i + c)];
         j.g.assign(static_cast<std::size_t>(N), I(0));
         for (int e = 0; e < 2; ++e) j.g[static_cast<std::size_t>(2 * i + e)] = du[static_cast<std::size_t>(i)][c][e];
       }
     }
+    return t;
+  }
+
+  /// Everything on the box Z (the caller holds RoundUpward); p is the slice's direction.
+  Evaluation evaluate(const std::vector<I>& Z, const double p[2]) const {
+    const int N = 2 * n_;
+    const UnitTokens tokens = unit_tokens(Z);
+    const std::vector<I>& u = tokens.u;
+    const std::vector<I>& r2 = tokens.r2;
+    const auto& du = tokens.du;
+    const std::vector<Jet<I>>& x0 = tokens.x0;
     ModelSeries<I, Jet<I>> series(field_, N);
     series.compute(x0, 1);  // coefficient 1 is the field F(u), its gradient ∂F(u(x))/∂x
     const I lambda = Z[static_cast<std::size_t>(N)];
     Evaluation ev;
     ev.E.assign(static_cast<std::size_t>(N + 1), I(0));
     ev.J = IMatrix::Constant(N + 1, N + 1, I(0));
-    ev.A = IMatrix::Constant(n_, n_, I(0));
     for (int i = 0; i < n_; ++i) {
       const std::size_t si = static_cast<std::size_t>(i);
       const I perp[2] = {-u[2 * si + 1], u[2 * si]};
@@ -93,20 +113,36 @@ class CircleSystem {
     ev.E[static_cast<std::size_t>(N)] = iv::mul(I(-p[1]), Z[0]) + iv::mul(I(p[0]), Z[1]);
     ev.J(N, 0) = I(-p[1]);
     ev.J(N, 1) = I(p[0]);
-    // A_ik = ⟨u_i^⊥, ∂F_i/∂x_k u_k^⊥⟩: at |x| = 1, ∂u/∂x maps a tangent vector to itself.
+    ev.A = angle_matrix(u, [&](int q) -> const Jet<I>& { return series.coeff(1, q); });
+    return ev;
+  }
+
+  /// A and ∂A/∂β on the box X (the 2n token coordinates) for every β in `beta`: the field's series
+  /// in β (ModelSeries::compute_in_beta), its coefficient 1 being ∂F/∂β with its gradient.
+  std::pair<IMatrix, IMatrix> angle_jacobian_in_beta(const std::vector<I>& X, const I& beta) const {
+    const UnitTokens tokens = unit_tokens(X);
+    ModelSeries<I, Jet<I>> series(field_, 2 * n_);
+    series.compute_in_beta(tokens.x0, beta, 1);
+    return {angle_matrix(tokens.u, [&](int q) -> const Jet<I>& { return series.field_in_beta(0, q); }),
+            angle_matrix(tokens.u, [&](int q) -> const Jet<I>& { return series.field_in_beta(1, q); })};
+  }
+
+ private:
+  /// A_ik = ⟨u_i^⊥, ∂G_i/∂x_k u_k^⊥⟩ from the gradients of G(q) (token coordinate q of the field,
+  /// or of its β-derivative): at |x| = 1, ∂u/∂x maps a tangent vector to itself.
+  template <class Coefficient> IMatrix angle_matrix(const std::vector<I>& u, Coefficient&& G) const {
+    IMatrix A = IMatrix::Constant(n_, n_, I(0));
     for (int i = 0; i < n_; ++i)
       for (int k = 0; k < n_; ++k) {
         I sum(0);
         for (int c = 0; c < 2; ++c)
           for (int e = 0; e < 2; ++e)
-            sum += iv::mul(iv::mul(perp_of(u, i, c), series.coeff(1, 2 * i + c).g[static_cast<std::size_t>(2 * k + e)]),
-                           perp_of(u, k, e));
-        ev.A(i, k) = sum;
+            sum += iv::mul(iv::mul(perp_of(u, i, c), G(2 * i + c).g[static_cast<std::size_t>(2 * k + e)]), perp_of(u, k, e));
+        A(i, k) = sum;
       }
-    return ev;
+    return A;
   }
 
- private:
   /// Coordinate c of u_i^⊥ = (−u_{i,1}, u_{i,0}).
   static I perp_of(const std::vector<I>& u, int i, int c) {
     return c == 0 ? -u[static_cast<std::size_t>(2 * i + 1)] : u[static_cast<std::size_t>(2 * i)];
@@ -248,6 +284,34 @@ std::vector<SpectrumPart> transverse_spectrum_at(const ProveInstance& in, const 
   X.push_back(I(0));
   const double p[2] = {iv::mid(X[0]), iv::mid(X[1])};
   return spectrum_of_angle_jacobian(system.evaluate(X, p).A);
+}
+
+std::vector<ModeEnclosure> mode_enclosures(const ProveInstance& in, const std::vector<double>& lo,
+                                           const std::vector<double>& hi, const std::string& beta_lo,
+                                           const std::string& beta_hi, const std::vector<ModeFunctional>& modes) {
+  const CircleSystem system(in);
+  const std::size_t n = static_cast<std::size_t>(in.n);
+  if (lo.size() != 2 * n || hi.size() != lo.size()) throw std::logic_error("mode_enclosures: a box of 2n coordinates");
+  const RoundUpward up;
+  std::vector<I> X;
+  for (std::size_t k = 0; k < lo.size(); ++k) X.push_back(I(lo[k], hi[k]));
+  const I beta = iv::hull(iv::decimal<I>(beta_lo), iv::decimal<I>(beta_hi));
+  const auto [A, dA] = system.angle_jacobian_in_beta(X, beta);
+  std::vector<ModeEnclosure> out;
+  for (const ModeFunctional& m : modes) {
+    if (m.w_lo.size() != n * n || m.w_hi.size() != n * n) throw std::logic_error("mode_enclosures: n x n weights");
+    I value(0), slope(0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < n; ++k) {
+        const double wl = m.w_lo[i * n + k], wh = m.w_hi[i * n + k];
+        if (wl == 0 && wh == 0) continue;
+        const I w(wl, wh);
+        value += iv::mul(w, A(Eigen::Index(i), Eigen::Index(k)));
+        slope += iv::mul(w, dA(Eigen::Index(i), Eigen::Index(k)));
+      }
+    out.push_back({value.lower(), value.upper(), slope.lower(), slope.upper()});
+  }
+  return out;
 }
 
 std::string circle_equilibrium_refusal(const SimConfig& c) {

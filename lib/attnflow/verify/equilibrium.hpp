@@ -99,6 +99,27 @@ std::vector<SpectrumPart> real_part_bounds(const Eigen::MatrixXd& M, const Eigen
 std::vector<SpectrumPart> transverse_spectrum_at(const ProveInstance& in, const std::vector<double>& lo,
                                                 const std::vector<double>& hi);
 
+/// A transverse eigenvalue's real part as a linear functional of the angle Jacobian A above,
+/// Re λ = Σ_ik w_ik A_ik, exact for a family whose symmetry fixes the eigenvectors for every β
+/// (polygon_continuation.hpp derives them); `multiplicity` eigenvalues share it.
+struct ModeFunctional {
+  std::string name;
+  int multiplicity = 1;
+  std::vector<double> w_lo, w_hi;  // n × n row-major: the weights, enclosed
+};
+
+/// A mode's real part [lo, hi] and its derivative in β [slope_lo, slope_hi].
+struct ModeEnclosure {
+  double lo = 0, hi = 0, slope_lo = 0, slope_hi = 0;
+};
+
+/// Each mode's real part and β-derivative, enclosed for every configuration in the box [lo, hi]
+/// (2n coordinates) and every β between the decimals beta_lo and beta_hi: A and ∂A/∂β from the
+/// model's own field with β recorded as a variable (ModelSeries::compute_in_beta).
+std::vector<ModeEnclosure> mode_enclosures(const ProveInstance& in, const std::vector<double>& lo,
+                                           const std::vector<double>& hi, const std::string& beta_lo,
+                                           const std::string& beta_hi, const std::vector<ModeFunctional>& modes);
+
 /// The same instance with its one head's weights written out, as ModelField reads them.
 ProveInstance circle_instance(const SimConfig& c);
 

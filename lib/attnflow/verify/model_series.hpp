@@ -188,6 +188,40 @@ template <class I, class S> class ModelSeries {
     }
   }
 
+  /// The field at x0 (its values and gradients; the state's higher coefficients are 0) as a series
+  /// in β about `beta`: coefficient k of F(x0, β + s) in s, k ≤ order, β recorded as an input
+  /// rather than folded. With `beta` an interval, each coefficient encloses F's k-th β-derivative
+  /// over k! for every β in it; with S = Jet<I>, its gradient by the start coordinates too.
+  void compute_in_beta(const std::vector<S>& x0, const I& beta, int order) {
+    const int Ns = f_->state_size(), N = f_->n() * f_->d();
+    record(x0, &beta);
+    resize(order, tape_.size());
+    S zero;
+    set_zero(zero, dirs_);
+    for (int k = 0; k <= order; ++k)
+      for (int q = 0; q < Ns; ++q)
+        x_[static_cast<std::size_t>(k) * Ns + q] = k == 0 ? x0[static_cast<std::size_t>(q)] : zero;
+    beta_.assign(static_cast<std::size_t>(order) + 1, zero);
+    add_const(beta_[0], beta);
+    if (order >= 1) add_const(beta_[1], I(1));
+    field_.assign(static_cast<std::size_t>(order + 1) * N, zero);
+    for (int k = 0; k <= order; ++k) {
+      sweep(k);
+      for (int q = 0; q < N; ++q) {
+        const int node = out_[static_cast<std::size_t>(q)];
+        S& t = field_[static_cast<std::size_t>(k) * N + q];
+        if (node >= 0)
+          t = at(node, k);
+        else if (k == 0)
+          add_const(t, out_value_[static_cast<std::size_t>(q)]);
+      }
+    }
+  }
+  /// Coefficient k of token coordinate q's field after compute_in_beta.
+  const S& field_in_beta(int k, int q) const {
+    return field_[static_cast<std::size_t>(k) * f_->n() * f_->d() + static_cast<std::size_t>(q)];
+  }
+
   const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_->state_size() + q]; }
   std::size_t size() const { return static_cast<std::size_t>(f_->state_size()); }
   /// The recorded graph's size (nodes per order): what the coefficient arrays hold.
@@ -197,7 +231,8 @@ template <class I, class S> class ModelSeries {
   /// Records the field at x0's values: the graph of the operations the model does to the state.
   /// Recorded again at every call: the softmax's reference token and shift are chosen from the
   /// values (any choice is exact; a far one would overflow), and the graph is cheap beside the sweeps.
-  void record(const std::vector<S>& x0) {
+  /// With `beta`, β is an input node too (read from beta_ by the sweep) instead of a constant.
+  void record(const std::vector<S>& x0, const I* beta = nullptr) {
     const int Ns = f_->state_size(), N = f_->n() * f_->d();
     tape_.reset(0);
     const taylor::RecordingScope<I> scope(tape_);
@@ -207,7 +242,15 @@ template <class I, class S> class ModelSeries {
       x[static_cast<std::size_t>(q)] = V::input(value(x0[static_cast<std::size_t>(q)]));
       input_[static_cast<std::size_t>(q)] = x[static_cast<std::size_t>(q)].node;
     }
-    f_->model().rhs(x, dx, V(I(0)));
+    int beta_node = -1;
+    if (beta) {
+      Model<V> model = f_->model();
+      model.beta = V::input(*beta);
+      beta_node = model.beta.node;
+      model.rhs(x, dx, V(I(0)));
+    } else {
+      f_->model().rhs(x, dx, V(I(0)));
+    }
     if (tape_.branched())
       throw NotAnalyticError("the field of " + f_->instance().model +
                              " is not analytic along a step: its definition takes " + tape_.why() +
@@ -230,6 +273,7 @@ template <class I, class S> class ModelSeries {
     for (int q = 0; q < Ns; ++q)
       if (input_[static_cast<std::size_t>(q)] >= 0)
         slot_[static_cast<std::size_t>(input_[static_cast<std::size_t>(q)])] = q;
+    if (beta_node >= 0) slot_[static_cast<std::size_t>(beta_node)] = Ns;
   }
 
   S& at(int node, int k) { return c_[static_cast<std::size_t>(k) * tape_.size() + static_cast<std::size_t>(node)]; }
@@ -243,7 +287,11 @@ template <class I, class S> class ModelSeries {
       const taylor::Node& n = tape_.node(id);
       S& r = at(id, k);
       switch (n.op) {
-        case Op::Input: r = x_[static_cast<std::size_t>(k) * Ns + slot_[static_cast<std::size_t>(id)]]; break;
+        case Op::Input: {
+          const int slot = slot_[static_cast<std::size_t>(id)];
+          r = slot == Ns ? beta_[static_cast<std::size_t>(k)] : x_[static_cast<std::size_t>(k) * Ns + slot];
+          break;
+        }
         case Op::Add:
           r = at(n.a, k);
           add_to(r, at(n.b, k));
@@ -359,6 +407,8 @@ template <class I, class S> class ModelSeries {
   std::vector<I> out_value_;
   std::vector<S> x_;  // the solution's coefficients, order-major
   std::vector<S> c_;  // every node's coefficients, order-major
+  std::vector<S> beta_;   // compute_in_beta: β's coefficients (β, 1, 0, …)
+  std::vector<S> field_;  // compute_in_beta: the field's coefficients in β, order-major
   S acc_, tmp_;
 };
 

@@ -6,6 +6,7 @@
 #include "attnflow/verify/decimal17.hpp"
 #include "attnflow/verify/interval.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnflow::verify {
@@ -46,6 +47,34 @@ PolygonBox polygon_box(int n, int clusters) {
   mpfi_clear(value);
   mpfi_clear(angle);
   return box;
+}
+
+/// cos(2π num/den), enclosed (MPFI at 128 bits, rounded outward to doubles).
+std::pair<double, double> cos_turns(long num, long den) {
+  mpfi_t angle;
+  mpfi_init2(angle, 128);
+  mpfr_t end;
+  mpfr_init2(end, 128);
+  mpfi_const_pi(angle);
+  mpfi_mul_si(angle, angle, 2 * num);
+  mpfi_div_si(angle, angle, den);
+  mpfi_cos(angle, angle);
+  mpfi_get_left(end, angle);
+  const double lo = mpfr_get_d(end, MPFR_RNDD);
+  mpfi_get_right(end, angle);
+  const double hi = mpfr_get_d(end, MPFR_RNDU);
+  mpfr_clear(end);
+  mpfi_clear(angle);
+  return {lo, hi};
+}
+
+/// α − γ on the cluster holding tokens i ≠ j: weights +1 at (i, i), −1 at (i, j).
+ModeFunctional within_cluster(int n, int i, int j, int multiplicity, const std::string& name) {
+  ModeFunctional m{name, multiplicity, std::vector<double>(std::size_t(n) * n, 0.0), {}};
+  m.w_lo[std::size_t(i) * n + i] = 1;
+  m.w_lo[std::size_t(i) * n + j] = -1;
+  m.w_hi = m.w_lo;
+  return m;
 }
 
 /// The index at β on the enclosed configuration (computed once per family).
@@ -104,6 +133,83 @@ void refine(const ProveInstance& in, const PolygonBox& box, Threshold t, double 
 
 }  // namespace
 
+std::vector<ModeFunctional> polygon_modes(int n, int clusters, int first) {
+  std::vector<ModeFunctional> modes;
+  const std::size_t nn = std::size_t(n) * n;
+  if (first > 0) {
+    if (first >= n) throw std::logic_error("polygon_modes: 1 <= first < n");
+    if (first >= 2) modes.push_back(within_cluster(n, 0, 1, first - 1, "within the cluster of " + std::to_string(first)));
+    if (n - first >= 2)
+      modes.push_back(within_cluster(n, first, first + 1, n - first - 1,
+                                     "within the cluster of " + std::to_string(n - first)));
+    ModeFunctional across{"the clusters against each other", 1, std::vector<double>(nn, 0.0), {}};
+    for (int j = 0; j < n; ++j) across.w_lo[std::size_t(j < first ? 0 : first) * n + j] = 1;
+    across.w_hi = across.w_lo;
+    modes.push_back(across);
+    return modes;
+  }
+  const int k = clusters == 0 ? n : clusters;
+  if (k < 2 || n % k != 0) throw std::logic_error("polygon_modes: 2 <= clusters, dividing n");
+  const int r = n / k;
+  if (r >= 2) modes.push_back(within_cluster(n, 0, k, k * (r - 1), "within the clusters"));
+  for (int m = 1; 2 * m <= k; ++m) {
+    ModeFunctional mode{"Fourier mode " + std::to_string(m) + " of the " + std::to_string(k) + "-gon",
+                        2 * m == k ? 1 : 2, std::vector<double>(nn, 0.0), std::vector<double>(nn, 0.0)};
+    const RoundUpward up;  // the weights' bounds divided by k outward
+    for (int a = 0; a < k; ++a)
+      for (int j = 0; j < n; ++j) {
+        const auto [c_lo, c_hi] = cos_turns(long(m) * (((j % k) - a) % k + k), k);
+        mode.w_lo[std::size_t(a) * n + j] = -(-c_lo / k);
+        mode.w_hi[std::size_t(a) * n + j] = c_hi / k;
+      }
+    modes.push_back(mode);
+  }
+  return modes;
+}
+
+void prove_crossing(const ProveInstance& in, const std::vector<double>& lo, const std::vector<double>& hi,
+                    const std::vector<ModeFunctional>& modes, Threshold& t) {
+  t.transversal = false;
+  t.multiplicity = 0;
+  t.crossing.clear();
+  t.why_not.clear();
+  const std::string below = g17(t.lo), above = g17(t.hi);
+  const std::vector<ModeEnclosure> whole = mode_enclosures(in, lo, hi, below, above, modes);
+  const std::vector<ModeEnclosure> at_lo = mode_enclosures(in, lo, hi, below, below, modes);
+  const std::vector<ModeEnclosure> at_hi = mode_enclosures(in, lo, hi, above, above, modes);
+  int change = 0;
+  bool first = true;
+  for (std::size_t k = 0; k < modes.size(); ++k) {
+    const ModeEnclosure& w = whole[k];
+    if (w.lo > 0 || w.hi < 0) continue;  // keeps its sign on the whole interval
+    if (!(w.slope_lo > 0 || w.slope_hi < 0)) {
+      t.why_not = modes[k].name + ": its beta-derivative's enclosure holds 0";
+      return;
+    }
+    const int sign_lo = at_lo[k].lo > 0 ? 1 : at_lo[k].hi < 0 ? -1 : 0;
+    const int sign_hi = at_hi[k].lo > 0 ? 1 : at_hi[k].hi < 0 ? -1 : 0;
+    if (sign_lo == 0 || sign_hi == 0) {
+      t.why_not = modes[k].name + ": its sign at an end of the interval is not decided";
+      return;
+    }
+    if (sign_lo == sign_hi) continue;  // monotone with one sign at both ends: no zero
+    change += sign_hi > 0 ? modes[k].multiplicity : -modes[k].multiplicity;
+    t.multiplicity += modes[k].multiplicity;
+    t.crossing += (t.crossing.empty() ? "" : ", ") + modes[k].name;
+    t.slope_lo = first ? w.slope_lo : std::min(t.slope_lo, w.slope_lo);
+    t.slope_hi = first ? w.slope_hi : std::max(t.slope_hi, w.slope_hi);
+    first = false;
+  }
+  if (change != t.index_above - t.index_below) {
+    t.why_not = "the crossing modes change the index by " + std::to_string(change) + ", the index changes by " +
+                std::to_string(t.index_above - t.index_below);
+    t.multiplicity = 0;
+    t.crossing.clear();
+    return;
+  }
+  t.transversal = true;
+}
+
 ProveInstance regular_polygon_instance(const std::string& model, int n, const std::string& beta) {
   return circle_instance(parse_sim_config({{"model", model},
                                            {"n", n},
@@ -130,8 +236,9 @@ template <class R> std::vector<R> in_order(long count, const std::function<R(lon
 
 namespace {
 /// The scan of [from, to] and the bisections on the box of a family that does not move with β.
-void continue_on_box(const ProveInstance& in, const PolygonBox& box, double from, double to, double step,
-                     double tolerance, const ContinuationLoops& loops, PolygonContinuation& out);
+void continue_on_box(const ProveInstance& in, const PolygonBox& box, const std::vector<ModeFunctional>& modes,
+                     double from, double to, double step, double tolerance, const ContinuationLoops& loops,
+                     PolygonContinuation& out);
 }  // namespace
 
 PolygonContinuation continue_polygon(const ProveInstance& in, double from, double to, double step, double tolerance,
@@ -141,7 +248,8 @@ PolygonContinuation continue_polygon(const ProveInstance& in, double from, doubl
   out.n = in.n;
   out.clusters = clusters == 0 ? in.n : clusters;
   if (out.clusters < 1 || in.n % out.clusters != 0) throw std::logic_error("continue_polygon: the clusters must divide n");
-  continue_on_box(in, polygon_box(in.n, out.clusters), from, to, step, tolerance, loops, out);
+  continue_on_box(in, polygon_box(in.n, out.clusters), polygon_modes(in.n, out.clusters), from, to, step, tolerance,
+                  loops, out);
   return out;
 }
 
@@ -159,13 +267,14 @@ PolygonContinuation continue_antipodal_clusters(const ProveInstance& in, int fir
     box.lo.insert(box.lo.end(), {x, 0});
     box.hi.insert(box.hi.end(), {x, 0});
   }
-  continue_on_box(in, box, from, to, step, tolerance, loops, out);
+  continue_on_box(in, box, polygon_modes(in.n, 0, first), from, to, step, tolerance, loops, out);
   return out;
 }
 
 namespace {
-void continue_on_box(const ProveInstance& in, const PolygonBox& box, double from, double to, double step,
-                     double tolerance, const ContinuationLoops& loops, PolygonContinuation& out) {
+void continue_on_box(const ProveInstance& in, const PolygonBox& box, const std::vector<ModeFunctional>& modes,
+                     double from, double to, double step, double tolerance, const ContinuationLoops& loops,
+                     PolygonContinuation& out) {
   out.beta_from = from;
   out.beta_to = to;
   out.step = step;
@@ -188,6 +297,7 @@ void continue_on_box(const ProveInstance& in, const PolygonBox& box, double from
   const std::function<std::vector<Threshold>(long)> refined = [&](long k) {
     std::vector<Threshold> found;
     refine(in, box, brackets[std::size_t(k)], tolerance, found);
+    for (Threshold& t : found) prove_crossing(in, box.lo, box.hi, modes, t);
     return found;
   };
   const long count = static_cast<long>(brackets.size());
@@ -196,13 +306,27 @@ void continue_on_box(const ProveInstance& in, const PolygonBox& box, double from
 }
 }  // namespace
 
+std::string crossing_summary(const Threshold& t) {
+  if (!t.transversal) return "transversality not proved (" + t.why_not + ")";
+  return std::to_string(t.multiplicity) + " eigenvalue(s) cross once, d/dbeta in [" + g17(t.slope_lo) + ", " +
+         g17(t.slope_hi) + "]";
+}
+
 nlohmann::json continuation_to_json(const PolygonContinuation& c) {
   nlohmann::json thresholds = nlohmann::json::array();
-  for (const Threshold& t : c.thresholds)
-    thresholds.push_back({{"beta", {g17(t.lo), g17(t.hi)}},
-                          {"width", g17(t.hi - t.lo)},
-                          {"index_below", t.index_below},
-                          {"index_above", t.index_above}});
+  for (const Threshold& t : c.thresholds) {
+    nlohmann::json entry = {{"beta", {g17(t.lo), g17(t.hi)}},
+                            {"width", g17(t.hi - t.lo)},
+                            {"index_below", t.index_below},
+                            {"index_above", t.index_above},
+                            {"transversal", t.transversal}};
+    if (t.transversal)
+      entry["crossing"] = {{"modes", t.crossing}, {"multiplicity", t.multiplicity},
+                           {"derivative", {g17(t.slope_lo), g17(t.slope_hi)}}};
+    else
+      entry["transversality_not_proved"] = t.why_not;
+    thresholds.push_back(entry);
+  }
   nlohmann::json scan = nlohmann::json::array();
   for (const IndexAt& at : c.scan) {
     nlohmann::json parts = nlohmann::json::array();
@@ -235,7 +359,10 @@ nlohmann::json continuation_to_json(const PolygonContinuation& c) {
           {"threshold_claim",
            "in each interval a transverse eigenvalue's real part crosses 0: the index is proved at both ends "
            "(Gershgorin's discs after a similarity, equilibrium.hpp) and differs; eigenvalues are continuous in "
-           "beta and the configuration does not move"},
+           "beta and the configuration does not move. Where transversal is true, the crossing modes (exact "
+           "eigenvalue functionals fixed by the family's symmetry) cross exactly once each, their "
+           "beta-derivative enclosed away from 0 on the whole interval, and no other eigenvalue's real part "
+           "changes sign there"},
           {"coverage",
            "index changes between scan points are found; two crossings within one scan step that restore the "
            "index are not seen"},
