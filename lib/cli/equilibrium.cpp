@@ -49,7 +49,8 @@ int certify(const EquilibriumOptions& o) {
   std::cout << fmt::format(
       "attnflow: equilibrium certified: unique in a box of radius {:.3g}{} ({} Newton steps); {}{}; transverse real "
       "parts {}\n",
-      r.radius, circle ? " on the rotation slice" : "", r.newton_iterations, r.stability,
+      r.radius, circle || r.centre.size() > std::size_t(in.n * in.d) ? " on the rotation slice" : "",
+      r.newton_iterations, r.stability,
       r.stability == "unstable"
           ? fmt::format(" (a saddle of index {}{})", r.index_exact ? "" : "at least ", r.unstable_directions)
           : "",

@@ -34,7 +34,8 @@ BOOST_AUTO_TEST_CASE(the_shipped_configs_are_certified_and_their_certificates_re
     const char* stability;
     int unstable;
   } cases[] = {{"triangle-usa-beta-minus-1", "stable", 0}, {"triangle-sa-beta-1", "unstable", 2},
-               {"antipodal-sa-beta-1", "unstable", 1}, {"cluster-usa-d3-general-weights", "stable", 0}};
+               {"antipodal-sa-beta-1", "unstable", 1}, {"cluster-usa-d3-general-weights", "stable", 0},
+               {"tetrahedron-usa-d3-beta-minus-2", "stable", 0}};
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
       const fs::path out = tmp.path / c.name;

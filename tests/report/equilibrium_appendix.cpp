@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(every_stored_certificate_renders_and_compiles) {
     }
     ++rendered;
   }
-  BOOST_TEST(rendered == 4);  // three on the circle, one on the sphere in d = 3
+  BOOST_TEST(rendered == 5);  // three on the circle, two on the sphere in d = 3 (one with its rotations quotiented)
   BOOST_CHECK_THROW(equilibrium_appendix_tex(json{{"kind", "attnflow-proof-certificate"}}), InputError);
 }
 

@@ -46,8 +46,10 @@ std::string equilibrium_appendix_tex(const json& c) {
   const json& d = field(instance, "d", "certificate.instance");
   if (!d.is_number_integer()) input_error("certificate.instance.d", "must be an integer");
   v.set("d", d.get<long>());
-  // The circle's proof quotients the rotations; the sphere's (any d, general weights) has none to quotient.
-  v.flag("sphere", text(field(c, "box", "certificate"), "layout", "certificate.box") != "x_1, y_1, ..., x_n, y_n, lambda");
+  // The circle's proof quotients the rotations; the sphere's (any d) quotients them when they commute with the field.
+  const std::string layout = text(field(c, "box", "certificate"), "layout", "certificate.box");
+  v.flag("sphere", layout != "x_1, y_1, ..., x_n, y_n, lambda");
+  v.flag("rotations", layout.find("lambda_1") != std::string::npos);
   v.set("beta", text(instance, "beta", "certificate.instance"));
   v.set("radius", math_number(decimal(field(c, "box", "certificate"), "radius", "certificate.box"), 3));
   const json& newton = field(c, "newton", "certificate");

@@ -57,6 +57,24 @@ constexpr const char* kSphereStability =
     "flow's linearisation on the product of spheres; their real parts lie in the listed intervals, count each; "
     "stable: every real part < 0; unstable: the listed count > 0";
 
+constexpr const char* kRotationLayout =
+    "x_1 (d coordinates), ..., x_n (d coordinates), lambda_1, ..., lambda_m (m: the dimension of the rotations' "
+    "orbit through the tokens)";
+
+constexpr const char* kRotationQuotient =
+    "rotations of R^d (d >= 3, Q = K = V = I: every rotation commutes with the field): generators G_1 ... G_m "
+    "(skew; from the SVD of the plane rotations' directions at the centre's tokens c, m the orbit's dimension), "
+    "the slice <x, G_k c> = 0 and the unfolding term sum_k lambda_k G_k u_i, which vanishes at a zero: |x_i| = 1, "
+    "F_i = -T u_i with T = sum_k lambda_k G_k, and sum_i Z_i <F_i, T u_i> = 0 (the weights exp(beta <x_i, x_j>) "
+    "are symmetric, <x_j, T x_i> antisymmetric), so T u_i = 0 for every i, and the G_k u_i are independent (the "
+    "bordered Jacobian is proved nonsingular), so lambda = 0";
+
+constexpr const char* kRotationStability =
+    "transverse spectrum: the eigenvalues of M = B^T E'(X) B on the spheres' tangent spaces (as without a "
+    "symmetry), less the m eigenvalues 0 of the orbit directions G_k u_i (independent, mapped to 0 at the "
+    "equilibrium), taken out of the one part holding 0; their real parts lie in the listed intervals, count each; "
+    "stable: every real part < 0; unstable: the listed count > 0";
+
 const std::vector<std::string> kIdentity2 = {"1", "0", "0", "1"};
 
 nlohmann::json spectrum_json(const std::vector<SpectrumPart>& parts) {
@@ -97,8 +115,10 @@ std::string circle_instance_refusal(const ProveInstance& in) {
 nlohmann::json make_equilibrium_certificate(const ProveInstance& in, const EquilibriumResult& r) {
   nlohmann::json centre = nlohmann::json::array();
   for (double c : r.centre) centre.push_back(g17(c));
-  // The circle proof's box has the unfolding parameter after the 2n coordinates; the sphere's has n·d.
-  const bool circle = r.centre.size() == static_cast<std::size_t>(2 * in.n + 1);
+  // The circle proof's box has the unfolding parameter after the 2n coordinates; the sphere's has n·d,
+  // then one unfolding parameter per dimension of the rotations' orbit when they are quotiented.
+  const bool circle = in.d == 2 && r.centre.size() == static_cast<std::size_t>(2 * in.n + 1);
+  const bool rotations = !circle && r.centre.size() > static_cast<std::size_t>(in.n * in.d);
   const nlohmann::json hypotheses =
       circle ? nlohmann::json{"the circle: d = 2, one head with Q = K = V = identity, no mask (read exactly from the "
                               "instance)",
@@ -107,7 +127,10 @@ nlohmann::json make_equilibrium_certificate(const ProveInstance& in, const Equil
                               "differentiation)"}
              : nlohmann::json{"a sphere model (sa-sphere or usa-sphere), d >= 2, n d <= " +
                                   std::to_string(kMaxSphereCoordinates) +
-                                  ", constant weights, no mask, no feed-forward part (read exactly from the instance)",
+                                  ", constant weights, no mask, no feed-forward part (read exactly from the instance)" +
+                                  (rotations ? "; d >= 3 and one head with Q = K = V = identity (each decimal exactly 1 "
+                                               "or 0)"
+                                             : ""),
                               "beta and the weights are the enclosures of their decimals",
                               "the field is the model's own (Model<T> on intervals, with its derivative by forward "
                               "differentiation)"};
@@ -115,10 +138,13 @@ nlohmann::json make_equilibrium_certificate(const ProveInstance& in, const Equil
           {"theorem", kTheorem},
           {"instance", in.to_json()},
           {"hypotheses", hypotheses},
-          {"quotient", circle ? kQuotient : kSphereQuotient},
-          {"box", {{"centre", centre}, {"radius", g17(r.radius)}, {"layout", circle ? kCircleLayout : kSphereLayout}}},
-          {"existence", circle ? kExistence : kSphereExistence},
-          {"stability_method", circle ? kStability : kSphereStability},
+          {"quotient", circle ? kQuotient : rotations ? kRotationQuotient : kSphereQuotient},
+          {"box",
+           {{"centre", centre},
+            {"radius", g17(r.radius)},
+            {"layout", circle ? kCircleLayout : rotations ? kRotationLayout : kSphereLayout}}},
+          {"existence", circle || rotations ? kExistence : kSphereExistence},
+          {"stability_method", circle ? kStability : rotations ? kRotationStability : kSphereStability},
           {"stability", r.stability},
           {"unstable_directions", r.unstable_directions},
           {"index_exact", r.index_exact},
@@ -138,9 +164,10 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
   const ProveInstance in = ProveInstance::from_json(j.at("instance"));
   require_keys(j.at("box"), "certificate.box", {"centre", "radius", "layout"});
   const nlohmann::json& layout = j.at("box").at("layout");
-  if (layout != kCircleLayout && layout != kSphereLayout)
-    input_error("certificate.box.layout", std::string("expected \"") + kCircleLayout + "\" or \"" + kSphereLayout + "\"");
-  const bool circle = layout == kCircleLayout;
+  if (layout != kCircleLayout && layout != kSphereLayout && layout != kRotationLayout)
+    input_error("certificate.box.layout", std::string("expected \"") + kCircleLayout + "\", \"" + kSphereLayout +
+                                              "\" or \"" + kRotationLayout + "\"");
+  const bool circle = layout == kCircleLayout, rotations = layout == kRotationLayout;
   // Before anything the size of n·d is allocated.
   if (circle && in.n > kMaxCircleTokens)
     input_error("certificate.instance.n", "at most " + std::to_string(kMaxCircleTokens) + " tokens");
@@ -148,8 +175,12 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
     input_error("certificate.instance", "n d must be at most " + std::to_string(kMaxSphereCoordinates));
   const std::size_t size = circle ? static_cast<std::size_t>(2 * in.n + 1) : static_cast<std::size_t>(in.n * in.d);
   const nlohmann::json& list = j.at("box").at("centre");
-  if (!list.is_array() || list.size() != size)
-    input_error("certificate.box.centre", circle ? "expected 2n + 1 decimal strings" : "expected n d decimal strings");
+  // With the rotations, m is recomputed from the tokens by the proof, which refuses another count.
+  const std::size_t most = rotations ? size + static_cast<std::size_t>(in.d * (in.d - 1) / 2) : size;
+  if (!list.is_array() || list.size() < (rotations ? size + 1 : size) || list.size() > most)
+    input_error("certificate.box.centre", circle      ? "expected 2n + 1 decimal strings"
+                                          : rotations ? "expected n d + m decimal strings, 1 <= m <= d(d - 1)/2"
+                                                      : "expected n d decimal strings");
   std::vector<double> centre;
   for (std::size_t k = 0; k < list.size(); ++k) {
     const std::string where = "certificate.box.centre[" + std::to_string(k) + "]";
@@ -171,7 +202,11 @@ CheckResult check_equilibrium_certificate(const nlohmann::json& j) {
       return out;
     }
   }
-  const std::string refusal = circle ? circle_instance_refusal(in) : sphere_equilibrium_refusal(in);
+  std::string refusal = circle ? circle_instance_refusal(in) : sphere_equilibrium_refusal(in);
+  if (refusal.empty() && !circle && rotations != rotation_symmetric(in))
+    refusal = rotations ? "the box unfolds rotations the field does not commute with (d >= 3, one head with "
+                          "Q = K = V = identity)"
+                        : "the field commutes with the rotations (d >= 3, Q = K = V = identity): its box unfolds them";
   if (!refusal.empty()) {
     out.message = "certificate rejected: the instance is outside the theorem: " + refusal;
     return out;

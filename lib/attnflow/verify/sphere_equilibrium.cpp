@@ -22,29 +22,82 @@ namespace {
 
 using I = DInterval;
 
-/// E on a box, its Jacobian (row-major, (n·d)²) and the unit tokens u = x/|x|.
+/// E on a box, its Jacobian (row-major, size()²) and the unit tokens u = x/|x|.
 struct SphereEvaluation {
   std::vector<I> E, J, u;
 };
 
+/// The quotient by rotations (sphere_equilibrium.hpp): generators G_k (skew, d × d, in double)
+/// whose orbit directions (G_k x̂_i)_i at the tokens x̂ are orthonormal, and x̂, the slice's point.
+/// Empty for a field without the symmetry.
+struct RotationQuotient {
+  std::vector<Eigen::MatrixXd> G;
+  std::vector<double> slice;
+  int m() const { return static_cast<int>(G.size()); }
+};
+
+/// The orbit directions of the d(d − 1)/2 plane rotations G_ab = e_a e_bᵀ − e_b e_aᵀ at x (n·d),
+/// one per column, and their SVD's right singular vectors and singular values.
+Eigen::JacobiSVD<Eigen::MatrixXd> orbit_directions(const std::vector<double>& x, int n, int d) {
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(n * d, d * (d - 1) / 2);
+  int column = 0;
+  for (int a = 0; a < d; ++a)
+    for (int b = a + 1; b < d; ++b, ++column)
+      for (int i = 0; i < n; ++i) {
+        T(i * d + a, column) = x[static_cast<std::size_t>(i * d + b)];
+        T(i * d + b, column) = -x[static_cast<std::size_t>(i * d + a)];
+      }
+  return Eigen::JacobiSVD<Eigen::MatrixXd>(T, Eigen::ComputeThinV);
+}
+
+/// The singular values above this fraction of the largest count as orbit directions; tokens nearer
+/// to a lower-dimensional subspace than that leave a nearly singular system, whose proof fails.
+constexpr double kOrbitRankTolerance = 1e-8;
+
+int orbit_rank(const Eigen::JacobiSVD<Eigen::MatrixXd>& svd) {
+  const Eigen::VectorXd& sigma = svd.singularValues();
+  int m = 0;
+  while (m < sigma.size() && sigma(m) > kOrbitRankTolerance * sigma(0)) ++m;
+  return m;
+}
+
+RotationQuotient rotation_quotient(const std::vector<double>& x, int n, int d) {
+  RotationQuotient q;
+  q.slice.assign(x.begin(), x.begin() + n * d);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd = orbit_directions(q.slice, n, d);
+  for (int k = 0; k < orbit_rank(svd); ++k) {
+    Eigen::MatrixXd G = Eigen::MatrixXd::Zero(d, d);
+    int column = 0;
+    for (int a = 0; a < d; ++a)
+      for (int b = a + 1; b < d; ++b, ++column) {
+        const double w = svd.matrixV()(column, k) / svd.singularValues()(k);
+        G(a, b) += w;
+        G(b, a) -= w;
+      }
+    q.G.push_back(G);
+  }
+  return q;
+}
+
 class SphereSystem {
  public:
-  explicit SphereSystem(const ProveInstance& in)
-      : n_(in.n), d_(in.d), field_(std::make_shared<const ModelField<I>>(in)) {}
+  explicit SphereSystem(const ProveInstance& in, RotationQuotient quotient = {})
+      : n_(in.n), d_(in.d), field_(std::make_shared<const ModelField<I>>(in)), quotient_(std::move(quotient)) {}
 
   int n() const { return n_; }
   int d() const { return d_; }
-  int size() const { return n_ * d_; }
+  /// The unknowns: the n·d token coordinates, then one unfolding parameter per rotation generator.
+  int size() const { return n_ * d_ + quotient_.m(); }
 
   /// Everything on the box X (the caller holds RoundUpward). The Jacobian is taken a token at a
   /// time, the token's d coordinates the jets' directions: one sweep per token holds d derivatives
   /// per node of the field's graph instead of n·d.
   SphereEvaluation evaluate(const std::vector<I>& X, bool jacobian = true) const {
-    const int N = size(), d = d_;
+    const int N = size(), d = d_, T = n_ * d_;
     const auto at = [](int k) { return static_cast<std::size_t>(k); };
     SphereEvaluation ev;
-    ev.u.resize(at(N));
-    std::vector<I> r2(at(n_)), du(at(N * d));  // du[(i·d + c)·d + e] = ∂u_{i,c}/∂x_{i,e}
+    ev.u.resize(at(T));
+    std::vector<I> r2(at(n_)), du(at(T * d));  // du[(i·d + c)·d + e] = ∂u_{i,c}/∂x_{i,e}
     for (int i = 0; i < n_; ++i) {
       I s(0);
       for (int c = 0; c < d; ++c) s += iv::mul(X[at(i * d + c)], X[at(i * d + c)]);
@@ -60,13 +113,14 @@ class SphereSystem {
     if (!jacobian) {
       ModelSeries<I, I> series(field_, 0);
       series.compute(ev.u, 1);  // coefficient 1 is the field F(u)
-      for (int q = 0; q < N; ++q) ev.E[at(q)] = series.coeff(1, q) + iv::mul(r2[at(q / d)] - I(1), ev.u[at(q)]);
+      for (int q = 0; q < T; ++q) ev.E[at(q)] = series.coeff(1, q) + iv::mul(r2[at(q / d)] - I(1), ev.u[at(q)]);
+      unfold(X, du, ev, false);
       return ev;
     }
     ev.J.assign(at(N) * at(N), I(0));
     for (int k = 0; k < n_; ++k) {
-      std::vector<Jet<I>> x0(at(N));
-      for (int q = 0; q < N; ++q) {
+      std::vector<Jet<I>> x0(at(T));
+      for (int q = 0; q < T; ++q) {
         x0[at(q)].v = ev.u[at(q)];
         x0[at(q)].g.assign(at(d), I(0));
       }
@@ -74,7 +128,7 @@ class SphereSystem {
         for (int e = 0; e < d; ++e) x0[at(k * d + c)].g[at(e)] = du[at((k * d + c) * d + e)];
       ModelSeries<I, Jet<I>> series(field_, d);
       series.compute(x0, 1);
-      for (int q = 0; q < N; ++q) {
+      for (int q = 0; q < T; ++q) {
         const Jet<I>& F = series.coeff(1, q);
         if (k == 0) ev.E[at(q)] = F.v + iv::mul(r2[at(q / d)] - I(1), ev.u[at(q)]);
         for (int e = 0; e < d; ++e) ev.J[at(q) * at(N) + at(k * d + e)] = F.g[at(e)];
@@ -86,12 +140,48 @@ class SphereSystem {
         for (int e = 0; e < d; ++e)
           ev.J[at(i * d + c) * at(N) + at(i * d + e)] +=
               iv::mul(I(2) * X[at(i * d + e)], ev.u[at(i * d + c)]) + iv::mul(r2[at(i)] - I(1), du[at((i * d + c) * d + e)]);
+    unfold(X, du, ev, true);
     return ev;
   }
 
+  const RotationQuotient& quotient() const { return quotient_; }
+
  private:
+  /// The quotient's terms: Σ_k λ_k G_k u_i added to E_i (with its derivatives by x_i and λ_k), and
+  /// the slice's equations ⟨x, G_k x̂⟩ = 0 after the tokens'.
+  void unfold(const std::vector<I>& X, const std::vector<I>& du, SphereEvaluation& ev, bool jacobian) const {
+    const int N = size(), d = d_, T = n_ * d_;
+    const auto at = [](int k) { return static_cast<std::size_t>(k); };
+    for (int k = 0; k < quotient_.m(); ++k) {
+      const Eigen::MatrixXd& G = quotient_.G[at(k)];
+      const I lambda = X[at(T + k)];
+      I slice(0);
+      for (int i = 0; i < n_; ++i)
+        for (int c = 0; c < d; ++c) {
+          const int q = i * d + c;
+          I Gu(0), Gx(0);
+          for (int f = 0; f < d; ++f) {
+            Gu += iv::mul(I(G(c, f)), ev.u[at(i * d + f)]);
+            Gx += iv::mul(I(G(c, f)), I(quotient_.slice[at(i * d + f)]));
+          }
+          ev.E[at(q)] += iv::mul(lambda, Gu);
+          slice += iv::mul(X[at(q)], Gx);
+          if (!jacobian) continue;
+          ev.J[at(q) * at(N) + at(T + k)] = Gu;
+          ev.J[at(T + k) * at(N) + at(q)] = Gx;
+          for (int e = 0; e < d; ++e) {
+            I Gdu(0);
+            for (int f = 0; f < d; ++f) Gdu += iv::mul(I(G(c, f)), du[at((i * d + f) * d + e)]);
+            ev.J[at(q) * at(N) + at(i * d + e)] += iv::mul(lambda, Gdu);
+          }
+        }
+      ev.E[at(T + k)] = slice;
+    }
+  }
+
   int n_, d_;
   std::shared_ptr<const ModelField<I>> field_;
+  RotationQuotient quotient_;
 };
 
 /// Why a point is no centre of a box of the proof (it divides by each token's length): a token
@@ -138,10 +228,10 @@ IMatrix tangent_basis(const std::vector<I>& u, int i, int d) {
   return B;
 }
 
-/// M = Bᵀ J B on the box: the flow's linearisation on the product of spheres, holding the exact one
-/// at the equilibrium in the box. Caller holds RoundUpward.
-IMatrix tangent_block(const SphereEvaluation& ev, int n, int d) {
-  const int N = n * d, t = d - 1;
+/// M = Bᵀ J B on the box (J's token block, J row-major of stride N): the flow's linearisation on the
+/// product of spheres, holding the exact one at the equilibrium in the box. Caller holds RoundUpward.
+IMatrix tangent_block(const SphereEvaluation& ev, int n, int d, int N) {
+  const int t = d - 1;
   std::vector<IMatrix> B;
   for (int i = 0; i < n; ++i) B.push_back(tangent_basis(ev.u, i, d));
   IMatrix M(n * t, n * t);
@@ -156,6 +246,23 @@ IMatrix tangent_block(const SphereEvaluation& ev, int n, int d) {
   return M;
 }
 
+/// Takes the m eigenvalues 0 of the rotations' orbit directions out of the spectrum. The orbit
+/// directions G_k u_i are tangent and M maps them to 0 at the equilibrium (the field commutes with
+/// the rotations and vanishes there); they are independent (Krawczyk's inclusion proves every
+/// matrix of the bordered Jacobian, whose columns they are, nonsingular); so 0 is an eigenvalue m
+/// times at least, and lies in the one part holding 0. What that part holds beyond them stays.
+void remove_orbit_zeros(std::vector<SpectrumPart>& parts, int m) {
+  if (m == 0) return;
+  for (auto p = parts.begin(); p != parts.end(); ++p) {
+    if (!(p->lo <= 0 && 0 <= p->hi)) continue;
+    if (p->count < m) break;
+    p->count -= m;
+    if (p->count == 0) parts.erase(p);
+    return;
+  }
+  throw std::logic_error("remove_orbit_zeros: the orbit's zero eigenvalues are in no part holding 0");
+}
+
 /// The proof on the boxes centre ± each radius in turn, up to the first that closes.
 EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vector<double>& centre,
                                  const std::vector<double>& radii) {
@@ -165,16 +272,25 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
     r.reason = "outside the theorem: " + why;
     return r;
   }
-  const SphereSystem system(in);
-  const int N = system.size();
+  const int T = in.n * in.d;
   bool radii_valid = !radii.empty();
   for (double radius : radii) radii_valid = radii_valid && radius > 0 && std::isfinite(radius);
-  if (static_cast<int>(centre.size()) != N || !radii_valid) {
+  if (static_cast<int>(centre.size()) < T || !radii_valid) {
     r.reason = "the box must have n·d centre coordinates and a positive radius";
     return r;
   }
-  if (const std::string why = off_the_sphere(centre, system.n(), system.d()); !why.empty()) {
+  if (const std::string why = off_the_sphere(centre, in.n, in.d); !why.empty()) {
     r.reason = why;
+    return r;
+  }
+  // With the rotations' symmetry, their generators and the slice come from the centre's tokens.
+  const SphereSystem system(in, rotation_symmetric(in) ? rotation_quotient(centre, in.n, in.d) : RotationQuotient{});
+  const int N = system.size(), m = system.quotient().m();
+  if (static_cast<int>(centre.size()) != N) {
+    r.reason = m > 0 ? "the box must have n·d token coordinates and then " + std::to_string(m) +
+                           " unfolding parameters, one per dimension of the rotations' orbit through its tokens"
+                     : "the box must have n·d centre coordinates (no unfolding parameters: the field has no "
+                       "rotation symmetry)";
     return r;
   }
   // Tokens at least 1/2 long and a box narrower than 1/4 in length keep every token's box away from
@@ -224,7 +340,8 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
     if (!inside) continue;
     r.proved = true;
     r.radius = radius;
-    r.transverse_spectrum = enclosed_real_parts(tangent_block(at_box, system.n(), system.d()));
+    r.transverse_spectrum = enclosed_real_parts(tangent_block(at_box, system.n(), system.d(), N));
+    remove_orbit_zeros(r.transverse_spectrum, m);
     classify_stability(r);
     return r;
   }
@@ -246,6 +363,27 @@ ProveInstance sphere_instance(const SimConfig& c) {
     in.V.clear();
   }
   return in;
+}
+
+bool rotation_symmetric(const ProveInstance& in) {
+  if (in.d < 3 || in.heads.size() != 1) return false;
+  const RoundUpward up;
+  const auto identity = [&](const std::vector<std::string>& M) {
+    if (M.size() != static_cast<std::size_t>(in.d * in.d)) return false;
+    for (int a = 0; a < in.d; ++a)
+      for (int b = 0; b < in.d; ++b) {
+        const I v = iv::decimal<I>(M[static_cast<std::size_t>(a * in.d + b)]);  // exactly 1 or 0: a thin enclosure
+        if (!(v.lower() == v.upper() && v.lower() == (a == b ? 1.0 : 0.0))) return false;
+      }
+    return true;
+  };
+  const HeadWeights& h = in.heads.front();
+  return identity(h.Q) && identity(h.K) && identity(h.V);
+}
+
+int rotation_orbit_dimension(const std::vector<double>& x, int n, int d) {
+  if (static_cast<int>(x.size()) < n * d) throw std::logic_error("rotation_orbit_dimension: n·d coordinates");
+  return d < 2 ? 0 : orbit_rank(orbit_directions(x, n, d));
 }
 
 std::string sphere_equilibrium_refusal(const ProveInstance& in) {
@@ -271,10 +409,18 @@ EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std:
     failed.reason = "outside the theorem: " + why;
     return failed;
   }
-  const SphereSystem system(in);
-  const int n = system.n(), d = system.d(), N = system.size();
-  if (static_cast<int>(guess.size()) != N) throw std::logic_error("certify_sphere_equilibrium: a guess of n·d");
-  Eigen::VectorXd z(N);
+  const int n = in.n, d = in.d, T = n * d;
+  if (static_cast<int>(guess.size()) != T) throw std::logic_error("certify_sphere_equilibrium: a guess of n·d");
+  std::vector<double> unit(guess.size());
+  for (int i = 0; i < n; ++i) {
+    double norm = 0;
+    for (int c = 0; c < d; ++c) norm = std::hypot(norm, guess[static_cast<std::size_t>(i * d + c)]);
+    for (int c = 0; c < d; ++c) unit[static_cast<std::size_t>(i * d + c)] = guess[static_cast<std::size_t>(i * d + c)] / norm;
+  }
+  // Newton's method on the quotient through the guess; the proof takes its own from the refined centre.
+  const SphereSystem system(in, rotation_symmetric(in) ? rotation_quotient(unit, n, d) : RotationQuotient{});
+  const int N = system.size();
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(N);  // the unfolding parameters start at 0
   for (int i = 0; i < n; ++i) {
     double norm = 0;
     for (int c = 0; c < d; ++c) norm = std::hypot(norm, guess[static_cast<std::size_t>(i * d + c)]);
@@ -308,7 +454,7 @@ EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std:
     for (const I& e : ev.E) residual = std::max(residual, iv::mag(e));
     return residual;
   };
-  const NewtonOutcome refined = newton_refine(z, newton, reach, N);
+  const NewtonOutcome refined = newton_refine(z, newton, reach, T);
   failed.newton_residual = refined.residual;
   failed.newton_iterations = refined.iterations;
   if (!refined.failure.empty()) {

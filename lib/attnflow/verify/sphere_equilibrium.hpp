@@ -6,8 +6,20 @@
 // F the model's field (Model<T> on intervals, model_series.hpp). F_i(u) is tangent at u_i, so
 // ⟨E_i, u_i⟩ = |x_i|² − 1: a zero has unit tokens and F(u) = 0, an equilibrium; and each equilibrium
 // is a zero. The Krawczyk operator on a box X around the Newton-refined guess, K(X) ⊂ int X, proves
-// a unique zero in X. A field with a continuous symmetry (rotations commuting with it, as for
-// Q = K = V = I) has no isolated equilibria: its Jacobian is singular there and the proof fails.
+// a unique zero in X.
+//
+// The rotations (d ≥ 3, one head with Q = K = V = I: every rotation of R^d commutes with the field,
+// and no equilibrium is isolated) are quotiented as on the circle: with generators G_1 … G_m (skew,
+// chosen from the SVD of the plane rotations' directions at the centre's tokens x̂, m the
+// dimension of the orbit through them: d(d − 1)/2 less the stabiliser's) the unknowns are (x, λ)
+// in R^{nd + m}:
+//   E_i = F_i(u) + (|x_i|² − 1) u_i + Σ_k λ_k G_k u_i,   S_k = ⟨x, G_k x̂⟩ = 0   (the slice).
+// At a zero |x_i| = 1 (G_k skew), F_i = −T u_i with T = Σ λ_k G_k, and Σ_i Z_i ⟨F_i, T u_i⟩ = 0 (the
+// weights e^{β⟨x_i, x_j⟩} symmetric, ⟨x_j, T x_i⟩ antisymmetric; Z_i the softmax's row sum, or
+// constant), so T u_i = 0 for every i; Krawczyk's inclusion proves the bordered Jacobian
+// nonsingular, so the G_k u_i are independent and λ = 0: one equilibrium on the slice in the box,
+// whose rotations are its orbit. Its m orbit directions are eigenvectors of M for 0; they are taken
+// out of the part of the spectrum holding 0 (n(d − 1) − m transverse eigenvalues remain).
 //
 // Stability: at the zero x*, J_E maps each radial direction u_i to 2u_i (F(u) does not see |x_i|)
 // and the tangent space T = ⊕_i u_i^⊥ into itself (differentiate ⟨F_i(u), u_i⟩ = 0 along T where
@@ -30,13 +42,22 @@ inline constexpr int kMaxSphereCoordinates = 512;
 /// The config's instance with every head's weights written out, as ModelField reads them.
 ProveInstance sphere_instance(const SimConfig& c);
 
+/// Whether the rotations are quotiented: d ≥ 3 and one head with Q = K = V = identity, each entry's
+/// decimal exactly 1 or 0 (d = 2 is equilibrium.hpp's circle).
+bool rotation_symmetric(const ProveInstance& in);
+
+/// The dimension m of the rotation orbit through the tokens x (n·d): the rank of the plane
+/// rotations' directions at x (singular values above 1e-8 of the largest).
+int rotation_orbit_dimension(const std::vector<double>& x, int n, int d);
+
 /// Why an instance is outside the theorem above (empty when inside): sa-sphere or usa-sphere,
 /// d ≥ 2, n·d ≤ kMaxSphereCoordinates, constant weights, no mask, no feed-forward part, β a decimal.
 std::string sphere_equilibrium_refusal(const ProveInstance& in);
 
 /// Refines `guess` (n×d row-major, any lengths) by Newton's method on E and proves it on the
-/// smallest box of centre ± 1e-13 … 1e-6 that closes. The result's centre has n·d coordinates;
-/// its transverse spectrum is that of M (n·(d − 1) eigenvalues). Not proved (with the reason) when
+/// smallest box of centre ± 1e-13 … 1e-6 that closes. The result's centre has n·d coordinates
+/// (then m unfolding parameters with the rotations' symmetry); its transverse spectrum is that of M
+/// (n·(d − 1) − m eigenvalues). Not proved (with the reason) when
 /// Newton's method does not converge within `reach` of the guess or the Jacobian is singular.
 EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std::vector<double>& guess,
                                              double reach = kNewtonReach);
