@@ -167,4 +167,30 @@ BOOST_AUTO_TEST_CASE(continue_encloses_the_triangles_threshold_and_the_atlas_lis
   BOOST_TEST(atlas["window_search"]["searches"].size() == 10u);  // 2 models × 5 betas
 }
 
+// A config that is not the circle's polygon is followed as a branch from its start.
+BOOST_AUTO_TEST_CASE(continue_follows_a_moving_branch_from_the_configs_start) {
+  TempDir tmp;
+  const json config = {{"model", "sa-sphere"},
+                       {"n", 2},
+                       {"d", 2},
+                       {"beta", "1"},
+                       {"V", json::array({json::array({"1", "0.5"}), json::array({"-0.2", "0.3"})})},
+                       {"init",
+                        {{"kind", "explicit"},
+                         {"points", json::array({json::array({"-0.8235", "0.5673"}), json::array({"0.9499", "-0.3127"})})}}},
+                       {"time", {{"t_end", 1}, {"samples", 2}}}};
+  const fs::path file = tmp.path / "moving.json";
+  { std::ofstream(file) << config.dump(); }
+  const CliResult r = run_cli("continue --config " + quoted(file.string()) + " --beta=0.95:1.05 --step 0.05 --out " +
+                                  quoted((tmp.path / "branch").string()),
+                              tmp);
+  BOOST_TEST(r.code == 0, r.err);
+  const json branch = json::parse(read_file(tmp.path / "branch" / "continuation.json"));
+  BOOST_TEST(branch["certified_range"] == json({"0.94999999999999996", "1.05"}));
+  BOOST_TEST(!branch["pieces"].empty());
+  BOOST_TEST(!branch.contains("stopped_below"));
+  // The start's beta outside the range is bad input.
+  BOOST_TEST(run_cli("continue --config " + quoted(file.string()) + " --beta=2:3", tmp).code == 2);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

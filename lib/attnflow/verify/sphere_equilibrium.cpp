@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 namespace attnflow::verify {
 
@@ -25,15 +26,6 @@ using I = DInterval;
 /// E on a box, its Jacobian (row-major, size()²) and the unit tokens u = x/|x|.
 struct SphereEvaluation {
   std::vector<I> E, J, u;
-};
-
-/// The quotient by rotations (sphere_equilibrium.hpp): generators G_k (skew, d × d, in double)
-/// whose orbit directions (G_k x̂_i)_i at the tokens x̂ are orthonormal, and x̂, the slice's point.
-/// Empty for a field without the symmetry.
-struct RotationQuotient {
-  std::vector<Eigen::MatrixXd> G;
-  std::vector<double> slice;
-  int m() const { return static_cast<int>(G.size()); }
 };
 
 /// The orbit directions of the d(d − 1)/2 plane rotations G_ab = e_a e_bᵀ − e_b e_aᵀ at x (n·d),
@@ -81,8 +73,11 @@ RotationQuotient rotation_quotient(const std::vector<double>& x, int n, int d) {
 
 class SphereSystem {
  public:
-  explicit SphereSystem(const ProveInstance& in, RotationQuotient quotient = {})
-      : n_(in.n), d_(in.d), field_(std::make_shared<const ModelField<I>>(in)), quotient_(std::move(quotient)) {}
+  /// With `beta`, the field is evaluated for every β in that interval (ModelSeries::compute_in_beta)
+  /// instead of at the instance's.
+  explicit SphereSystem(const ProveInstance& in, RotationQuotient quotient = {}, std::optional<I> beta = {})
+      : n_(in.n), d_(in.d), field_(std::make_shared<const ModelField<I>>(in)), quotient_(std::move(quotient)),
+        beta_(beta) {}
 
   int n() const { return n_; }
   int d() const { return d_; }
@@ -112,8 +107,12 @@ class SphereSystem {
     ev.E.assign(at(N), I(0));
     if (!jacobian) {
       ModelSeries<I, I> series(field_, 0);
-      series.compute(ev.u, 1);  // coefficient 1 is the field F(u)
-      for (int q = 0; q < T; ++q) ev.E[at(q)] = series.coeff(1, q) + iv::mul(r2[at(q / d)] - I(1), ev.u[at(q)]);
+      if (beta_)
+        series.compute_in_beta(ev.u, *beta_, 0);
+      else
+        series.compute(ev.u, 1);  // coefficient 1 is the field F(u)
+      for (int q = 0; q < T; ++q)
+        ev.E[at(q)] = (beta_ ? series.field_in_beta(0, q) : series.coeff(1, q)) + iv::mul(r2[at(q / d)] - I(1), ev.u[at(q)]);
       unfold(X, du, ev, false);
       return ev;
     }
@@ -127,9 +126,12 @@ class SphereSystem {
       for (int c = 0; c < d; ++c)
         for (int e = 0; e < d; ++e) x0[at(k * d + c)].g[at(e)] = du[at((k * d + c) * d + e)];
       ModelSeries<I, Jet<I>> series(field_, d);
-      series.compute(x0, 1);
+      if (beta_)
+        series.compute_in_beta(x0, *beta_, 0);
+      else
+        series.compute(x0, 1);
       for (int q = 0; q < T; ++q) {
-        const Jet<I>& F = series.coeff(1, q);
+        const Jet<I>& F = beta_ ? series.field_in_beta(0, q) : series.coeff(1, q);
         if (k == 0) ev.E[at(q)] = F.v + iv::mul(r2[at(q / d)] - I(1), ev.u[at(q)]);
         for (int e = 0; e < d; ++e) ev.J[at(q) * at(N) + at(k * d + e)] = F.g[at(e)];
       }
@@ -145,6 +147,17 @@ class SphereSystem {
   }
 
   const RotationQuotient& quotient() const { return quotient_; }
+
+  /// ∂E/∂β on the box for every β in the system's interval (0 without one): the field's
+  /// coefficient 1 in β; the radial, unfolding and slice terms do not depend on β.
+  std::vector<I> beta_derivative(const std::vector<I>& X) const {
+    std::vector<I> out(static_cast<std::size_t>(size()), I(0));
+    if (!beta_) return out;
+    ModelSeries<I, I> series(field_, 0);
+    series.compute_in_beta(evaluate(X, false).u, *beta_, 1);
+    for (int q = 0; q < n_ * d_; ++q) out[static_cast<std::size_t>(q)] = series.field_in_beta(1, q);
+    return out;
+  }
 
  private:
   /// The quotient's terms: Σ_k λ_k G_k u_i added to E_i (with its derivatives by x_i and λ_k), and
@@ -182,6 +195,7 @@ class SphereSystem {
   int n_, d_;
   std::shared_ptr<const ModelField<I>> field_;
   RotationQuotient quotient_;
+  std::optional<I> beta_;
 };
 
 /// Why a point is no centre of a box of the proof (it divides by each token's length): a token
@@ -264,8 +278,11 @@ void remove_orbit_zeros(std::vector<SpectrumPart>& parts, int m) {
 }
 
 /// The proof on the boxes centre ± each radius in turn, up to the first that closes.
+/// `quotient`: the rotations' (null: chosen from the centre's tokens when the field has them);
+/// `beta`: every β in it (null: the instance's).
 EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vector<double>& centre,
-                                 const std::vector<double>& radii) {
+                                        const std::vector<double>& radii, const RotationQuotient* quotient = nullptr,
+                                        const std::optional<I>& beta = {}) {
   EquilibriumResult r;
   r.centre = centre;
   if (const std::string why = sphere_equilibrium_refusal(in); !why.empty()) {
@@ -284,7 +301,7 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
     return r;
   }
   // With the rotations' symmetry, their generators and the slice come from the centre's tokens.
-  const SphereSystem system(in, rotation_symmetric(in) ? rotation_quotient(centre, in.n, in.d) : RotationQuotient{});
+  const SphereSystem system(in, quotient ? *quotient : sphere_quotient(in, centre), beta);
   const int N = system.size(), m = system.quotient().m();
   if (static_cast<int>(centre.size()) != N) {
     r.reason = m > 0 ? "the box must have n·d token coordinates and then " + std::to_string(m) +
@@ -304,6 +321,16 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
   {
     const RoundUpward up;
     at_centre = system.evaluate(thin_point(centre));
+    if (beta) {
+      // E(c, β) for β in the interval, in the mean-value form E(c, β̄) + ∂E/∂β(c, [β]) ([β] − β̄): its
+      // width is the branch's own move, not the interval evaluation's overestimation.
+      const I mid(iv::mid(*beta));
+      const SphereEvaluation at_mid = SphereSystem(in, system.quotient(), mid).evaluate(thin_point(centre), false);
+      const std::vector<I> slope = system.beta_derivative(thin_point(centre));
+      for (int k = 0; k < N; ++k)
+        at_centre.E[static_cast<std::size_t>(k)] =
+            at_mid.E[static_cast<std::size_t>(k)] + iv::mul(slope[static_cast<std::size_t>(k)], *beta - mid);
+    }
   }
   Eigen::MatrixXd Jmid(N, N);
   for (int k = 0; k < N; ++k)
@@ -381,6 +408,10 @@ bool rotation_symmetric(const ProveInstance& in) {
   return identity(h.Q) && identity(h.K) && identity(h.V);
 }
 
+RotationQuotient sphere_quotient(const ProveInstance& in, const std::vector<double>& tokens) {
+  return rotation_symmetric(in) ? rotation_quotient(tokens, in.n, in.d) : RotationQuotient{};
+}
+
 int rotation_orbit_dimension(const std::vector<double>& x, int n, int d) {
   if (static_cast<int>(x.size()) < n * d) throw std::logic_error("rotation_orbit_dimension: n·d coordinates");
   return d < 2 ? 0 : orbit_rank(orbit_directions(x, n, d));
@@ -403,33 +434,14 @@ EquilibriumResult prove_sphere_equilibrium_on_box(const ProveInstance& in, const
   return prove_sphere_on_boxes(in, centre, {radius});
 }
 
-EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std::vector<double>& guess, double reach) {
-  EquilibriumResult failed;
-  if (const std::string why = sphere_equilibrium_refusal(in); !why.empty()) {
-    failed.reason = "outside the theorem: " + why;
-    return failed;
-  }
-  const int n = in.n, d = in.d, T = n * d;
-  if (static_cast<int>(guess.size()) != T) throw std::logic_error("certify_sphere_equilibrium: a guess of n·d");
-  std::vector<double> unit(guess.size());
-  for (int i = 0; i < n; ++i) {
-    double norm = 0;
-    for (int c = 0; c < d; ++c) norm = std::hypot(norm, guess[static_cast<std::size_t>(i * d + c)]);
-    for (int c = 0; c < d; ++c) unit[static_cast<std::size_t>(i * d + c)] = guess[static_cast<std::size_t>(i * d + c)] / norm;
-  }
-  // Newton's method on the quotient through the guess; the proof takes its own from the refined centre.
-  const SphereSystem system(in, rotation_symmetric(in) ? rotation_quotient(unit, n, d) : RotationQuotient{});
-  const int N = system.size();
-  Eigen::VectorXd z = Eigen::VectorXd::Zero(N);  // the unfolding parameters start at 0
-  for (int i = 0; i < n; ++i) {
-    double norm = 0;
-    for (int c = 0; c < d; ++c) norm = std::hypot(norm, guess[static_cast<std::size_t>(i * d + c)]);
-    if (!(norm > 0) || !std::isfinite(norm)) {
-      failed.reason = "token " + std::to_string(i + 1) + " of the guess is 0 or not finite";
-      return failed;
-    }
-    for (int c = 0; c < d; ++c) z(i * d + c) = guess[static_cast<std::size_t>(i * d + c)] / norm;
-  }
+NewtonOutcome refine_sphere_equilibrium(const ProveInstance& in, const RotationQuotient& quotient,
+                                        const std::vector<double>& start, double reach) {
+  const SphereSystem system(in, quotient);
+  const int n = in.n, d = in.d, T = n * d, N = system.size();
+  if (static_cast<int>(start.size()) != T && static_cast<int>(start.size()) != N)
+    throw std::logic_error("refine_sphere_equilibrium: a start of n·d (then the unfolding parameters)");
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(N);  // unfolding parameters not given start at 0
+  for (std::size_t k = 0; k < start.size(); ++k) z(Eigen::Index(k)) = start[k];
   NewtonSystem newton;
   newton.at = [&](const Eigen::VectorXd& at, Eigen::VectorXd& E, Eigen::MatrixXd& J) {
     const std::vector<double> point(at.data(), at.data() + N);
@@ -454,15 +466,45 @@ EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std:
     for (const I& e : ev.E) residual = std::max(residual, iv::mag(e));
     return residual;
   };
-  const NewtonOutcome refined = newton_refine(z, newton, reach, T);
+  return newton_refine(z, newton, reach, T);
+}
+
+EquilibriumResult prove_sphere_equilibrium_for_betas(const ProveInstance& in, const RotationQuotient& quotient,
+                                                     const std::vector<double>& centre, const std::vector<double>& radii,
+                                                     const std::string& beta_lo, const std::string& beta_hi) {
+  const RoundUpward up;
+  const I beta = iv::hull(iv::decimal<I>(beta_lo), iv::decimal<I>(beta_hi));
+  return prove_sphere_on_boxes(in, centre, radii, &quotient, beta);
+}
+
+EquilibriumResult certify_sphere_equilibrium(const ProveInstance& in, const std::vector<double>& guess, double reach) {
+  EquilibriumResult failed;
+  if (const std::string why = sphere_equilibrium_refusal(in); !why.empty()) {
+    failed.reason = "outside the theorem: " + why;
+    return failed;
+  }
+  const int n = in.n, d = in.d, T = n * d;
+  if (static_cast<int>(guess.size()) != T) throw std::logic_error("certify_sphere_equilibrium: a guess of n·d");
+  std::vector<double> unit(guess.size());
+  for (int i = 0; i < n; ++i) {
+    double norm = 0;
+    for (int c = 0; c < d; ++c) norm = std::hypot(norm, guess[static_cast<std::size_t>(i * d + c)]);
+    if (!(norm > 0) || !std::isfinite(norm)) {
+      failed.reason = "token " + std::to_string(i + 1) + " of the guess is 0 or not finite";
+      return failed;
+    }
+    for (int c = 0; c < d; ++c) unit[static_cast<std::size_t>(i * d + c)] = guess[static_cast<std::size_t>(i * d + c)] / norm;
+  }
+  // Newton's method on the quotient through the guess; the proof takes its own from the refined centre.
+  const NewtonOutcome refined = refine_sphere_equilibrium(in, sphere_quotient(in, unit), unit, reach);
   failed.newton_residual = refined.residual;
   failed.newton_iterations = refined.iterations;
   if (!refined.failure.empty()) {
     failed.reason = refined.failure;
     return failed;
   }
-  EquilibriumResult r =
-      prove_sphere_on_boxes(in, std::vector<double>(refined.z.data(), refined.z.data() + N), kProofRadii);
+  EquilibriumResult r = prove_sphere_on_boxes(
+      in, std::vector<double>(refined.z.data(), refined.z.data() + refined.z.size()), kProofRadii);
   r.newton_residual = refined.residual;
   r.newton_iterations = refined.iterations;
   return r;

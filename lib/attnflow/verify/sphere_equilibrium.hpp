@@ -29,6 +29,9 @@
 // M holds the exact one; its real parts are enclosed by spectrum_enclosure.hpp.
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/verify/equilibrium.hpp"
+#include "attnflow/verify/newton_refine.hpp"
+
+#include <Eigen/Dense>
 
 #include <string>
 #include <vector>
@@ -41,6 +44,31 @@ inline constexpr int kMaxSphereCoordinates = 512;
 
 /// The config's instance with every head's weights written out, as ModelField reads them.
 ProveInstance sphere_instance(const SimConfig& c);
+
+/// The quotient by rotations: generators G_k (skew, d × d, in double) whose orbit directions
+/// (G_k c_i)_i at the tokens c are orthonormal, and c, the slice's point. Empty for a field
+/// without the symmetry.
+struct RotationQuotient {
+  std::vector<Eigen::MatrixXd> G;
+  std::vector<double> slice;
+  int m() const { return static_cast<int>(G.size()); }
+};
+
+/// The quotient chosen at the tokens (the first n·d coordinates), or none without the symmetry.
+RotationQuotient sphere_quotient(const ProveInstance& in, const std::vector<double>& tokens);
+
+/// Newton's method alone on the system with the quotient given, from `start` (n·d unit-length
+/// token coordinates, then the unfolding parameters, which start at 0 when left out).
+NewtonOutcome refine_sphere_equilibrium(const ProveInstance& in, const RotationQuotient& quotient,
+                                        const std::vector<double>& start, double reach);
+
+/// The proof on centre ± each radius in turn (up to the first that closes) for every β between the
+/// decimals beta_lo and beta_hi (β an
+/// interval in the field: for each β one zero in the box), with the quotient given; its spectrum
+/// is enclosed over the box and the interval of β.
+EquilibriumResult prove_sphere_equilibrium_for_betas(const ProveInstance& in, const RotationQuotient& quotient,
+                                                     const std::vector<double>& centre, const std::vector<double>& radii,
+                                                     const std::string& beta_lo, const std::string& beta_hi);
 
 /// Whether the rotations are quotiented: d ≥ 3 and one head with Q = K = V = identity, each entry's
 /// decimal exactly 1 or 0 (d = 2 is equilibrium.hpp's circle).
