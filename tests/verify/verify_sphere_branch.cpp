@@ -178,6 +178,27 @@ BOOST_AUTO_TEST_CASE(a_box_narrower_than_the_branchs_move_over_the_piece_is_not_
   BOOST_TEST(prove_sphere_equilibrium_for_betas(in, none, centre, {2e-4}, "0.9999", "1.0001").proved);
 }
 
+BOOST_AUTO_TEST_CASE(thresholds_are_read_from_decided_pieces_only) {
+  const auto piece = [](double lo, bool decided, int index) {
+    BranchPiece p;
+    p.lo = lo;
+    p.hi = lo + 0.1;
+    p.decided = decided;
+    p.index = index;
+    return p;
+  };
+  // Undecided pieces between two of index 3: no threshold, whatever their (unproved) index field.
+  BOOST_TEST(branch_thresholds({piece(0, true, 3), piece(0.1, false, 0), piece(0.2, true, 3)}).empty());
+  const std::vector<Threshold> t =
+      branch_thresholds({piece(0, true, 3), piece(0.1, false, 0), piece(0.2, false, 0), piece(0.3, true, 1)});
+  BOOST_REQUIRE(t.size() == 1u);
+  BOOST_TEST(t[0].lo == 0.1);
+  BOOST_TEST(t[0].hi == 0.3);
+  BOOST_TEST(t[0].index_below == 3);
+  BOOST_TEST(t[0].index_above == 1);
+  BOOST_TEST(!t[0].transversal);
+}
+
 BOOST_AUTO_TEST_CASE(no_equilibrium_near_the_start_gives_no_piece) {
   const std::vector<double> t = {1, 0, 0, 0.6, 0.8, 0, 0, 0, 1};
   const SphereBranch b = continue_sphere_branch(instance("sa-sphere", t, "0.7", true), t, 0, 1, 0.25);

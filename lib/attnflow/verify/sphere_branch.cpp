@@ -159,9 +159,14 @@ SphereBranch continue_sphere_branch(const ProveInstance& in, const std::vector<d
   }
   out.pieces.assign(below.rbegin(), below.rend());
   out.pieces.insert(out.pieces.end(), above.begin(), above.end());
-  // Thresholds: decided pieces of different indices with only undecided ones between.
+  out.thresholds = branch_thresholds(out.pieces);
+  return out;
+}
+
+std::vector<Threshold> branch_thresholds(const std::vector<BranchPiece>& pieces) {
+  std::vector<Threshold> out;
   const BranchPiece* previous = nullptr;
-  for (const BranchPiece& p : out.pieces) {
+  for (const BranchPiece& p : pieces) {
     if (!p.decided) continue;
     if (previous && previous->index != p.index) {
       Threshold t;
@@ -170,7 +175,7 @@ SphereBranch continue_sphere_branch(const ProveInstance& in, const std::vector<d
       t.index_below = previous->index;
       t.index_above = p.index;
       t.why_not = "a branch that moves with beta: the crossing eigenvalue's derivative is not enclosed";
-      out.thresholds.push_back(t);
+      out.push_back(t);
     }
     previous = &p;
   }

@@ -48,6 +48,10 @@ struct SphereBranch {
 SphereBranch continue_sphere_branch(const ProveInstance& in, const std::vector<double>& guess, double from, double to,
                                     double step);
 
+/// The thresholds of contiguous, joined pieces: between two decided pieces of different index with
+/// only undecided pieces between (whose index is not proved, and not read).
+std::vector<Threshold> branch_thresholds(const std::vector<BranchPiece>& pieces);
+
 nlohmann::json branch_to_json(const SphereBranch& b);
 
 }  // namespace attnflow::verify
