@@ -20,9 +20,11 @@ using nlohmann::json;
 
 namespace verify_sphere_branch_test {
 
-const json kQ = {{"1", "0.2", "-0.1"}, {"0.3", "0.8", "0"}, {"0", "0.1", "1.2"}};
-const json kK = {{"0.9", "0", "0.2"}, {"0.1", "1", "0"}, {"-0.2", "0.3", "0.7"}};
-const json kV = {{"2", "0.3", "0"}, {"0.3", "0.5", "0.2"}, {"0", "0.2", "-1"}};
+// Q and K act through the weights only: the cluster at V's eigenvector is one for any (a rotation of
+// R^3 for Q, a scaling for K).
+const json kQ = {{"0.8", "-0.6", "0"}, {"0.6", "0.8", "0"}, {"0", "0", "1"}};
+const json kK = {{"1.5", "0", "0"}, {"0", "1", "0"}, {"0", "0", "0.5"}};
+const json kV = {{"1.8", "0.4", "0"}, {"0.4", "0.2", "0.3"}, {"0", "0.3", "-1.1"}};
 
 ProveInstance instance(const std::string& model, const std::vector<double>& tokens, const std::string& beta,
                        bool weights) {
