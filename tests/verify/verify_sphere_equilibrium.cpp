@@ -337,6 +337,19 @@ BOOST_AUTO_TEST_CASE(models_and_sizes_outside_the_theorem_are_refused) {
   BOOST_TEST(!sphere_equilibrium_refusal(big).empty());
   const EquilibriumResult r = certify_sphere_equilibrium(big, std::vector<double>(std::size_t(3 * big.n), 1.0));
   BOOST_TEST(!r.proved);
+  // The rotations of R^d quotiented up to d = 16 (their generators come from an SVD of d(d − 1)/2
+  // directions); beyond, refused before any work.
+  for (const int d : {16, 17}) {
+    ProveInstance symmetric = sphere_instance(parse_sim_config(config("usa-sphere", 2, {1, 0, 0}, false)));
+    symmetric.d = d;
+    std::vector<std::string> identity;
+    for (int a = 0; a < d; ++a)
+      for (int b = 0; b < d; ++b) identity.push_back(a == b ? "1" : "0");
+    symmetric.heads = {HeadWeights{identity, identity, identity}};
+    symmetric.points.assign(std::size_t(2 * d), "0");
+    BOOST_TEST(rotation_symmetric(symmetric));
+    BOOST_TEST(sphere_equilibrium_refusal(symmetric).empty() == (d == 16));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -46,6 +46,9 @@ Eigen::JacobiSVD<Eigen::MatrixXd> orbit_directions(const std::vector<double>& x,
 /// to a lower-dimensional subspace than that leave a nearly singular system, whose proof fails.
 constexpr double kOrbitRankTolerance = 1e-8;
 
+/// The largest d whose rotations are quotiented: the SVD of n·d × d(d − 1)/2 directions stays small.
+constexpr int kMostRotationDimensions = 16;
+
 int orbit_rank(const Eigen::JacobiSVD<Eigen::MatrixXd>& svd) {
   const Eigen::VectorXd& sigma = svd.singularValues();
   int m = 0;
@@ -426,6 +429,9 @@ std::string sphere_equilibrium_refusal(const ProveInstance& in) {
   if (!in.general()) return "the weights written out (sphere_instance)";
   if (in.causal || !in.W.empty() || in.per_layer()) return "no mask, no feed-forward part, constant weights";
   if (!is_decimal_literal(in.beta)) return "beta must be a decimal";
+  if (rotation_symmetric(in) && in.d > kMostRotationDimensions)
+    return "with Q = K = V = I at most d = " + std::to_string(kMostRotationDimensions) +
+           " (the rotations' d(d - 1)/2 generators are chosen by an SVD)";
   return "";
 }
 
