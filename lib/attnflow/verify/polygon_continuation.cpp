@@ -19,38 +19,9 @@ struct PolygonBox {
   std::vector<double> lo, hi;
 };
 
-PolygonBox polygon_box(int n, int clusters) {
-  PolygonBox box;
-  std::vector<double>& lo = box.lo;
-  std::vector<double>& hi = box.hi;
-  mpfi_t angle, value;
-  mpfi_init2(angle, 128);
-  mpfi_init2(value, 128);
-  mpfr_t end;
-  mpfr_init2(end, 128);
-  for (int k = 0; k < n; ++k) {
-    mpfi_const_pi(angle);
-    mpfi_mul_ui(angle, angle, static_cast<unsigned long>(2 * (k % clusters)));
-    mpfi_div_ui(angle, angle, static_cast<unsigned long>(clusters));
-    for (int c = 0; c < 2; ++c) {
-      if (c == 0)
-        mpfi_cos(value, angle);
-      else
-        mpfi_sin(value, angle);
-      mpfi_get_left(end, value);
-      lo.push_back(mpfr_get_d(end, MPFR_RNDD));
-      mpfi_get_right(end, value);
-      hi.push_back(mpfr_get_d(end, MPFR_RNDU));
-    }
-  }
-  mpfr_clear(end);
-  mpfi_clear(value);
-  mpfi_clear(angle);
-  return box;
-}
-
-/// cos(2π num/den), enclosed (MPFI at 128 bits, rounded outward to doubles).
-std::pair<double, double> cos_turns(long num, long den) {
+/// cos or sin of 2π num/den, enclosed: MPFI at an explicit 128 bits (not the process-wide default
+/// precision: this runs on several threads), rounded outward to doubles.
+std::pair<double, double> turn(long num, long den, bool sine) {
   mpfi_t angle;
   mpfi_init2(angle, 128);
   mpfr_t end;
@@ -58,7 +29,10 @@ std::pair<double, double> cos_turns(long num, long den) {
   mpfi_const_pi(angle);
   mpfi_mul_si(angle, angle, 2 * num);
   mpfi_div_si(angle, angle, den);
-  mpfi_cos(angle, angle);
+  if (sine)
+    mpfi_sin(angle, angle);
+  else
+    mpfi_cos(angle, angle);
   mpfi_get_left(end, angle);
   const double lo = mpfr_get_d(end, MPFR_RNDD);
   mpfi_get_right(end, angle);
@@ -66,6 +40,17 @@ std::pair<double, double> cos_turns(long num, long den) {
   mpfr_clear(end);
   mpfi_clear(angle);
   return {lo, hi};
+}
+
+PolygonBox polygon_box(int n, int clusters) {
+  PolygonBox box;
+  for (int k = 0; k < n; ++k)
+    for (const bool sine : {false, true}) {
+      const auto [lo, hi] = turn(k % clusters, clusters, sine);
+      box.lo.push_back(lo);
+      box.hi.push_back(hi);
+    }
+  return box;
 }
 
 /// α − γ on the cluster holding tokens i ≠ j: weights +1 at (i, i), −1 at (i, j).
@@ -158,7 +143,7 @@ std::vector<ModeFunctional> polygon_modes(int n, int clusters, int first) {
     const RoundUpward up;  // the weights' bounds divided by k outward
     for (int a = 0; a < k; ++a)
       for (int j = 0; j < n; ++j) {
-        const auto [c_lo, c_hi] = cos_turns(long(m) * (((j % k) - a) % k + k), k);
+        const auto [c_lo, c_hi] = turn(long(m) * (((j % k) - a) % k + k), k, false);
         mode.w_lo[std::size_t(a) * n + j] = -(-c_lo / k);
         mode.w_hi[std::size_t(a) * n + j] = c_hi / k;
       }

@@ -37,8 +37,9 @@ struct Threshold {
   double lo = 0, hi = 0;        // a transverse eigenvalue's real part crosses 0 in [lo, hi]
   int index_below = 0, index_above = 0;
   /// Proved on [lo, hi] by the family's exact modes (polygon_modes): the modes named in `crossing`
-  /// (`multiplicity` eigenvalues in all) each cross 0 exactly once, their β-derivative enclosed in
-  /// [slope_lo, slope_hi] (0 excluded), and every other transverse real part keeps its sign.
+  /// (`multiplicity` eigenvalues in all) each cross 0 exactly once, each with a β-derivative enclosed
+  /// away from 0 ([slope_lo, slope_hi] is the hull of theirs), and every other transverse real part
+  /// keeps its sign.
   bool transversal = false;
   int multiplicity = 0;
   double slope_lo = 0, slope_hi = 0;

@@ -1,6 +1,7 @@
 // An equilibrium branch followed in β on the sphere (sphere_branch.hpp).
 #include "attnflow/verify/sphere_branch.hpp"
 
+#include "attnflow/config/json_fields.hpp"
 #include "attnflow/verify/decimal17.hpp"
 
 #include <algorithm>
@@ -12,7 +13,7 @@ namespace attnflow::verify {
 namespace {
 
 /// The narrowest piece is the step halved this many times; narrower, the cover stops.
-constexpr int kHalvings = 8;
+constexpr int kHalvings = 10;
 /// A piece whose index is undecided is halved down to the step over 2^kNarrowerForIndex.
 constexpr int kNarrowerForIndex = 5;
 /// The widest box a piece tries before its width is halved (at least four times the branch's move).
@@ -133,7 +134,7 @@ SphereBranch continue_sphere_branch(const ProveInstance& in, const std::vector<d
   out.from = from;
   out.to = to;
   out.step = step;
-  out.beta0 = std::stod(in.beta);
+  out.beta0 = decimal_as_double(in.beta);
   if (!(from <= out.beta0 && out.beta0 <= to)) throw std::logic_error("continue_sphere_branch: beta0 outside [from, to]");
   std::vector<double> unit(guess.size());
   for (int i = 0; i < in.n; ++i) {

@@ -151,13 +151,13 @@ class SphereSystem {
 
   const RotationQuotient& quotient() const { return quotient_; }
 
-  /// ∂E/∂β on the box for every β in the system's interval (0 without one): the field's
+  /// ∂E/∂β at the unit tokens u for every β in the system's interval (0 without one): the field's
   /// coefficient 1 in β; the radial, unfolding and slice terms do not depend on β.
-  std::vector<I> beta_derivative(const std::vector<I>& X) const {
+  std::vector<I> beta_derivative(const std::vector<I>& u) const {
     std::vector<I> out(static_cast<std::size_t>(size()), I(0));
     if (!beta_) return out;
     ModelSeries<I, I> series(field_, 0);
-    series.compute_in_beta(evaluate(X, false).u, *beta_, 1);
+    series.compute_in_beta(u, *beta_, 1);
     for (int q = 0; q < n_ * d_; ++q) out[static_cast<std::size_t>(q)] = series.field_in_beta(1, q);
     return out;
   }
@@ -323,16 +323,17 @@ EquilibriumResult prove_sphere_on_boxes(const ProveInstance& in, const std::vect
   SphereEvaluation at_centre;
   {
     const RoundUpward up;
-    at_centre = system.evaluate(thin_point(centre));
     if (beta) {
       // E(c, β) for β in the interval, in the mean-value form E(c, β̄) + ∂E/∂β(c, [β]) ([β] − β̄): its
-      // width is the branch's own move, not the interval evaluation's overestimation.
+      // width is the branch's own move, not the interval evaluation's overestimation. C comes from
+      // the Jacobian at β̄.
       const I mid(iv::mid(*beta));
-      const SphereEvaluation at_mid = SphereSystem(in, system.quotient(), mid).evaluate(thin_point(centre), false);
-      const std::vector<I> slope = system.beta_derivative(thin_point(centre));
+      at_centre = SphereSystem(in, system.quotient(), mid).evaluate(thin_point(centre));
+      const std::vector<I> slope = system.beta_derivative(at_centre.u);
       for (int k = 0; k < N; ++k)
-        at_centre.E[static_cast<std::size_t>(k)] =
-            at_mid.E[static_cast<std::size_t>(k)] + iv::mul(slope[static_cast<std::size_t>(k)], *beta - mid);
+        at_centre.E[static_cast<std::size_t>(k)] += iv::mul(slope[static_cast<std::size_t>(k)], *beta - mid);
+    } else {
+      at_centre = system.evaluate(thin_point(centre));
     }
   }
   Eigen::MatrixXd Jmid(N, N);
