@@ -147,7 +147,7 @@ template <class I> class SphereIntegrator {
     blocks = std::max(1, std::min(blocks, N_));
     for (int b = 0; b < blocks; ++b) {
       const int b0 = N_ * b / blocks, b1 = N_ * (b + 1) / blocks;
-      jets_.push_back({b0, b1, SphereSeries<I, Jet<I>>(f, b1 - b0)});
+      jets_.push_back({b0, b1, SphereSeries<I, jacobian_jet_t<I>>(f, b1 - b0)});
     }
   }
 
@@ -361,12 +361,12 @@ template <class I> class SphereIntegrator {
   }
 
   /// The box with gradients by the start coordinates b0 ≤ l < b1 (a block of columns of DΦ).
-  std::vector<Jet<I>> seed(const std::vector<I>& box, int b0, int b1) const {
-    std::vector<Jet<I>> x0(static_cast<std::size_t>(N_));
+  std::vector<jacobian_jet_t<I>> seed(const std::vector<I>& box, int b0, int b1) const {
+    std::vector<jacobian_jet_t<I>> x0(static_cast<std::size_t>(N_));
     for (int l = 0; l < N_; ++l) {
       set_zero(x0[static_cast<std::size_t>(l)], b1 - b0);
       x0[static_cast<std::size_t>(l)].v = box[static_cast<std::size_t>(l)];
-      if (b0 <= l && l < b1) x0[static_cast<std::size_t>(l)].g[static_cast<std::size_t>(l - b0)] = I(1);
+      if (b0 <= l && l < b1) set_gradient(x0[static_cast<std::size_t>(l)], static_cast<std::size_t>(l - b0), I(1));
     }
     return x0;
   }
@@ -391,15 +391,15 @@ template <class I> class SphereIntegrator {
       for (int a = 0; a < N_; ++a)
         for (int b = b0; b < b1; ++b) {
           const std::size_t g = static_cast<std::size_t>(b - b0);
-          I acc = blk.series.coeff(q - 1, a).g[g];
-          for (int k = q - 2; k >= 0; --k) acc = mulp(acc, h) + blk.series.coeff(k, a).g[g];
+          I acc = gradient(blk.series.coeff(q - 1, a), g);
+          for (int k = q - 2; k >= 0; --k) acc = mulp(acc, h) + gradient(blk.series.coeff(k, a), g);
           J[static_cast<std::size_t>(a * N_ + b)] = acc;
         }
       blk.series.compute(seed(Y, b0, b1), q);
       for (int a = 0; a < N_; ++a)
         for (int b = b0; b < b1; ++b) {
-          Df[static_cast<std::size_t>(a * N_ + b)] = blk.series.coeff(1, a).g[static_cast<std::size_t>(b - b0)];
-          Dq[static_cast<std::size_t>(a * N_ + b)] = blk.series.coeff(q, a).g[static_cast<std::size_t>(b - b0)];
+          Df[static_cast<std::size_t>(a * N_ + b)] = gradient(blk.series.coeff(1, a), static_cast<std::size_t>(b - b0));
+          Dq[static_cast<std::size_t>(a * N_ + b)] = gradient(blk.series.coeff(q, a), static_cast<std::size_t>(b - b0));
         }
     };
     const int blocks = static_cast<int>(jets_.size());
@@ -447,7 +447,7 @@ template <class I> class SphereIntegrator {
   SphereSeries<I, I> val_, atX_;
   struct JetBlock {
     int b0, b1;  // the columns b0 ≤ b < b1 of DΦ
-    SphereSeries<I, Jet<I>> series;
+    SphereSeries<I, jacobian_jet_t<I>> series;
   };
   std::vector<JetBlock> jets_;
   SphereSeries<P, P> pval_;

@@ -26,6 +26,7 @@
 // product (no cancellation), E_ir ≡ 1. y = S/Z is unchanged (both rows scale by e^{−L_ir}).
 // Internal to lib/attnflow/verify/*.cpp (it includes interval.hpp).
 #include "attnflow/verify/interval.hpp"
+#include "attnflow/verify/midrad_jet.hpp"
 
 #include <limits>
 #include <memory>
@@ -100,6 +101,19 @@ template <class I> inline void sub_into(Jet<I>& out, const Jet<I>& a, const Jet<
   for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = a.g[l] - b.g[l];
 }
 template <class I> inline double approx_value(const Jet<I>& a) { return approx_value(a.v); }
+/// Gradient entry l as an interval, and its seeding.
+template <class I> inline const I& gradient(const Jet<I>& a, std::size_t l) { return a.g[l]; }
+template <class I> inline void set_gradient(Jet<I>& a, std::size_t l, const I& x) { a.g[l] = x; }
+
+/// The jet the flow's Jacobian is computed with: midpoint–radius gradients for double intervals
+/// (midrad_jet.hpp: the same enclosures in a fraction of the time), Jet<I> otherwise.
+template <class I> struct JacobianJet {
+  using type = Jet<I>;
+};
+template <> struct JacobianJet<DInterval> {
+  using type = MidRadJet;
+};
+template <class I> using jacobian_jet_t = typename JacobianJet<I>::type;
 
 /// The parameters of one flow: n tokens in R^d, A = β Q^T K, softmax (SA) or 1/n (USA), on the
 /// sphere (V = I, projected) or in R^d (sa-euclid, ẋ_i = V y_i).
