@@ -106,7 +106,7 @@ template <class I> inline const I& gradient(const Jet<I>& a, std::size_t l) { re
 template <class I> inline void set_gradient(Jet<I>& a, std::size_t l, const I& x) { a.g[l] = x; }
 
 /// The jet the flow's Jacobian is computed with: midpoint–radius gradients for double intervals
-/// (midrad_jet.hpp: the same enclosures in a fraction of the time), Jet<I> otherwise.
+/// (midrad_jet.hpp: a fraction of the time, enclosures wider in their last bits), Jet<I> otherwise.
 template <class I> struct JacobianJet {
   using type = Jet<I>;
 };
