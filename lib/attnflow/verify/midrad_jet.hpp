@@ -44,7 +44,7 @@ struct Scalar {
 inline Scalar of(const DInterval& x) {
   const double lo = x.lower(), hi = x.upper();
   if (!(std::isfinite(lo) && std::isfinite(hi))) return {0.0, std::numeric_limits<double>::infinity()};
-  const double m = 0.5 * lo + 0.5 * hi;
+  const double m = iv::mid(x);
   return {m, std::max(m - lo, hi - m)};
 }
 
@@ -138,21 +138,23 @@ inline void div_int(MidRadJet& a, int k) {
   a.v /= kk;
   midrad::scaled(midrad::of(DInterval(1) / kk), a.m, a.r, a.m, a.r);
 }
-/// out = a / b; its gradient (a' − (a/b) b') / b, the division as a product with 1/b.
+/// out = a / b; its gradient (a' − (a/b) b') / b, the division as a product with 1/b. out is
+/// neither a nor b (as for Jet<I>): the numerator is formed in out's arrays, then scaled in place.
 inline void div_into(MidRadJet& out, const MidRadJet& a, const MidRadJet& b) {
   out.v = a.v / b.v;
   const midrad::Scalar q = midrad::of(out.v);
   const std::size_t N = a.m.size();
-  std::vector<double> tm(N), tr(N);
+  out.m.resize(N);
+  out.r.resize(N);
   const double qm = q.m, qr = q.r, aqm = std::fabs(q.m);
 #pragma omp simd
   for (std::size_t l = 0; l < N; ++l) {
     const double p = qm * b.m[l], t = a.m[l] - p;
-    tr[l] = a.r[l] + aqm * b.r[l] + qr * (std::fabs(b.m[l]) + b.r[l]) +
-            midrad::kUnit * (std::fabs(p) + std::fabs(t)) + midrad::kUnderflow;
-    tm[l] = t;
+    out.r[l] = a.r[l] + aqm * b.r[l] + qr * (std::fabs(b.m[l]) + b.r[l]) +
+               midrad::kUnit * (std::fabs(p) + std::fabs(t)) + midrad::kUnderflow;
+    out.m[l] = t;
   }
-  midrad::scaled(midrad::of(DInterval(1) / b.v), tm, tr, out.m, out.r);
+  midrad::scaled(midrad::of(DInterval(1) / b.v), out.m, out.r, out.m, out.r);
 }
 inline void exp_into(MidRadJet& out, const MidRadJet& a) {
   out.v = iv::exp(a.v);
