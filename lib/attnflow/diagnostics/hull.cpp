@@ -14,6 +14,11 @@ extern "C" {
 #include <libqhull_r/libqhull_r.h>
 #include <libqhull_r/geom_r.h>
 }
+// geom_r.h's two-letter coordinate macros would rewrite a later file's dX/dY in a unity batch.
+#undef dX
+#undef dY
+#undef dZ
+#undef dW
 
 namespace attnflow {
 namespace {

@@ -54,8 +54,6 @@ const char* const kColours[] = {"blue!80!black", "red!80!black", "green!50!black
                                 "cyan!60!black", "brown",        "magenta!80!black", "gray!70!black",   "olive"};
 constexpr std::size_t kColourCount = sizeof kColours / sizeof kColours[0];
 
-std::string esc(const std::string& s) { return prose_tex(s); }
-
 std::string safe_name(const std::string& s) {
   std::string out;
   for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
@@ -247,7 +245,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
   // time or layer axis that starts at 0); a linear y axis may carry a common factor (·10^{-2}) just
   // above its top left corner, where a long title would sit on it, so the title rises by its height.
   TemplateValues v;
-  v.set("title", esc(title)).set("x_label", esc(str(f, "x_label", "x"))).set("y_label", esc(str(f, "y_label", "y")));
+  v.set("title", prose_tex(title)).set("x_label", prose_tex(str(f, "x_label", "x"))).set("y_label", prose_tex(str(f, "y_label", "y")));
   v.flag("log_x", log_x).flag("log_y", log_y).flag("paths", paths).flag("legend", legend);
   {
     std::vector<std::pair<std::string, const json*>> drawn_data = curves;
@@ -268,7 +266,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     if (points == 0) continue;
     ++drawn;
     TemplateValues curve;
-    curve.set("colour", kColours[c % kColourCount]).set("name", esc(name));
+    curve.set("colour", kColours[c % kColourCount]).set("name", prose_tex(name));
     curve.flag("marks", !paths && points <= kMaxMarkedPoints);
     // A path's start (an open circle) and end (a dot); other curves have no marked ends.
     const auto [start, end] = paths ? endpoints(content) : std::pair<std::string, std::string>{};
@@ -309,7 +307,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     fit_lines.push_back(TemplateValues{}
                             .set("colour", colour)
                             .set("file", data_file(prefix, counter, "fit", content, files))
-                            .set("label", esc(str(fit, "label", "fit"))));
+                            .set("label", prose_tex(str(fit, "label", "fit"))));
   }
   v.list("fits", std::move(fit_lines));
   std::string dotted;
@@ -319,7 +317,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
     if (curve_data(*g, log_x, log_y, false, content) == 0) continue;
     guide_lines.push_back(TemplateValues{}
                               .set("file", data_file(prefix, counter, "guide", content, files))
-                              .set("label", esc(label)));
+                              .set("label", prose_tex(label)));
     dotted += (dotted.empty() ? "; dotted: " : ", ") + label;
   }
   v.list("guides", std::move(guide_lines));
@@ -332,7 +330,7 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
   // Without a legend the curves' names follow the plot (the first 3 × kMaxLegendEntries).
   std::vector<TemplateValues> names;
   for (std::size_t c = 0; c < curves.size() && c < 3 * kMaxLegendEntries; ++c)
-    names.push_back(TemplateValues{}.set("name", esc(curves[c].first)).flag("first", c == 0));
+    names.push_back(TemplateValues{}.set("name", prose_tex(curves[c].first)).flag("first", c == 0));
   v.flag("curve_note", !legend && (curves.size() > 1 || !fits.empty())).list("note_names", std::move(names));
   v.flag("more_names", curves.size() > 3 * kMaxLegendEntries).flag("has_fits", !fits.empty());
   return render_template("figure_lines.tex", v);
@@ -391,8 +389,8 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
   const auto [x0, x1] = grid_extent(xs, log_x);
   const auto [y0, y1] = grid_extent(ys, log_y);
   TemplateValues v;
-  v.set("title", esc(title)).set("x_label", esc(str(f, "x_label", "x"))).set("y_label", esc(str(f, "y_label", "y")));
-  v.flag("log_x", flag(f, "log_x")).flag("log_y", flag(f, "log_y")).set("z_label", esc(str(f, "z_label", "value")));
+  v.set("title", prose_tex(title)).set("x_label", prose_tex(str(f, "x_label", "x"))).set("y_label", prose_tex(str(f, "y_label", "y")));
+  v.flag("log_x", flag(f, "log_x")).flag("log_y", flag(f, "log_y")).set("z_label", prose_tex(str(f, "z_label", "value")));
   v.set("file", data_file(prefix, counter, is_matrix ? "matrix" : "heat", content, files));
   v.set("xmin", fmt::format("{:.10g}", x0)).set("xmax", fmt::format("{:.10g}", x1));
   v.set("ymin", fmt::format("{:.10g}", y0)).set("ymax", fmt::format("{:.10g}", y1));
@@ -429,7 +427,7 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
       overlays.push_back(TemplateValues{}
                              .set("colour", c++ % 2 ? "red" : "white")
                              .set("file", data_file(prefix, counter, it.key(), curve, files))
-                             .set("label", esc(it.key())));
+                             .set("label", prose_tex(it.key())));
     }
   v.list("overlays", std::move(overlays));
   v.set("caption", caption_text(title, fmt::format("{} by {} cells{}{}", nx, ny,
@@ -451,8 +449,8 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
   sort_naturally(curves);
   const bool legend = curves.size() <= kMaxLegendEntries;
   TemplateValues v;
-  v.set("title", esc(title)).set("x_label", esc(str(f, "x_label", "x"))).set("y_label", esc(str(f, "y_label", "y")));
-  v.set("z_label", esc(str(f, "z_label", "z"))).flag("legend", legend).flag("unit_sphere", flag(f, "unit_sphere"));
+  v.set("title", prose_tex(title)).set("x_label", prose_tex(str(f, "x_label", "x"))).set("y_label", prose_tex(str(f, "y_label", "y")));
+  v.set("z_label", prose_tex(str(f, "z_label", "z"))).flag("legend", legend).flag("unit_sphere", flag(f, "unit_sphere"));
   std::vector<TemplateValues> drawn;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     std::string content;
@@ -461,7 +459,7 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
     drawn.push_back(TemplateValues{}
                         .set("colour", kColours[c % kColourCount])
                         .set("file", data_file(prefix, counter, curves[c].first, content, files))
-                        .set("name", esc(curves[c].first))
+                        .set("name", prose_tex(curves[c].first))
                         .set("start", start)
                         .set("end", end));
   }
