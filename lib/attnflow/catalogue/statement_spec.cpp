@@ -564,6 +564,7 @@ StatementSpec parse_statement(const json& j, const std::string& where) {
     probe = parse_sim_config(instance_config(s, 0, 1));
     if (probe->precision.kind != Precision::Kind::Double && probe->precision.kind != Precision::Kind::Mpfr)
       input_error("precision", "statements run in double or MPFR ({\"digits\": N})");
+    s.precision = probe->precision;
   } catch (const InputError& err) { input_error(w + "model", std::string(err.what())); }
   // A reference curve, or an observable defined for some models only, must apply to this model
   // (checked now, not half-way through a run).

@@ -7,6 +7,7 @@
 #include "attnflow/catalogue/search_spec.hpp"
 #include "attnflow/judge/clause.hpp"
 #include "attnflow/judge/probability.hpp"
+#include "attnflow/precision.hpp"
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
@@ -52,6 +53,7 @@ struct StatementSpec {
   std::string id, kind, source, statement, summary;
   Verdict expected = Verdict::Holds;
   nlohmann::json model = nlohmann::json::object();  // simulate fields except n, d, init, time
+  Precision precision;  // the model's, read once with the statement (double or MPFR digits)
   // Ensemble: `instances` starts from `start` for every beta of `betas` (empty: the model's own).
   long instances = 4;
   int n = 6, d = 3;

@@ -82,7 +82,7 @@ class Hunter {
  public:
   Hunter(const StatementSpec& s, const HuntOptions& o) : s_(s), search_(*s.search), o_(o) {
     start_ = std::chrono::steady_clock::now();
-    mpfr_ = parse_sim_config(instance_config(s, 0, 1)).precision.kind == Precision::Kind::Mpfr;
+    mpfr_ = s.precision.kind == Precision::Kind::Mpfr;
   }
 
   HuntResult run();

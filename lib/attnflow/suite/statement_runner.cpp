@@ -437,7 +437,7 @@ struct EnsembleOutcome {
 
 std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset,
                                           long count) {
-  const Precision precision = parse_sim_config(instance_config(s, 0, 1)).precision;
+  const Precision& precision = s.precision;
   const long grid = s.total();
   std::vector<InstanceOutcome> outs;
   auto pass = [&](auto scalar, long i) {
@@ -925,7 +925,7 @@ json own_parameters(const StatementSpec& spec, const json& suite_params) {
 InstanceProbe probe_instance(const StatementSpec& s, std::uint64_t seed) {
   if (s.hook || !s.families.empty() || s.probability)
     throw std::logic_error("probe_instance: a statement with one family, no hook and no probability claim");
-  const Precision precision = parse_sim_config(instance_config(s, 0, 1)).precision;
+  const Precision& precision = s.precision;
   InstanceOutcome o;
   if (precision.kind == Precision::Kind::Mpfr) {
     const MpfrDigitsScope digits(precision.digits);
