@@ -415,6 +415,24 @@ BOOST_AUTO_TEST_CASE(weights_drawn_per_instance_differ_between_instances) {
   BOOST_TEST(instance_config(s, 0, 11) == a);  // deterministic
 }
 
+BOOST_AUTO_TEST_CASE(a_statement_reads_its_precision_once_and_its_instances_run_at_it) {
+  // The runner and the hunt take the precision from the parsed statement: it must be the one an
+  // instance's own config names, for double and for MPFR digits.
+  json j;
+  std::ifstream(example("repulsive-one-cluster")) >> j;
+  const StatementSpec plain = parse_statement(j, "plain");
+  BOOST_TEST((plain.precision.kind == Precision::Kind::Double));
+  j["model"]["precision"] = {{"digits", 40}};
+  const StatementSpec deep = parse_statement(j, "deep");
+  BOOST_TEST((deep.precision.kind == Precision::Kind::Mpfr));
+  BOOST_TEST(deep.precision.digits == 40);
+  for (const StatementSpec* s : {&plain, &deep}) {
+    const Precision p = parse_sim_config(instance_config(*s, 0, 1)).precision;
+    BOOST_TEST((p.kind == s->precision.kind));
+    BOOST_TEST(p.digits == s->precision.digits);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_suite_sets_only_what_the_statement_allows) {
   const StatementSpec s = load_statement(example("hemisphere-collapse"));
   BOOST_TEST(with_suite_parameters(s, {{"instances", 2}}, "suite").instances == 2);
