@@ -4,7 +4,7 @@
 #include "attnflow/config/sim_config.hpp"
 #include "attnflow/io/process.hpp"
 #include "attnflow/random.hpp"
-#include "attnflow/verify/jet_comparison.hpp"
+#include "attnflow/bench/jet_comparison.hpp"
 #include "attnflow/verify/prove.hpp"
 #include "attnflow/verify/sphere_equilibrium.hpp"
 
@@ -64,7 +64,7 @@ BenchResult prove32x8_seconds(const BenchOptions& o) {
   BenchResult r = prove_seconds("prove32x8", 5, "< 5 (CAPD has no anchor at n = 32, d = 8)");
   const std::string path = std::string(attnflow::source_dir()) + "/proofs/instances/prove32x8.json";
   if (!std::isfinite(r.value)) return r;  // the instance did not load or prove: r says why
-  const verify::JetComparison c = verify::compare_jacobian_jets(path, 6, 1e-12, 3);
+  const JetComparison c = compare_jacobian_jets(path, 6, 1e-12, 3);
   r.details["jets_inf_sup_seconds"] = c.inf_sup_seconds;
   r.details["jets_midpoint_radius_seconds"] = c.midpoint_radius_seconds;
   r.details["jets_speedup"] = c.inf_sup_seconds / c.midpoint_radius_seconds;

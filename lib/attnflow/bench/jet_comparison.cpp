@@ -1,6 +1,7 @@
-// The Jacobian jets both ways, side by side (jet_comparison.hpp). Compiled with -frounding-math.
+// The Jacobian jets both ways, side by side (jet_comparison.hpp). Compiled with -frounding-math and
+// without the precompiled header (CMakeLists.txt): it evaluates verify/'s interval arithmetic.
 #define ATTNFLOW_ROUNDING_TU
-#include "attnflow/verify/jet_comparison.hpp"
+#include "attnflow/bench/jet_comparison.hpp"
 
 #include "attnflow/verify/flow_problem.hpp"
 #include "attnflow/verify/prove.hpp"
@@ -10,7 +11,9 @@
 #include <limits>
 #include <vector>
 
-namespace attnflow::verify {
+namespace attnflow::bench {
+
+using namespace verify;
 
 namespace {
 
@@ -64,4 +67,4 @@ JetComparison compare_jacobian_jets(const std::string& instance_path, int order,
   return c;
 }
 
-}  // namespace attnflow::verify
+}  // namespace attnflow::bench

@@ -4,7 +4,7 @@
 // jets the prover uses (midrad_jet.hpp), their time and how much wider the latter are.
 #include <string>
 
-namespace attnflow::verify {
+namespace attnflow::bench {
 
 struct JetComparison {
   double inf_sup_seconds = 0;          // the series of order `order` with every column's gradient, best of the runs
@@ -18,4 +18,4 @@ struct JetComparison {
 /// `box_width` in every coordinate as after some steps, each series computed `runs` times on one thread.
 JetComparison compare_jacobian_jets(const std::string& instance_path, int order, double box_width, int runs);
 
-}  // namespace attnflow::verify
+}  // namespace attnflow::bench
