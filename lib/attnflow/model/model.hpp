@@ -98,70 +98,16 @@ template <class T> class Model {
   }
 
   /// The attention matrix of head h at a sample (for diagnostics): time t, or layer index t.
-  Matrix<T> attention(const Tokens<T>& x, const T& t, int h = 0) const {
-    const auto& head = heads.at(static_cast<std::size_t>(h));
-    if (discrete()) {
-      const long k = static_cast<long>(to_double(t));
-      return attention_matrix(x, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal, {},
-                              &mask);
-    }
-    if (attends_to_directions())
-      return attention_matrix(directions(x), head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
-                              {}, &mask);
-    const Positions p(*this, x, t);
-    return attention_matrix(p.keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
-                            p.relative(), &mask);
-  }
+  Matrix<T> attention(const Tokens<T>& x, const T& t, int h = 0) const;
 
   /// dx/dt for the continuous models. x and dxdt are flat n·d states. The fast kernel
   /// (attention_kernel.hpp) for floating and MPFR scalars, the reference otherwise and under a
   /// general mask (the fast kernel knows the causal one only).
-  void rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
-    if constexpr (has_fast_kernel<T>) {
-      if (!mask.empty() || attends_to_directions()) return reference_rhs(xs, dxdt, t);
-      dxdt.resize(xs.size());
-      cache_.with([&](ModelCache<T>& c) { fast_rhs(xs, dxdt, t, c); });
-    } else {
-      reference_rhs(xs, dxdt, t);
-    }
-  }
+  void rhs(const State<T>& xs, State<T>& dxdt, const T& t) const;
 
   /// dx/dt through the plain dense kernel (attention_matrix): the definition the fast kernel is
   /// tested against.
-  void reference_rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
-    const auto x = as_tokens(xs, n, d);
-    const Tokens<T> X = x;
-    Tokens<T> out = Tokens<T>::Zero(n, d);
-    const Positions p(*this, X, t);
-    const Tokens<T> theta = attends_to_directions() ? directions(X) : Tokens<T>();
-    for (const auto& head : heads) {
-      const Matrix<T> V = head.V.at_time(t);
-      Tokens<T> a = attends_to_directions()
-                        ? attend(theta, theta, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization,
-                                 causal, {}, &mask)
-                        : attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal,
-                                 p.relative(), &mask);
-      switch (info->kind) {
-        case ModelKind::SaRescaled: a -= X * V.transpose(); break;  // Σ_j P_ij V (z_j − z_i), Σ_j P_ij = 1
-        case ModelKind::Ffn: {
-          a -= X * V.transpose();
-          apply_activation(a);
-          a = a * W.at_time(t).transpose();
-          break;
-        }
-        default: break;
-      }
-      out += a;
-    }
-    if (on_sphere()) project_tangent_rows(X, out);
-    if (normalizes_velocity(info->kind))
-      unit_rows(out, [](int i) {
-        return "the attention output of token " + std::to_string(i) +
-               " is zero: its unit velocity a_i/|a_i|, which Peri-LN moves it by, is undefined";
-      });
-    dxdt.resize(xs.size());
-    as_tokens(dxdt, n, d) = out;
-  }
+  void reference_rhs(const State<T>& xs, State<T>& dxdt, const T& t) const;
 
   /// Every token's direction x_i/|x_i|; a token at the origin has none (pre-LN and Peri-LN are
   /// undefined there).
@@ -173,31 +119,7 @@ template <class T> class Model {
   }
 
   /// One layer of a discrete model, in place: layer index k (0-based).
-  void layer(State<T>& xs, long k) const {
-    using std::sqrt;
-    auto x = as_tokens(xs, n, d);
-    const Tokens<T> X = x;
-    const auto& head = heads.front();
-    const Tokens<T> a = attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta,
-                               info->normalization, causal, {}, &mask);
-    if (info->kind == ModelKind::AttentionMap) {  // no residual: the attention output itself
-      Tokens<T> y = a;
-      if (normalize_output)
-        unit_rows(y, [k](int i) {
-          return "the attention output of token " + std::to_string(i) + " at layer " + std::to_string(k + 1) +
-                 " is zero: normalize_output has no direction to give it";
-        });
-      x = y;
-      return;
-    }
-    const T step = info->kind == ModelKind::EulerRenormalize ? eta : T(1);
-    Tokens<T> y = X + a * step;
-    unit_rows(y, [k](int i) {
-      return "token " + std::to_string(i) + " has zero length at layer " + std::to_string(k + 1) +
-             ": x + update = 0 cannot be normalised";
-    });
-    x = y;
-  }
+  void layer(State<T>& xs, long k) const;
 
  private:
   mutable CacheSlot<T> cache_;
@@ -339,6 +261,92 @@ template <class T> class Model {
   }
 };
 
+template <class T> Matrix<T> Model<T>::attention(const Tokens<T>& x, const T& t, int h) const {
+  const auto& head = heads.at(static_cast<std::size_t>(h));
+  if (discrete()) {
+    const long k = static_cast<long>(to_double(t));
+    return attention_matrix(x, head.Q.at_layer(k), head.K.at_layer(k), beta, info->normalization, causal, {},
+                            &mask);
+  }
+  if (attends_to_directions())
+    return attention_matrix(directions(x), head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
+                            {}, &mask);
+  const Positions p(*this, x, t);
+  return attention_matrix(p.keys, head.Q.at_time(t), head.K.at_time(t), beta, info->normalization, causal,
+                          p.relative(), &mask);
+}
+
+template <class T> void Model<T>::rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
+  if constexpr (has_fast_kernel<T>) {
+    if (!mask.empty() || attends_to_directions()) return reference_rhs(xs, dxdt, t);
+    dxdt.resize(xs.size());
+    cache_.with([&](ModelCache<T>& c) { fast_rhs(xs, dxdt, t, c); });
+  } else {
+    reference_rhs(xs, dxdt, t);
+  }
+}
+
+template <class T> void Model<T>::reference_rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
+  const auto x = as_tokens(xs, n, d);
+  const Tokens<T> X = x;
+  Tokens<T> out = Tokens<T>::Zero(n, d);
+  const Positions p(*this, X, t);
+  const Tokens<T> theta = attends_to_directions() ? directions(X) : Tokens<T>();
+  for (const auto& head : heads) {
+    const Matrix<T> V = head.V.at_time(t);
+    Tokens<T> a = attends_to_directions()
+                      ? attend(theta, theta, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization,
+                               causal, {}, &mask)
+                      : attend(p.keys, X, head.Q.at_time(t), head.K.at_time(t), V, beta, info->normalization, causal,
+                               p.relative(), &mask);
+    switch (info->kind) {
+      case ModelKind::SaRescaled: a -= X * V.transpose(); break;  // Σ_j P_ij V (z_j − z_i), Σ_j P_ij = 1
+      case ModelKind::Ffn: {
+        a -= X * V.transpose();
+        apply_activation(a);
+        a = a * W.at_time(t).transpose();
+        break;
+      }
+      default: break;
+    }
+    out += a;
+  }
+  if (on_sphere()) project_tangent_rows(X, out);
+  if (normalizes_velocity(info->kind))
+    unit_rows(out, [](int i) {
+      return "the attention output of token " + std::to_string(i) +
+             " is zero: its unit velocity a_i/|a_i|, which Peri-LN moves it by, is undefined";
+    });
+  dxdt.resize(xs.size());
+  as_tokens(dxdt, n, d) = out;
+}
+
+template <class T> void Model<T>::layer(State<T>& xs, long k) const {
+  using std::sqrt;
+  auto x = as_tokens(xs, n, d);
+  const Tokens<T> X = x;
+  const auto& head = heads.front();
+  const Tokens<T> a = attend(X, X, head.Q.at_layer(k), head.K.at_layer(k), head.V.at_layer(k), beta,
+                             info->normalization, causal, {}, &mask);
+  if (info->kind == ModelKind::AttentionMap) {  // no residual: the attention output itself
+    Tokens<T> y = a;
+    if (normalize_output)
+      unit_rows(y, [k](int i) {
+        return "the attention output of token " + std::to_string(i) + " at layer " + std::to_string(k + 1) +
+               " is zero: normalize_output has no direction to give it";
+      });
+    x = y;
+    return;
+  }
+  const T step = info->kind == ModelKind::EulerRenormalize ? eta : T(1);
+  Tokens<T> y = X + a * step;
+  unit_rows(y, [k](int i) {
+    return "token " + std::to_string(i) + " has zero length at layer " + std::to_string(k + 1) +
+           ": x + update = 0 cannot be normalised";
+  });
+  x = y;
+}
+
 /// β of a config in T: its decimal, or γ log n formed in T ("beta": {"log_n": γ}).
 template <class T> T model_beta(const SimConfig& c) {
   using std::log;
@@ -374,5 +382,18 @@ template <class T> Model<T> build_model(const SimConfig& c) {
   if (c.model->kind == ModelKind::SaRescaled) m.rescale_V = m.heads.front().V.constant_value();
   return m;
 }
+
+// The four precisions every layer runs models in are instantiated once, in model/model_instances.cpp,
+// instead of in each unit that integrates or diagnoses (docs/performance.md, "Where the program's
+// compile time goes"). That is why rhs, reference_rhs, attention and layer are defined outside the
+// class: a member defined inside it is instantiated in every unit that calls it, extern or not.
+extern template class Model<double>;
+extern template class Model<long double>;
+extern template class Model<float128>;
+extern template class Model<mpfr>;
+extern template Model<double> build_model<double>(const SimConfig&);
+extern template Model<long double> build_model<long double>(const SimConfig&);
+extern template Model<float128> build_model<float128>(const SimConfig&);
+extern template Model<mpfr> build_model<mpfr>(const SimConfig&);
 
 }  // namespace attnflow
