@@ -30,7 +30,8 @@ template <class S> std::vector<S> seeded(const std::vector<DInterval>& box) {
 }
 
 /// The best of `runs` timings of the series with gradients of kind S.
-template <class S> double best_seconds(SphereSeries<DInterval, S>& series, const std::vector<S>& x0, int order, int runs) {
+template <class S>
+double best_seconds(SphereSeries<DInterval, S>& series, const std::vector<S>& x0, int order, int runs) {
   double best = std::numeric_limits<double>::infinity();
   for (int k = 0; k < runs; ++k) {
     const auto t0 = std::chrono::steady_clock::now();

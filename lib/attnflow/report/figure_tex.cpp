@@ -245,7 +245,9 @@ std::string lines_tex(const std::string& title, const json& figure, const std::s
   // time or layer axis that starts at 0); a linear y axis may carry a common factor (·10^{-2}) just
   // above its top left corner, where a long title would sit on it, so the title rises by its height.
   TemplateValues v;
-  v.set("title", prose_tex(title)).set("x_label", prose_tex(str(f, "x_label", "x"))).set("y_label", prose_tex(str(f, "y_label", "y")));
+  v.set("title", prose_tex(title))
+      .set("x_label", prose_tex(str(f, "x_label", "x")))
+      .set("y_label", prose_tex(str(f, "y_label", "y")));
   v.flag("log_x", log_x).flag("log_y", log_y).flag("paths", paths).flag("legend", legend);
   {
     std::vector<std::pair<std::string, const json*>> drawn_data = curves;
@@ -389,8 +391,12 @@ std::string grid_tex(const std::string& title, const json& f, const std::string&
   const auto [x0, x1] = grid_extent(xs, log_x);
   const auto [y0, y1] = grid_extent(ys, log_y);
   TemplateValues v;
-  v.set("title", prose_tex(title)).set("x_label", prose_tex(str(f, "x_label", "x"))).set("y_label", prose_tex(str(f, "y_label", "y")));
-  v.flag("log_x", flag(f, "log_x")).flag("log_y", flag(f, "log_y")).set("z_label", prose_tex(str(f, "z_label", "value")));
+  v.set("title", prose_tex(title))
+      .set("x_label", prose_tex(str(f, "x_label", "x")))
+      .set("y_label", prose_tex(str(f, "y_label", "y")));
+  v.flag("log_x", flag(f, "log_x"))
+      .flag("log_y", flag(f, "log_y"))
+      .set("z_label", prose_tex(str(f, "z_label", "value")));
   v.set("file", data_file(prefix, counter, is_matrix ? "matrix" : "heat", content, files));
   v.set("xmin", fmt::format("{:.10g}", x0)).set("xmax", fmt::format("{:.10g}", x1));
   v.set("ymin", fmt::format("{:.10g}", y0)).set("ymax", fmt::format("{:.10g}", y1));
@@ -449,8 +455,12 @@ std::string paths3d_tex(const std::string& title, const json& f, const std::stri
   sort_naturally(curves);
   const bool legend = curves.size() <= kMaxLegendEntries;
   TemplateValues v;
-  v.set("title", prose_tex(title)).set("x_label", prose_tex(str(f, "x_label", "x"))).set("y_label", prose_tex(str(f, "y_label", "y")));
-  v.set("z_label", prose_tex(str(f, "z_label", "z"))).flag("legend", legend).flag("unit_sphere", flag(f, "unit_sphere"));
+  v.set("title", prose_tex(title))
+      .set("x_label", prose_tex(str(f, "x_label", "x")))
+      .set("y_label", prose_tex(str(f, "y_label", "y")));
+  v.set("z_label", prose_tex(str(f, "z_label", "z")))
+      .flag("legend", legend)
+      .flag("unit_sphere", flag(f, "unit_sphere"));
   std::vector<TemplateValues> drawn;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     std::string content;
