@@ -1,10 +1,10 @@
 #include "attnflow/catalogue/count_observables.hpp"
 
+#include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/diagnostics/hyperplanes.hpp"
 #include "attnflow/errors.hpp"
 #include "attnflow/model/model.hpp"
 
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -3,6 +3,7 @@
 // matrix (every row a unit vector e_j), its numerical rank, and which tokens lead (capture the
 // attention of others). For d = 1 also which rows are captured by the leftmost and rightmost
 // tokens, and which are exceptional (the theorem allows at most one).
+#include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/diagnostics/numbers.hpp"
 #include "attnflow/tokens.hpp"
 

@@ -1,8 +1,8 @@
 #include "attnflow/diagnostics/hausdorff.hpp"
 
+#include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/errors.hpp"
 
-#include <Eigen/QR>
 
 #include <algorithm>
 #include <cmath>

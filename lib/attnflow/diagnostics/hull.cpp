@@ -1,8 +1,8 @@
 #include "attnflow/diagnostics/hull.hpp"
 
+#include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/errors.hpp"
 
-#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cstdio>

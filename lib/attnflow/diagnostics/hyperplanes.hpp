@@ -17,6 +17,7 @@
 // the first-order perturbation of a simple eigenvalue by a backward error c·eps·‖V‖. For a
 // defective λ_1 (Jordan block) κ blows up, so a rounding-split double eigenvalue is not
 // mistaken for two simple ones.
+#include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/diagnostics/numbers.hpp"
 #include "attnflow/tokens.hpp"
 

@@ -5,6 +5,7 @@
 // 20 more; the linear regime, slopes, C and D from diagnostics/perturbation.hpp.
 #include "attnflow/catalogue/figure.hpp"
 #include "attnflow/config/sim_config.hpp"
+#include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/diagnostics/pairwise.hpp"
 #include "attnflow/run/ensemble.hpp"
 #include "attnflow/catalogue/catalogue.hpp"
