@@ -10,7 +10,7 @@
 #include <Eigen/QR>
 #include <Eigen/SVD>
 
-#define ATTNFLOW_DECOMPOSITIONS(EXTERN, T)                  \
+#define ATTNFLOW_DECOMPOSITIONS(EXTERN, T)                     \
   EXTERN template class Eigen::JacobiSVD<attnflow::Matrix<T>>; \
   EXTERN template class Eigen::ColPivHouseholderQR<attnflow::Matrix<T>>;
 

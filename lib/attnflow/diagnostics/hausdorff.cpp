@@ -3,7 +3,6 @@
 #include "attnflow/diagnostics/decompositions.hpp"
 #include "attnflow/errors.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
