@@ -305,8 +305,10 @@ BOOST_AUTO_TEST_CASE(peri_ln_moves_every_token_at_unit_speed_and_stops_where_its
   for (const char* model : {"sa-peri-ln", "usa-peri-ln"}) {
     BOOST_TEST_CONTEXT(model) {
       json j = orthogonal_config(model, 3, 2, "1.5", true);
-      j["init"] = json{{"kind", "explicit"},
-                   {"points", json::array({json::array({"1", "0.2"}), json::array({"0.3", "1.5"}), json::array({"-0.8", "0.6"})})}};
+      j["init"] =
+          json{{"kind", "explicit"},
+               {"points",
+                json::array({json::array({"1", "0.2"}), json::array({"0.3", "1.5"}), json::array({"-0.8", "0.6"})})}};
       const Model<double> m = build_model<double>(parse_sim_config(j));
       State<double> x{1, 0.2, 0.3, 1.5, -0.8, 0.6}, dx;
       m.rhs(x, dx, 0.0);

@@ -1,8 +1,8 @@
 #pragma once
 // The dense decompositions the diagnostics run over every scalar kind — the Jacobi SVD and the
 // column-pivoting QR that preconditions it — compiled once, in decompositions.cpp, instead of in
-// every unit that uses them (each is 7 to 16 s of a first build's compile per scalar kind;
-// docs/performance.md). Units that include this header link to those instances.
+// every unit that uses them (a first build's compile time: docs/performance.md). Units that include
+// this header link to those instances.
 // verify/ does not include it: its units are compiled with -frounding-math and keep their own.
 #include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
