@@ -5,8 +5,10 @@
 #include <boost/multiprecision/mpfr.hpp>
 #include <boost/multiprecision/eigen.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -80,19 +82,51 @@ template <class T> struct ScalarOrder {
   static bool certainly_positive(const T& x) { return x > T(0); }
 };
 
+namespace detail {
+/// The MPFR digits a loop running MPFR work side by side has pinned (0: none); MpfrPin.
+inline std::atomic<unsigned> pinned_mpfr_digits{0};
+}  // namespace detail
+
 /// Sets the MPFR working precision for a scope and restores it afterwards. In Boost 1.74 the
 /// default precision is one atomic per process, not per thread: parallel MPFR work must agree
-/// on one precision (set it before the parallel region).
+/// on one precision (set it before the parallel region, and pin it there: MpfrPin). A scope that
+/// asks for other digits while they are pinned would change the precision of every other thread's
+/// numbers mid-computation; it throws std::logic_error instead. A scope asking for the digits in
+/// effect writes nothing, so threads of a pinned loop may open such scopes side by side.
 class MpfrDigitsScope {
  public:
   explicit MpfrDigitsScope(int digits) : saved_(mpfr::default_precision()) {
-    mpfr::default_precision(static_cast<unsigned>(digits));
+    const unsigned wanted = static_cast<unsigned>(digits);
+    const unsigned pinned = detail::pinned_mpfr_digits.load();
+    if (pinned != 0 && pinned != wanted)
+      throw std::logic_error("MPFR precision " + std::to_string(wanted) + " asked for while " + std::to_string(pinned) +
+                             " digits are pinned by work running side by side");
+    if (wanted != saved_) mpfr::default_precision(wanted);
   }
-  ~MpfrDigitsScope() { mpfr::default_precision(saved_); }
+  ~MpfrDigitsScope() {
+    if (mpfr::default_precision() != saved_) mpfr::default_precision(saved_);
+  }
   MpfrDigitsScope(const MpfrDigitsScope&) = delete;
   MpfrDigitsScope& operator=(const MpfrDigitsScope&) = delete;
 
  private:
+  unsigned saved_;
+};
+
+/// Pins the MPFR precision in effect for a loop whose work runs side by side (run_instances and
+/// the instance fanout's threads): inside it, a scope for other digits throws (MpfrDigitsScope).
+/// Nested pins must agree.
+class MpfrPin {
+ public:
+  MpfrPin() : MpfrPin(static_cast<int>(mpfr::default_precision())) {}
+  /// Sets `digits` and pins them.
+  explicit MpfrPin(int digits) : scope_(digits), saved_(detail::pinned_mpfr_digits.exchange(unsigned(digits))) {}
+  ~MpfrPin() { detail::pinned_mpfr_digits.store(saved_); }
+  MpfrPin(const MpfrPin&) = delete;
+  MpfrPin& operator=(const MpfrPin&) = delete;
+
+ private:
+  MpfrDigitsScope scope_;
   unsigned saved_;
 };
 

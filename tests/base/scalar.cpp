@@ -32,6 +32,23 @@ BOOST_AUTO_TEST_CASE(mpfr_epsilon_follows_digits) {
   BOOST_TEST(decimal_digits<mpfr>() == 50);
 }
 
+BOOST_AUTO_TEST_CASE(pinned_digits_refuse_a_scope_for_other_digits) {
+  const unsigned before = mpfr::default_precision();
+  {
+    const MpfrPin pin(40);
+    BOOST_TEST(mpfr::default_precision() == 40u);
+    { const MpfrDigitsScope same(40); }  // the digits in effect: allowed, nothing written
+    BOOST_CHECK_THROW(MpfrDigitsScope(60), std::logic_error);
+    BOOST_TEST(mpfr::default_precision() == 40u);  // the refused scope changed nothing
+    { const MpfrPin nested(40); }
+    BOOST_CHECK_THROW(MpfrPin(60), std::logic_error);
+    BOOST_TEST(mpfr::default_precision() == 40u);
+  }
+  BOOST_TEST(mpfr::default_precision() == before);
+  const MpfrDigitsScope free(60);  // unpinned again
+  BOOST_TEST(mpfr::default_precision() == 60u);
+}
+
 BOOST_AUTO_TEST_CASE(precision_parsing) {
   BOOST_TEST(parse_precision(nlohmann::json("double")).name() == "double");
   BOOST_TEST(parse_precision(nlohmann::json{{"digits", 80}}).digits == 80);

@@ -98,6 +98,30 @@ BOOST_AUTO_TEST_CASE(a_loop_inside_an_instance_stays_local) {
   for (long i = 0; i < 6; ++i) BOOST_TEST(sums[std::size_t(i)] == 6.0 * double(i));
 }
 
+// Work side by side must not change the MPFR precision (process-wide): the loop pins it, so work
+// that asks for other digits fails loudly (as a logic_error) instead of changing its neighbours'
+// numbers; work in turn may set its own.
+BOOST_AUTO_TEST_CASE(work_side_by_side_cannot_change_the_mpfr_precision) {
+  const MpfrDigitsScope digits(30);
+  const auto other_digits = [](long i) {
+    const MpfrDigitsScope scope(50);
+    return double(i);
+  };
+  const auto same_digits = [](long i) {
+    const MpfrDigitsScope scope(30);
+    return to_double(sqrt(mpfr(i)));
+  };
+  BOOST_CHECK_THROW(run_instances<double>(4, other_digits), std::logic_error);
+  BOOST_TEST(run_instances<double>(4, same_digits).size() == 4u);
+  BOOST_TEST(run_instances_in_turn<double>(4, other_digits).size() == 4u);
+  BOOST_TEST(mpfr::default_precision() == 30u);
+  LocalFanout fanout;  // the fanout's threads as well
+  const ScopedInstanceFanout installed(&fanout);
+  BOOST_CHECK_THROW(run_instances<double>(4, other_digits), std::exception);  // crosses as a failure
+  BOOST_TEST(run_instances_in_turn<double>(4, other_digits).size() == 4u);
+  BOOST_TEST(mpfr::default_precision() == 30u);
+}
+
 BOOST_AUTO_TEST_CASE(a_type_without_a_wire_form_runs_here) {
   struct Opaque {
     long i = 0;

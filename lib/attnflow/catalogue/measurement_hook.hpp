@@ -67,6 +67,10 @@ struct MeasurementHook {
   std::function<std::vector<nlohmann::json>(const HookParams&, const std::vector<nlohmann::json>& instances,
                                             const std::vector<std::uint64_t>& seeds)>
       measure_many;
+  /// The confirmation's measurements set no MPFR precision (they run in double, long double or an
+  /// MPFR type of fixed digits): they run side by side, not in turn. A hook that says so wrongly
+  /// fails loudly: a scope for other digits throws inside the loop (MpfrPin).
+  bool confirm_side_by_side = false;
 };
 
 /// nullptr when unknown.

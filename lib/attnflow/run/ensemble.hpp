@@ -8,6 +8,7 @@
 #include "attnflow/run/instance_fanout.hpp"
 #include "attnflow/run/instance_monitor.hpp"
 #include "attnflow/run/simulate.hpp"
+#include "attnflow/scalar.hpp"
 #include "attnflow/tokens.hpp"
 
 #include <functional>
@@ -42,7 +43,8 @@ std::optional<std::vector<R>> through_fanout(long count, const std::function<R(l
 }  // namespace detail
 
 /// fn(i) for i < count, in parallel; result i is fn(i) whatever the thread count.
-/// fn must not change the MPFR precision (it is process-wide in Boost 1.74). The installed
+/// fn must not change the MPFR precision (it is process-wide in Boost 1.74): the loop pins the
+/// precision in effect, and a scope for other digits inside it throws (MpfrPin). The installed
 /// InstanceMonitor hears of each finished instance; when it asks to stop, no new instance starts
 /// and Cancelled is thrown once the running ones are done. With an InstanceFanout installed and a
 /// result type that has a wire form, the fanout runs the loop (journaled, or over MPI ranks) and
@@ -50,6 +52,7 @@ std::optional<std::vector<R>> through_fanout(long count, const std::function<R(l
 template <class R> std::vector<R> run_instances(long count, const std::function<R(long)>& fn) {
   if (std::optional<std::vector<R>> out = detail::through_fanout(count, fn, false)) return std::move(*out);
   std::vector<R> out(static_cast<std::size_t>(count));
+  const MpfrPin pin;
   InstanceMonitor* monitor = current_instance_monitor();
   if (monitor) monitor->instances_planned(count);
   std::exception_ptr failure;

@@ -3,12 +3,14 @@
 #include "attnflow/errors.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/run/instance_monitor.hpp"
+#include "attnflow/scalar.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <omp.h>
 
 namespace attnflow {
@@ -92,6 +94,9 @@ std::vector<std::string> InstanceFanout::run(long count, const std::function<std
 void run_on_threads(const std::function<long()>& next, const std::function<std::string(long)>& work,
                     const std::function<void(long, std::string, double)>& done,
                     const std::function<void(long, InstanceFailure)>& failed, int threads) {
+  // Work side by side runs at the precision in effect (work in turn, threads = 1, may set its own).
+  std::optional<MpfrPin> pin;
+  if (threads != 1) pin.emplace();
 #pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (;;) {
     const long i = next();

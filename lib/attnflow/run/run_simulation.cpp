@@ -32,7 +32,7 @@ template <class T> double max_deviation(const Trajectory<T>& run, const Trajecto
 
 SimConfig tightened_config(const SimConfig& c) {
   SimConfig r = c;
-  r.precision = c.precision.raised(20);
+  r.precision = tightened_precision(c.precision);
   r.rtol = tighter(c.rtol, 100);
   r.atol = tighter(c.atol, 100);
   r.dt = tighter(c.dt, 10);

@@ -18,6 +18,8 @@ template <class T> IntegrationSettings<T> build_settings(const SimConfig& c);
 /// The config of the reference run used for the error estimate: ≥ 20 more digits, tolerances
 /// 100× tighter, fixed steps 10× smaller.
 SimConfig tightened_config(const SimConfig& c);
+/// The precision of tightened_config's run for a run at `p`: MPFR with 20 more digits.
+inline Precision tightened_precision(const Precision& p) { return p.raised(20); }
 std::string describe_reference(const SimConfig& reference);
 
 /// The twin whose deviation from a run is that run's error estimate: tightened_config(c) and, for

@@ -435,45 +435,85 @@ struct EnsembleOutcome {
   json probability = json();
 };
 
-std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset,
-                                          long count) {
-  const Precision& precision = s.precision;
-  const long grid = s.total();
-  std::vector<InstanceOutcome> outs;
-  auto pass = [&](auto scalar, long i) {
-    const auto [spec, local] = s.instance_of(i % grid);
-    InstanceOutcome o = first_pass<decltype(scalar)>(*spec, local, ctx.instance_seed(offset + std::uint64_t(i)));
-    if (!s.families.empty()) o.family = s.families[static_cast<std::size_t>((i % grid) / s.block())].name;
-    return o;
-  };
-  if (precision.kind == Precision::Kind::Mpfr) {
-    const MpfrDigitsScope digits(precision.digits);  // one precision for every thread
-    outs = run_instances<InstanceOutcome>(count, [&](long i) { return pass(mpfr(), i); });
-  } else {
-    outs = run_instances<InstanceOutcome>(count, [&](long i) { return pass(0.0, i); });
-  }
-  for (long i = 0; i < count; ++i) outs[std::size_t(i)].spec = s.instance_of(i % grid).first;  // not on the wire
-  // The violations re-run at more digits, in turn (the MPFR precision is process-wide); the
-  // processes of an MPI job share them out.
-  std::vector<std::size_t> violated;
-  for (std::size_t i = 0; i < outs.size(); ++i)
-    if (outs[i].verdict == Verdict::Violated) violated.push_back(i);
-  std::vector<InstanceOutcome> confirmed = run_instances_in_turn<InstanceOutcome>(long(violated.size()), [&](long k) {
-    InstanceOutcome o = outs[violated[std::size_t(k)]];
-    confirm(o);
-    return o;
-  });
-  for (std::size_t k = 0; k < violated.size(); ++k) {
-    confirmed[k].spec = outs[violated[k]].spec;
-    outs[violated[k]] = std::move(confirmed[k]);
+/// One ensemble of a statement's check: the statement (the check's own or a control's), the offset
+/// of its instance seeds and how many instances.
+struct EnsembleJob {
+  const StatementSpec* spec;
+  std::uint64_t offset;
+  long count;
+};
+
+/// Every job's instances, each computed from its statement, index and seed alone (as in a loop of
+/// its own). Jobs at one precision share one loop of first passes and one loop of confirmations,
+/// so that a short ensemble (a control's single instance) runs beside the others, not after them.
+std::vector<std::vector<InstanceOutcome>> run_ensembles(const std::vector<EnsembleJob>& jobs,
+                                                        const CheckContext& ctx) {
+  std::vector<std::vector<InstanceOutcome>> outs(jobs.size());
+  std::vector<bool> taken(jobs.size(), false);
+  for (std::size_t lead = 0; lead < jobs.size(); ++lead) {
+    if (taken[lead]) continue;
+    const Precision precision = jobs[lead].spec->precision;
+    std::vector<std::pair<std::size_t, long>> at;  // the loop's instances: (job, index in the job)
+    for (std::size_t k = lead; k < jobs.size(); ++k)
+      if (!taken[k] && jobs[k].spec->precision == precision) {
+        taken[k] = true;
+        for (long i = 0; i < jobs[k].count; ++i) at.emplace_back(k, i);
+      }
+    auto pass = [&](auto scalar, long f) {
+      const auto [k, i] = at[std::size_t(f)];
+      const StatementSpec& s = *jobs[k].spec;
+      const long grid = s.total();
+      const auto [spec, local] = s.instance_of(i % grid);
+      InstanceOutcome o =
+          first_pass<decltype(scalar)>(*spec, local, ctx.instance_seed(jobs[k].offset + std::uint64_t(i)));
+      if (!s.families.empty()) o.family = s.families[static_cast<std::size_t>((i % grid) / s.block())].name;
+      return o;
+    };
+    std::vector<InstanceOutcome> flat;
+    if (precision.kind == Precision::Kind::Mpfr) {
+      const MpfrPin digits(precision.digits);  // one precision for every thread
+      flat = run_instances<InstanceOutcome>(long(at.size()), [&](long f) { return pass(mpfr(), f); });
+    } else {
+      flat = run_instances<InstanceOutcome>(long(at.size()), [&](long f) { return pass(0.0, f); });
+    }
+    for (std::size_t f = 0; f < at.size(); ++f) {  // not on the wire
+      const StatementSpec& s = *jobs[at[f].first].spec;
+      flat[f].spec = s.instance_of(at[f].second % s.total()).first;
+    }
+    // The violations re-run side by side at the confirmation's digits, the same for every instance
+    // at this precision (confirm() refuses others: a scope for other digits throws while pinned).
+    std::vector<std::size_t> violated;
+    for (std::size_t f = 0; f < flat.size(); ++f)
+      if (flat[f].verdict == Verdict::Violated) violated.push_back(f);
+    if (!violated.empty()) {
+      const MpfrPin digits(tightened_precision(precision).digits);
+      std::vector<InstanceOutcome> confirmed = run_instances<InstanceOutcome>(long(violated.size()), [&](long v) {
+        InstanceOutcome o = flat[violated[std::size_t(v)]];
+        confirm(o);
+        return o;
+      });
+      for (std::size_t v = 0; v < violated.size(); ++v) {
+        confirmed[v].spec = flat[violated[v]].spec;
+        flat[violated[v]] = std::move(confirmed[v]);
+      }
+    }
+    for (std::size_t f = 0; f < at.size(); ++f) outs[at[f].first].push_back(std::move(flat[f]));
   }
   return outs;
 }
 
-EnsembleOutcome check_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset) {
+std::vector<InstanceOutcome> run_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset,
+                                          long count) {
+  return std::move(run_ensembles({{&s, offset, count}}, ctx).front());
+}
+
+/// The ensemble's verdict from its instances (run by run_ensembles; `offset` their seeds'), with the
+/// larger independent sample that a violated probability claim must show again.
+EnsembleOutcome judge_ensemble(const StatementSpec& s, const CheckContext& ctx, std::uint64_t offset,
+                               std::vector<InstanceOutcome> instances) {
   EnsembleOutcome e;
   const long count = s.total();
-  e.instances = run_ensemble(s, ctx, offset, count);
+  e.instances = std::move(instances);
   std::vector<Verdict> vs;
   for (const auto& o : e.instances) {
     vs.push_back(o.verdict);
@@ -658,7 +698,7 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
       const std::size_t i = which[std::size_t(k)];
       return h.measure(params, inst[i], ctx.instance_seed(offset + i), confirm);
     };
-    std::vector<json> got;  // confirmations in turn: they set the MPFR precision (process-wide)
+    std::vector<json> got;  // confirmations in turn when they set the MPFR precision (process-wide)
     if (h.measure_many && !confirm) {
       // In chunks of a fixed size: a batched measurement does not depend on the batch an instance
       // is in, so the chunks run wherever the instance loop runs them (threads, MPI ranks) and the
@@ -672,7 +712,7 @@ HookJudgement hook_judgement(const StatementSpec& s, const CheckContext& ctx, st
         return h.measure_many(params, selected, seeds);
       });
       for (const auto& chunk : chunks) got.insert(got.end(), chunk.begin(), chunk.end());
-    } else if (confirm) {
+    } else if (confirm && !h.confirm_side_by_side) {
       got = run_instances_in_turn<json>(long(which.size()), one);  // MPI ranks share them out
     } else if (h.sequential) {
       // In turn in every process; the loops inside each instance are what the ranks share.
@@ -740,7 +780,15 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
   r.kind = s.kind;
   r.source = s.source;
   r.expected = s.expected;
-  const EnsembleOutcome e = check_ensemble(s, ctx, 0);
+  // The check's ensemble and its controls' run together (run_ensembles); each is judged alone.
+  std::vector<StatementSpec> control_specs;
+  control_specs.reserve(s.controls.size());  // the jobs and the instances point into it
+  for (const ControlSpec& cs : s.controls) control_specs.push_back(control_statement(s, cs));
+  std::vector<EnsembleJob> jobs = {{&s, 0, s.total()}};
+  for (std::size_t k = 0; k < control_specs.size(); ++k)
+    jobs.push_back({&control_specs[k], kControlSeedOffset * (k + 1), control_specs[k].total()});
+  std::vector<std::vector<InstanceOutcome>> ran = run_ensembles(jobs, ctx);
+  const EnsembleOutcome e = judge_ensemble(s, ctx, 0, std::move(ran.front()));
   r.verdict = e.verdict;
   r.instances = static_cast<long>(e.instances.size());
   r.key_number = key_number(s, e);
@@ -898,8 +946,8 @@ CheckResult run_statement(const StatementSpec& s, const CheckContext& ctx) {
     if (f == "token-paths") add_token_paths(r, e);
   for (std::size_t k = 0; k < s.controls.size(); ++k) {
     const ControlSpec& cs = s.controls[k];
-    const StatementSpec cspec = control_statement(s, cs);
-    const EnsembleOutcome ce = check_ensemble(cspec, ctx, kControlSeedOffset * (k + 1));
+    const StatementSpec& cspec = control_specs[k];
+    const EnsembleOutcome ce = judge_ensemble(cspec, ctx, kControlSeedOffset * (k + 1), std::move(ran[k + 1]));
     ControlResult ctl{cs.description, cs.expected, ce.verdict};
     ctl.counterexample_to_source = cs.counterexample_to_source;
     json cper = json::array();

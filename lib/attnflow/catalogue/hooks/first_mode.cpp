@@ -279,7 +279,9 @@ MeasurementHook hook_first_mode() {
             }
             return out;
           },
-          measure, judge};
+          measure, judge,
+          {},
+          /*confirm_side_by_side=*/true};
 }
 
 }  // namespace attnflow

@@ -312,7 +312,9 @@ MeasurementHook hook_long_context() {
           false,
           instances,
           measure,
-          judge};
+          judge,
+          {},
+          /*confirm_side_by_side=*/true};
 }
 
 }  // namespace attnflow

@@ -185,7 +185,9 @@ MeasurementHook hook_noisy_kuramoto() {
             }
             return out;
           },
-          measure, judge};
+          measure, judge,
+          {},
+          /*confirm_side_by_side=*/true};
 }
 
 }  // namespace attnflow

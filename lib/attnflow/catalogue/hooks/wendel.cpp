@@ -89,7 +89,9 @@ MeasurementHook hook_wendel() {
           false,
           pairs,
           measure,
-          judge};
+          judge,
+          {},
+          /*confirm_side_by_side=*/true};
 }
 
 }  // namespace attnflow
