@@ -57,7 +57,7 @@ struct MeasurementHook {
   /// The instances (each a JSON value the hook reads back), validated; `seed`s come from the runner.
   std::function<std::vector<nlohmann::json>(const HookParams&)> instances;
   /// One instance; `confirm`: the independent re-measurement (more digits, tighter tolerances,
-  /// a larger independent sample), of the same instance, run in turn (it may set the precision);
+  /// a larger independent sample), of the same instance, in turn unless confirm_side_by_side;
   /// it returns every field the judgement reads.
   std::function<nlohmann::json(const HookParams&, const nlohmann::json& instance, std::uint64_t seed, bool confirm)>
       measure;
