@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(pinned_digits_refuse_a_scope_for_other_digits) {
     BOOST_TEST(mpfr::default_precision() == 40u);
   }
   BOOST_TEST(mpfr::default_precision() == before);
-  const MpfrDigitsScope free(60);  // unpinned again
+  const MpfrDigitsScope unpinned(60);
   BOOST_TEST(mpfr::default_precision() == 60u);
 }
 
