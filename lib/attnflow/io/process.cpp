@@ -27,6 +27,27 @@ bool on_path(const std::string& program) {
   return false;
 }
 
+namespace {
+
+/// Stops the child's process group: SIGTERM first, so that a child which runs its own children in
+/// other groups (ninja runs each compiler in one) stops them too; SIGKILL after a grace period.
+void stop_group(pid_t pid, int& status) {
+  ::kill(-pid, SIGTERM);
+  const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < grace) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) {
+      ::kill(-pid, SIGKILL);  // whatever the child left in its group
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(-pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+}
+
+}  // namespace
+
 ProcessResult run_program(const std::vector<std::string>& argv, const std::string& dir, const std::string& log_path,
                           int timeout_seconds) {
   ProcessResult r;
@@ -66,8 +87,7 @@ ProcessResult run_program(const std::vector<std::string>& argv, const std::strin
     }
     if (w < 0 && errno != EINTR) return r;
     if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+      stop_group(pid, status);
       r.timed_out = true;
       return r;
     }

@@ -8,7 +8,7 @@ namespace attnflow {
 
 struct ProcessResult {
   bool started = false;    // the program was found and executed
-  bool timed_out = false;  // killed (with its process group) after the time limit
+  bool timed_out = false;  // stopped (with its process group) after the time limit
   int exit_code = -1;      // its exit status when it exited normally
 };
 
@@ -16,7 +16,8 @@ struct ProcessResult {
 bool on_path(const std::string& program);
 
 /// Runs argv[0] (looked up on PATH) with argv in directory `dir`, its stdout and stderr appended to
-/// `log_path`, in a process group of its own that is killed after `timeout_seconds`.
+/// `log_path`, in a process group of its own that is stopped after `timeout_seconds` (SIGTERM, then
+/// SIGKILL after a grace period of 5 s).
 ProcessResult run_program(const std::vector<std::string>& argv, const std::string& dir, const std::string& log_path,
                           int timeout_seconds);
 

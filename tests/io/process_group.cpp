@@ -1,0 +1,70 @@
+// run_program's time limit (io/process.hpp): a child past it is asked to stop (SIGTERM, so that a
+// child such as ninja stops the compilers it runs in process groups of their own) and killed after
+// the grace period if it does not.
+#include <boost/test/unit_test.hpp>
+
+#include "attnflow/io/process.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+using namespace attnflow;
+
+namespace process_group_test {
+
+namespace fs = std::filesystem;
+
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("attnflow-process-group-" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() { fs::remove_all(path); }
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+}  // namespace process_group_test
+
+using namespace process_group_test;
+
+BOOST_AUTO_TEST_SUITE(process_group)
+
+BOOST_AUTO_TEST_CASE(a_child_past_its_time_is_asked_to_stop_first) {
+  ScratchDir dir;
+  // The child's TERM handler leaves a mark: it ran only if SIGTERM came before SIGKILL.
+  const ProcessResult r = run_program(
+      {"sh", "-c", "trap 'echo stopped > mark; exit 0' TERM; while :; do sleep 0.1; done"}, dir.path.string(),
+      (dir.path / "log").string(), 1);
+  BOOST_TEST(r.started);
+  BOOST_TEST(r.timed_out);
+  BOOST_TEST(read(dir.path / "mark") == "stopped");
+}
+
+BOOST_AUTO_TEST_CASE(a_child_that_ignores_the_request_is_killed_after_the_grace_period) {
+  ScratchDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_program({"sh", "-c", "trap '' TERM; while :; do sleep 0.1; done"}, dir.path.string(),
+                                      (dir.path / "log").string(), 1);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(r.started);
+  BOOST_TEST(r.timed_out);
+  BOOST_TEST(seconds >= 5.0);  // the grace period was given
+  BOOST_TEST(seconds < 60.0);  // and the call returned: no hang
+}
+
+BOOST_AUTO_TEST_CASE(a_child_within_its_time_is_not_stopped) {
+  ScratchDir dir;
+  const ProcessResult r = run_program({"sh", "-c", "exit 3"}, dir.path.string(), (dir.path / "log").string(), 10);
+  BOOST_TEST(r.started);
+  BOOST_TEST(!r.timed_out);
+  BOOST_TEST(r.exit_code == 3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
