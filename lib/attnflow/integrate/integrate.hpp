@@ -9,6 +9,7 @@
 //   system_id()   the name the trajectory records (a Model's id, or the system's id()).
 #include "attnflow/integrate/settings.hpp"
 #include "attnflow/integrate/taylor.hpp"
+#include "attnflow/integrate/vector_field.hpp"
 #include "attnflow/model/model.hpp"
 #include "attnflow/odeint_compat.hpp"
 #include "attnflow/random.hpp"
@@ -332,5 +333,19 @@ Trajectory<T> integrate(const System& model, const Tokens<T>& x0, const Integrat
   }
   return traj;
 }
+
+// The systems every layer integrates, compiled once (integrate_instances.cpp): each instance holds
+// all of odeint's steppers over its scalar kind.
+#define ATTNFLOW_INTEGRATE_EXTERN(T)                                                                           \
+  extern template Trajectory<T> integrate<T, Model<T>>(const Model<T>&, const Tokens<T>&, const IntegrationSettings<T>&);
+ATTNFLOW_INTEGRATE_EXTERN(double)
+ATTNFLOW_INTEGRATE_EXTERN(long double)
+ATTNFLOW_INTEGRATE_EXTERN(float128)
+ATTNFLOW_INTEGRATE_EXTERN(mpfr)
+#undef ATTNFLOW_INTEGRATE_EXTERN
+extern template Trajectory<double> integrate<double, ErasedField<double>>(const ErasedField<double>&, const Tokens<double>&,
+                                                                     const IntegrationSettings<double>&);
+extern template Trajectory<mpfr> integrate<mpfr, ErasedField<mpfr>>(const ErasedField<mpfr>&, const Tokens<mpfr>&,
+                                                               const IntegrationSettings<mpfr>&);
 
 }  // namespace attnflow
