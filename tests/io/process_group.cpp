@@ -59,6 +59,18 @@ BOOST_AUTO_TEST_CASE(a_child_that_ignores_the_request_is_killed_after_the_grace_
   BOOST_TEST(seconds < 60.0);  // and the call returned: no hang
 }
 
+BOOST_AUTO_TEST_CASE(the_whole_group_is_given_its_grace_not_only_the_child) {
+  ScratchDir dir;
+  // The child itself dies at once on SIGTERM; a member of its group (like ninja under the bootstrap)
+  // takes a second to clean up and leaves a mark only if it is not killed as soon as the child is.
+  const ProcessResult r = run_program(
+      {"sh", "-c",
+       "(trap 'sleep 1; echo cleaned > mark; exit 0' TERM; while :; do sleep 0.1; done) & while :; do sleep 0.1; done"},
+      dir.path.string(), (dir.path / "log").string(), 1);
+  BOOST_TEST(r.timed_out);
+  BOOST_TEST(read(dir.path / "mark") == "cleaned");
+}
+
 BOOST_AUTO_TEST_CASE(a_child_within_its_time_is_not_stopped) {
   ScratchDir dir;
   const ProcessResult r = run_program({"sh", "-c", "exit 3"}, dir.path.string(), (dir.path / "log").string(), 10);

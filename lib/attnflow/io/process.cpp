@@ -29,21 +29,24 @@ bool on_path(const std::string& program) {
 
 namespace {
 
-/// Stops the child's process group: SIGTERM first, so that a child which runs its own children in
-/// other groups (ninja runs each compiler in one) stops them too; SIGKILL after a grace period.
+/// Stops the child's process group: SIGTERM first, so that a member which runs its own children in
+/// other groups (ninja runs each compiler in one) can stop them; the call waits until the whole
+/// group has gone (not only the child: ninja may outlive the bootstrap that started it), and after
+/// a grace period of 5 s sends SIGKILL to what is left.
 void stop_group(pid_t pid, int& status) {
   ::kill(-pid, SIGTERM);
+  bool reaped = false;
   const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (std::chrono::steady_clock::now() < grace) {
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid || (w < 0 && errno != EINTR)) {
-      ::kill(-pid, SIGKILL);  // whatever the child left in its group
-      return;
+    if (!reaped) {
+      const pid_t w = ::waitpid(pid, &status, WNOHANG);
+      reaped = w == pid || (w < 0 && errno == ECHILD);
     }
+    if (reaped && ::kill(-pid, 0) != 0 && errno == ESRCH) return;  // the group is empty
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(-pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
+  if (!reaped) ::waitpid(pid, &status, 0);
 }
 
 }  // namespace
