@@ -1,10 +1,10 @@
 #pragma once
 // Eigen's matrix–vector kernels and the matrix–matrix product's packing and block kernels over MPFR,
-// compiled once (eigen_mpfr_kernels.cpp) instead of in every unit that multiplies MPFR matrices.
-// These are the instances the program's units emitted over and over (each of them in ten objects);
-// their members are defined outside the class and never inlined (EIGEN_DONT_INLINE), so an extern
-// declaration keeps them out of every other unit. A kernel not listed is instantiated where it is
-// used, as before. The precompiled header includes this file, so every unit sees the list.
+// compiled once (eigen_mpfr_kernels.cpp) instead of in every unit that multiplies MPFR matrices
+// (docs/performance.md, "Integrators and Eigen's MPFR kernels compiled once"). Their members are
+// defined outside the class and never inlined (EIGEN_DONT_INLINE), so an extern declaration keeps
+// them out of every other unit. A kernel not listed is instantiated where it is used, as before.
+// The precompiled header includes this file, so every unit sees the list.
 #include "attnflow/scalar.hpp"
 
 #include <Eigen/Core>
