@@ -4,51 +4,29 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/io/process.hpp"
+#include "cli_support.hpp"
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <string>
-#include <unistd.h>
 
 using namespace attnflow;
-
-namespace process_group_test {
-
-namespace fs = std::filesystem;
-
-struct ScratchDir {
-  fs::path path = fs::temp_directory_path() / ("attnflow-process-group-" + std::to_string(::getpid()));
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() { fs::remove_all(path); }
-};
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-
-}  // namespace process_group_test
-
-using namespace process_group_test;
+using attnflow::testing::read_text;
+using attnflow::testing::TempDir;
 
 BOOST_AUTO_TEST_SUITE(process_group)
 
 BOOST_AUTO_TEST_CASE(a_child_past_its_time_is_asked_to_stop_first) {
-  ScratchDir dir;
+  TempDir dir;
   // The child's TERM handler leaves a mark: it ran only if SIGTERM came before SIGKILL.
   const ProcessResult r = run_program(
       {"sh", "-c", "trap 'echo stopped > mark; exit 0' TERM; while :; do sleep 0.1; done"}, dir.path.string(),
       (dir.path / "log").string(), 1);
   BOOST_TEST(r.started);
   BOOST_TEST(r.timed_out);
-  BOOST_TEST(read(dir.path / "mark") == "stopped");
+  BOOST_TEST(read_text(dir.path / "mark") == "stopped\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_child_that_ignores_the_request_is_killed_after_the_grace_period) {
-  ScratchDir dir;
+  TempDir dir;
   const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = run_program({"sh", "-c", "trap '' TERM; while :; do sleep 0.1; done"}, dir.path.string(),
                                       (dir.path / "log").string(), 1);
@@ -60,7 +38,7 @@ BOOST_AUTO_TEST_CASE(a_child_that_ignores_the_request_is_killed_after_the_grace_
 }
 
 BOOST_AUTO_TEST_CASE(the_whole_group_is_given_its_grace_not_only_the_child) {
-  ScratchDir dir;
+  TempDir dir;
   // The child itself dies at once on SIGTERM; a member of its group (like ninja under the bootstrap)
   // takes a second to clean up and leaves a mark only if it is not killed as soon as the child is.
   const ProcessResult r = run_program(
@@ -68,11 +46,11 @@ BOOST_AUTO_TEST_CASE(the_whole_group_is_given_its_grace_not_only_the_child) {
        "(trap 'sleep 1; echo cleaned > mark; exit 0' TERM; while :; do sleep 0.1; done) & while :; do sleep 0.1; done"},
       dir.path.string(), (dir.path / "log").string(), 1);
   BOOST_TEST(r.timed_out);
-  BOOST_TEST(read(dir.path / "mark") == "cleaned");
+  BOOST_TEST(read_text(dir.path / "mark") == "cleaned\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_child_within_its_time_is_not_stopped) {
-  ScratchDir dir;
+  TempDir dir;
   const ProcessResult r = run_program({"sh", "-c", "exit 3"}, dir.path.string(), (dir.path / "log").string(), 10);
   BOOST_TEST(r.started);
   BOOST_TEST(!r.timed_out);
