@@ -41,7 +41,7 @@ std::vector<std::string> identity_text(int d) {
 
 /// A classic sphere instance and the same flow as a general one (its head given with V = I).
 std::pair<ProveInstance, ProveInstance> classic_and_general(const std::string& model, int n, int d, std::uint64_t seed,
-                                                            bool swap_in_general = false) {
+                                                            bool swap_in_general = false, bool key_is_query = false) {
   SeededDraws r(seed);
   ProveInstance in;
   in.model = model;
@@ -49,6 +49,7 @@ std::pair<ProveInstance, ProveInstance> classic_and_general(const std::string& m
   in.d = d;
   in.beta = "1.5";
   for (int k = 0; k < d * d; ++k) in.Q.push_back(decimal3(r, -1, 1)), in.K.push_back(decimal3(r, -1, 1));
+  if (key_is_query) in.K = in.Q;
   for (int k = 0; k < n * d; ++k) in.points.push_back(decimal3(r, -1, 1));
   ProveInstance g = in;
   g.heads = {{swap_in_general ? in.K : in.Q, swap_in_general ? in.Q : in.K, identity_text(d)}};
@@ -89,7 +90,7 @@ Agreement agreement(const ProveInstance& hand_in, const ProveInstance& general_i
   Agreement a;
   auto note = [&](const MInterval& x, const MInterval& y) {
     ++a.compared;
-    if (!meet(x, y)) ++a.disjoint;
+    if (!meet(x, y) || !iv::finite(y)) ++a.disjoint;  // NaN meets everything
     a.widest = std::max(a.widest, static_cast<double>(iv::width(y)));
   };
   SphereSeries<MInterval, MInterval> hs(hand.field, 0), gs(general.field, 0);
@@ -199,6 +200,19 @@ BOOST_AUTO_TEST_CASE(general_series_agrees_with_the_hand_recurrences) {
         BOOST_TEST(a.widest < 1e-40);  // a 60-digit enclosure, not a loose box
       }
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_head_whose_key_is_its_query_agrees_too) {
+  // Q = K: the twin records the symmetric logits once (model/recorded_attention.hpp), here on MPFI.
+  for (const std::string model : {"sa-sphere", "usa-sphere"}) {
+    const auto [hand, general] = classic_and_general(model, 3, 2, 3, false, true);
+    const Agreement a = agreement(hand, general, 8);
+    BOOST_TEST_CONTEXT(model) {
+      BOOST_TEST(a.compared == 9 * 6 + 9 * 36);
+      BOOST_TEST(a.disjoint == 0);
+      BOOST_TEST(a.widest < 1e-40);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_comparison_tells_q_and_k_swapped_apart) {

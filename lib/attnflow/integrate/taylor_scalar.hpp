@@ -12,6 +12,7 @@
 // loop), and the integrator refuses the field. == and != compare identity (the same node, or
 // two constants of equal value), never values that agree only at the expansion point.
 #include "attnflow/integrate/cauchy_sum.hpp"
+#include "attnflow/model/attention.hpp"  // AttentionForm
 #include "attnflow/model/inplace_ops.hpp"
 #include "attnflow/scalar.hpp"
 
@@ -190,6 +191,8 @@ template <class T> class RecordingScope {
 /// number only when it is that number alone.
 template <class T> struct ConstantTest {
   static bool is(const T& c, int value) { return c == T(value); }
+  /// The same number (for an interval: the same ends).
+  static bool same(const T& a, const T& b) { return a == b; }
 };
 
 /// A value's floor and its conversion to a built-in number (a layer index from a time): interval
@@ -338,6 +341,18 @@ template <class T> struct ScalarOrder<taylor::Var<T>> {
 };
 }  // namespace attnflow
 
+namespace attnflow {
+/// Attention in recorded_attention.hpp's form (fewer recorded operations); two values are the
+/// same when both are one constant or one node.
+template <class T> struct AttentionForm<taylor::Var<T>> {
+  static constexpr bool recorded = true;
+  static bool identical(const taylor::Var<T>& a, const taylor::Var<T>& b) {
+    if (a.constant() != b.constant()) return false;
+    return a.constant() ? taylor::ConstantTest<T>::same(a.v, b.v) : a.node == b.node;
+  }
+};
+}  // namespace attnflow
+
 namespace std {
 template <class T> class numeric_limits<attnflow::taylor::Var<T>> : public numeric_limits<T> {
  public:
@@ -370,3 +385,8 @@ template <class T> struct NumTraits<attnflow::taylor::Var<T>> : GenericNumTraits
   static int digits10() { return NumTraits<T>::digits10(); }
 };
 }  // namespace Eigen
+
+// e^{tV} on Var is an explicit specialisation of matrix_exponential: every unit that sees Var must
+// see it before instantiating a model's field, or the generic scaling loop (which branches) would
+// be instantiated under the same name.
+#include "attnflow/integrate/taylor_matrix_exponential.hpp"  // IWYU pragma: export

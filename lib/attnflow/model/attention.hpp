@@ -96,6 +96,15 @@ template <class T> Matrix<T> attention_matrix(const Tokens<T>& x, const Matrix<T
   return P;
 }
 
+/// How Model::attend forms Σ_j P_ij w_j for a scalar type: by default from attention_matrix's P
+/// (the definition). A scalar that records its operations for Taylor series (taylor::Var, whose
+/// header specialises this with recorded = true) takes recorded_attention.hpp's form of the same
+/// numbers; `identical` tells two of its values recorded as the same (Q = K: symmetric logits).
+template <class T> struct AttentionForm {
+  static constexpr bool recorded = false;
+  static bool identical(const T&, const T&) { return false; }
+};
+
 /// Tangent projection on the sphere, Π_x y = y − ⟨x, y⟩ x, applied row by row, extended off the
 /// sphere as y − ⟨x, y⟩ x/‖x‖². Both agree on the sphere, but with the plain formula
 /// d‖x‖²/dt = 2⟨x,y⟩(1 − ‖x‖²), so for repulsive dynamics (V = −I, ⟨x,y⟩ < 0) the sphere is

@@ -3,6 +3,7 @@
 // layer map (discrete models). Written once as a template on the scalar type.
 #include "attnflow/model/attention.hpp"
 #include "attnflow/model/attention_kernel.hpp"
+#include "attnflow/model/recorded_attention.hpp"
 #include "attnflow/config/model_kind.hpp"
 #include "attnflow/model/weights.hpp"
 
@@ -93,6 +94,8 @@ template <class T> class Model {
   static Tokens<T> attend(const Tokens<T>& keys, const Tokens<T>& values, const Matrix<T>& Q, const Matrix<T>& K,
                           const Matrix<T>& V, const T& beta, Normalization norm, bool causal,
                           const RelativeLogits<T>& relative = {}, const std::vector<std::uint8_t>* mask = nullptr) {
+    if constexpr (AttentionForm<T>::recorded)
+      if (!relative.positions) return attend_recorded(keys, Tokens<T>(values * V.transpose()), Q, K, beta, norm, causal, mask);
     const Matrix<T> P = attention_matrix(keys, Q, K, beta, norm, causal, relative, mask);
     return P * (values * V.transpose());
   }

@@ -36,13 +36,20 @@
 #include <vector>
 
 namespace attnflow::taylor {
-/// An interval constant is 0 or 1 only when it is that number alone (Var's folding).
+/// An interval constant is 0 or 1 only when it is that number alone (Var's folding), and the same
+/// as another only with the same ends (symmetric logits, recorded_attention.hpp).
 template <> struct ConstantTest<verify::DInterval> {
   static bool is(const verify::DInterval& c, int value) { return c.lower() == value && c.upper() == value; }
+  static bool same(const verify::DInterval& a, const verify::DInterval& b) {
+    return a.lower() == b.lower() && a.upper() == b.upper();
+  }
 };
 template <> struct ConstantTest<verify::MInterval> {
   static bool is(const verify::MInterval& c, int value) {
     return verify::iv::lower(c) == value && verify::iv::upper(c) == value;
+  }
+  static bool same(const verify::MInterval& a, const verify::MInterval& b) {
+    return verify::iv::lower(a) == verify::iv::lower(b) && verify::iv::upper(a) == verify::iv::upper(b);
   }
 };
 /// floor is monotone and exact on doubles; a built-in number is taken at the midpoint (a layer
