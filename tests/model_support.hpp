@@ -54,18 +54,23 @@ template <class T> State<T> some_state(int n, int d) {
   return x;
 }
 
-/// max |fast − reference| / max |reference| (0 when both vanish).
+/// max |a − reference| / max |reference| (0 when both vanish).
+template <class T> double relative_distance(const State<T>& a, const State<T>& ref) {
+  T err = 0, scale = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    using std::abs;
+    err = std::max<T>(err, T(abs(a[i] - ref[i])));
+    scale = std::max<T>(scale, T(abs(ref[i])));
+  }
+  return scale > T(0) ? to_double(T(err / scale)) : to_double(err);
+}
+
+/// The fast kernel's relative distance from the reference at x.
 template <class T> double relative_difference(const Model<T>& m, const State<T>& x, const T& t) {
   State<T> fast, ref;
   m.rhs(x, fast, t);
   m.reference_rhs(x, ref, t);
-  T err = 0, scale = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    using std::abs;
-    err = std::max<T>(err, T(abs(fast[i] - ref[i])));
-    scale = std::max<T>(scale, T(abs(ref[i])));
-  }
-  return scale > T(0) ? to_double(T(err / scale)) : to_double(err);
+  return relative_distance(fast, ref);
 }
 
 }  // namespace attnflow::testing
