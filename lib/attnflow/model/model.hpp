@@ -78,6 +78,9 @@ template <class T> class Model {
   T eta = T(1) / 10;    // euler-renormalize
   bool normalize_output = false;  // attention-map
   Matrix<T> rescale_V;  // sa-rescaled: the constant V of z = e^{-tV} x
+  /// on_sphere(): the field off the sphere (attention.hpp). Plain is taken by the reference path
+  /// only, the one rhs() then follows.
+  SphereExtension sphere_extension = SphereExtension::NormInvariant;
 
   bool discrete() const { return info->discrete; }
   bool on_sphere() const { return info->on_sphere; }
@@ -281,7 +284,8 @@ template <class T> Matrix<T> Model<T>::attention(const Tokens<T>& x, const T& t,
 
 template <class T> void Model<T>::rhs(const State<T>& xs, State<T>& dxdt, const T& t) const {
   if constexpr (has_fast_kernel<T>) {
-    if (!mask.empty() || attends_to_directions()) return reference_rhs(xs, dxdt, t);
+    if (!mask.empty() || attends_to_directions() || sphere_extension == SphereExtension::Plain)
+      return reference_rhs(xs, dxdt, t);
     dxdt.resize(xs.size());
     cache_.with([&](ModelCache<T>& c) { fast_rhs(xs, dxdt, t, c); });
   } else {
@@ -314,7 +318,7 @@ template <class T> void Model<T>::reference_rhs(const State<T>& xs, State<T>& dx
     }
     out += a;
   }
-  if (on_sphere()) project_tangent_rows(X, out);
+  if (on_sphere()) project_tangent_rows(X, out, sphere_extension);
   if (normalizes_velocity(info->kind))
     unit_rows(out, [](int i) {
       return "the attention output of token " + std::to_string(i) +

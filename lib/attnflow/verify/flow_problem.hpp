@@ -106,11 +106,13 @@ template <class I> struct Problem {
   }
 
   /// A flow without recurrences here: Model<T> on intervals gives the field (model_series.hpp);
-  /// the start is p_i/‖p_i‖ on the sphere, p_i in R^d.
+  /// the start is p_i/‖p_i‖ on the sphere, p_i in R^d. The flows on the sphere take the plain
+  /// projection y − ⟨x, y⟩x, as the recurrences above do: the solution from a start on the sphere
+  /// stays on it, where the model's field is the same, and the enclosure is narrower.
   void general(const ProveInstance& in) {
     field.n = n;
     field.d = d;
-    field.model = std::make_shared<const ModelField<I>>(in);
+    field.model = std::make_shared<const ModelField<I>>(in, SphereExtension::Plain);
     start.resize(static_cast<std::size_t>(n) * d);
     const bool sphere = model_info(in.model).on_sphere;
     for (int i = 0; i < n; ++i) {

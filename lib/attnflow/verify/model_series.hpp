@@ -83,14 +83,19 @@ template <class T> T decimal_value(const std::string& s) {
 }
 
 /// The model of a general flow instance (ProveInstance::general()) on the recording scalar over T.
+/// `extension`: a flow on the sphere off it (model/attention.hpp). Enclosures of solutions from a
+/// start on the sphere take Plain (flow_problem.hpp); the equilibria keep the model's default,
+/// whose derivative they read across the sphere too.
 template <class T> class ModelField {
  public:
   using V = taylor::Var<T>;
 
-  explicit ModelField(const ProveInstance& in) : instance_(in) {
+  explicit ModelField(const ProveInstance& in, SphereExtension extension = SphereExtension::NormInvariant)
+      : instance_(in) {
     const ModelInfo& info = model_info(in.model);
     if (info.discrete) throw std::logic_error("ModelField: a layer model has no vector field");
     model_.info = &info;
+    model_.sphere_extension = extension;
     model_.n = in.n;
     model_.d = in.d;
     model_.beta = V(decimal_value<T>(in.beta));
@@ -110,6 +115,7 @@ template <class T> class ModelField {
 
   const Model<V>& model() const { return model_; }
   const ProveInstance& instance() const { return instance_; }
+  SphereExtension sphere_extension() const { return model_.sphere_extension; }
   int n() const { return instance_.n; }
   int d() const { return instance_.d; }
   int state_size() const { return n() * d(); }
@@ -163,6 +169,32 @@ template <class I> inline void tanh_into(Jet<I>& out, const Jet<I>& a) {
   out.g.resize(a.g.size());
   const I w = I(1) - out.v * out.v;
   for (std::size_t l = 0; l < a.g.size(); ++l) out.g[l] = w * a.g[l];
+}
+
+// ---- the Cauchy sums of the node recurrences ----
+// Each takes one node's coefficients as a contiguous array (ModelSeries keeps them node-major) and
+// is a small function of its own, flattened, so that the interval product and sum inline into its
+// loop; inside the sweep's large switch the compiler calls them out of line, once per term (bench
+// key twin_prove8_ratio). The terms are summed in the recurrences' order, m ascending.
+
+/// acc += Σ_{m=lo..hi} a[m]·b[k−m].
+template <class S>
+[[gnu::flatten]] inline void add_cauchy(S& acc, const S* a, const S* b, int lo, int hi, int k) {
+  for (int m = lo; m <= hi; ++m) add_mul(acc, a[m], b[k - m]);
+}
+/// acc −= Σ_{m=lo..hi} a[m]·b[k−m].
+template <class S>
+[[gnu::flatten]] inline void sub_cauchy(S& acc, const S* a, const S* b, int lo, int hi, int k) {
+  for (int m = lo; m <= hi; ++m) sub_mul(acc, a[m], b[k - m]);
+}
+/// acc += Σ_{m=1..k} (m·a[m])·b[k−m] (exp and tanh: y' = a'·w), m an interval of type I; tmp is scratch.
+template <class I, class S>
+[[gnu::flatten]] inline void add_weighted_cauchy(S& acc, S& tmp, const S* a, const S* b, int k) {
+  for (int m = 1; m <= k; ++m) {
+    tmp = a[m];
+    scale(tmp, I(m));
+    add_mul(acc, tmp, b[k - m]);
+  }
 }
 
 /// Coefficients x[0..order] of the solution through x0 of the model's flow, for S = I (a box)
@@ -283,7 +315,9 @@ template <class I, class S> class ModelSeries {
     if (beta_node >= 0) slot_[static_cast<std::size_t>(beta_node)] = Ns;
   }
 
-  S& at(int node, int k) { return c_[static_cast<std::size_t>(k) * tape_.size() + static_cast<std::size_t>(node)]; }
+  /// Node-major: a node's coefficients 0..order are contiguous, as its Cauchy sums read them.
+  S& at(int node, int k) { return c_[static_cast<std::size_t>(node) * stride_ + static_cast<std::size_t>(k)]; }
+  const S* series(int node) { return &at(node, 0); }
   const I& constant(const taylor::Node& n) const { return tape_.constant_value(n.c); }
 
   /// Order k of every node, from orders below k and the state's order k.
@@ -330,18 +364,18 @@ template <class I, class S> class ModelSeries {
             const_div_into(r, constant(n), at(n.b, 0));
           } else {
             set_zero(acc_, dirs_);
-            for (int m = 1; m <= k; ++m) add_mul(acc_, at(n.b, m), at(id, k - m));
+            add_cauchy(acc_, series(n.b), series(id), 1, k, k);
             div_into(r, acc_, at(n.b, 0));
             scale(r, I(-1));
           }
           break;
         case Op::Mul:
           set_zero(r, dirs_);
-          for (int m = 0; m <= k; ++m) add_mul(r, at(n.a, m), at(n.b, k - m));
+          add_cauchy(r, series(n.a), series(n.b), 0, k, k);
           break;
         case Op::Div:  // q_k = (a_k − Σ_{m=1..k} b_m q_{k−m}) / b_0
           acc_ = at(n.a, k);
-          for (int m = 1; m <= k; ++m) sub_mul(acc_, at(n.b, m), at(id, k - m));
+          sub_cauchy(acc_, series(n.b), series(id), 1, k, k);
           div_into(r, acc_, at(n.b, 0));
           break;
         case Op::Exp:  // e' = a' e: e_k = (1/k) Σ_{m=1..k} m a_m e_{k−m}
@@ -349,11 +383,7 @@ template <class I, class S> class ModelSeries {
             exp_into(r, at(n.a, 0));
           } else {
             set_zero(r, dirs_);
-            for (int m = 1; m <= k; ++m) {
-              tmp_ = at(n.a, m);
-              scale(tmp_, I(m));
-              add_mul(r, tmp_, at(id, k - m));
-            }
+            add_weighted_cauchy<I>(r, tmp_, series(n.a), series(id), k);
             div_int(r, k);
           }
           break;
@@ -362,7 +392,7 @@ template <class I, class S> class ModelSeries {
             sqrt_into(r, at(n.a, 0));
           } else {
             acc_ = at(n.a, k);
-            for (int m = 1; m < k; ++m) sub_mul(acc_, at(id, m), at(id, k - m));
+            sub_cauchy(acc_, series(id), series(id), 1, k - 1, k);
             div_into(r, acc_, at(id, 0));
             div_int(r, 2);
           }
@@ -376,14 +406,10 @@ template <class I, class S> class ModelSeries {
             add_const(w, I(1));
           } else {
             set_zero(r, dirs_);
-            for (int m = 1; m <= k; ++m) {
-              tmp_ = at(n.a, m);
-              scale(tmp_, I(m));
-              add_mul(r, tmp_, at(id + 1, k - m));
-            }
+            add_weighted_cauchy<I>(r, tmp_, series(n.a), series(id + 1), k);
             div_int(r, k);
             set_zero(w, dirs_);
-            for (int m = 0; m <= k; ++m) sub_mul(w, at(id, m), at(id, k - m));
+            sub_cauchy(w, series(id), series(id), 0, k, k);
           }
           break;
         }
@@ -400,6 +426,7 @@ template <class I, class S> class ModelSeries {
     S z;
     set_zero(z, dirs_);
     if (x_.size() < K * Ns) x_.assign(K * Ns, z);
+    stride_ = K;
     if (c_.size() < K * nodes) c_.assign(K * nodes, z);
     acc_ = z;
     tmp_ = z;
@@ -413,7 +440,8 @@ template <class I, class S> class ModelSeries {
   std::vector<int> out_;    // token coordinate q → the node of its derivative (−1: a constant)
   std::vector<I> out_value_;
   std::vector<S> x_;  // the solution's coefficients, order-major
-  std::vector<S> c_;  // every node's coefficients, order-major
+  std::vector<S> c_;  // every node's coefficients, node-major: node · stride_ + order
+  std::size_t stride_ = 0;
   std::vector<S> beta_;   // compute_in_beta: β's coefficients (β, 1, 0, …)
   std::vector<S> field_;  // compute_in_beta: the field's coefficients in β, order-major
   S acc_, tmp_;

@@ -165,7 +165,9 @@ ProofResult prove_boolean_attention(const ProveInstance& instance, const ProveOp
 ProofResult prove(const ProveInstance& instance, const ProveOptions& options);
 
 /// Rigorous enclosures of the flow at the given times (monotone, from 0, either direction), from
-/// the instance's start, or from the box [start_lo, start_hi] when those are non-empty.
+/// the instance's start, or from the box [start_lo, start_hi] when those are non-empty. For a flow
+/// on the sphere, a box's enclosure holds the solutions from its points on the sphere; off it the
+/// field is extended as y − ⟨x, y⟩x (model/attention.hpp's SphereExtension::Plain).
 struct FlowResult {
   bool ok = false;
   std::string reason;
