@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <fmt/format.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,36 @@ Agreement agreement(const ProveInstance& hand_in, const ProveInstance& general_i
     for (int q = 0; q < N; ++q)
       for (int l = 0; l < N; ++l)
         note(hj.coeff(k, q).g[static_cast<std::size_t>(l)], gj.coeff(k, q).g[static_cast<std::size_t>(l)]);
+  return a;
+}
+
+/// Every coefficient's gradient in every start direction, across the sphere too: the hand series
+/// against the provers' twin (Problem's), or against one with the given extension off the sphere.
+Agreement agreement_in_every_direction(const ProveInstance& hand_in, const ProveInstance& general_in, int order,
+                                       std::optional<SphereExtension> extension = std::nullopt) {
+  DigitsScope digits(60);
+  const Problem<MInterval> hand(hand_in), general(general_in);
+  SphereField<MInterval> twin = general.field;
+  if (extension) twin.model = std::make_shared<const ModelField<MInterval>>(general_in, *extension);
+  const int N = hand_in.n * hand_in.d;
+  std::vector<Jet<MInterval>> start(static_cast<std::size_t>(N));
+  for (int q = 0; q < N; ++q) {
+    set_zero(start[static_cast<std::size_t>(q)], N);
+    start[static_cast<std::size_t>(q)].v = hand.start[static_cast<std::size_t>(q)];
+    start[static_cast<std::size_t>(q)].g[static_cast<std::size_t>(q)] = MInterval(1);
+  }
+  SphereSeries<MInterval, Jet<MInterval>> hj(hand.field, N), gj(twin, N);
+  hj.compute(start, order);
+  gj.compute(start, order);
+  Agreement a;
+  for (int k = 0; k <= order; ++k)
+    for (int q = 0; q < N; ++q)
+      for (int l = 0; l < N; ++l) {
+        const MInterval &x = hj.coeff(k, q).g[static_cast<std::size_t>(l)], &y = gj.coeff(k, q).g[static_cast<std::size_t>(l)];
+        ++a.compared;
+        if (!meet(x, y) || !iv::finite(y)) ++a.disjoint;
+        a.widest = std::max(a.widest, static_cast<double>(iv::width(y)));
+      }
   return a;
 }
 
@@ -213,6 +244,35 @@ BOOST_AUTO_TEST_CASE(a_head_whose_key_is_its_query_agrees_too) {
       BOOST_TEST(a.widest < 1e-40);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(the_provers_twin_is_the_hand_field_across_the_sphere_too) {
+  // The provers' twin projects as y − ⟨x, y⟩x (SphereExtension::Plain), as the hand recurrences do,
+  // so the derivatives agree in every direction; the model's default form, y − ⟨x, y⟩x/‖x‖², is the
+  // same field on the sphere only, and its derivative across the sphere is told apart.
+  for (const std::string model : {"sa-sphere", "usa-sphere"}) {
+    const auto [hand, general] = classic_and_general(model, 3, 2, 7);
+    const Agreement plain = agreement_in_every_direction(hand, general, 6);
+    const Agreement invariant = agreement_in_every_direction(hand, general, 6, SphereExtension::NormInvariant);
+    BOOST_TEST_CONTEXT(model) {
+      BOOST_TEST(plain.compared == 7 * 36);
+      BOOST_TEST(plain.disjoint == 0);
+      BOOST_TEST(plain.widest < 1e-40);
+      BOOST_TEST(invariant.disjoint > 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_sum_and_its_products_are_one_stored_node) {
+  // fuse(): a product, scaling or sum read only by a sum is computed inside it. Q = K: the logits
+  // are recorded per pair, ⟨Ax_i, x_j⟩ as d products and d − 1 sums, of which one node is kept.
+  const auto [hand, general] = classic_and_general("sa-sphere", 4, 3, 9, false, true);
+  DigitsScope digits(60);
+  const Problem<MInterval> problem(general);
+  ModelSeries<MInterval, MInterval> series(problem.field.model, 0);
+  series.compute(problem.start, 3);
+  BOOST_TEST(series.stored_nodes() < series.nodes() / 2);
+  BOOST_TEST(agreement(hand, general, 6).disjoint == 0);
 }
 
 BOOST_AUTO_TEST_CASE(the_comparison_tells_q_and_k_swapped_apart) {

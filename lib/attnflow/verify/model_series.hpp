@@ -29,6 +29,7 @@
 #include "attnflow/verify/prove.hpp"
 #include "attnflow/verify/sphere_series.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -207,8 +208,7 @@ template <class I, class S> class ModelSeries {
   void compute(const std::vector<S>& x0, int order) {
     const int Ns = f_->state_size(), N = f_->n() * f_->d();
     record(x0);
-    const std::size_t nodes = tape_.size();
-    resize(order, nodes);
+    resize(order, stored_);
     for (int q = 0; q < Ns; ++q) x_[static_cast<std::size_t>(q)] = x0[static_cast<std::size_t>(q)];
     for (int k = 0; k < order; ++k) {
       sweep(k);
@@ -234,7 +234,7 @@ template <class I, class S> class ModelSeries {
   void compute_in_beta(const std::vector<S>& x0, const I& beta, int order) {
     const int Ns = f_->state_size(), N = f_->n() * f_->d();
     record(x0, &beta);
-    resize(order, tape_.size());
+    resize(order, stored_);
     S zero;
     set_zero(zero, dirs_);
     for (int k = 0; k <= order; ++k)
@@ -263,8 +263,11 @@ template <class I, class S> class ModelSeries {
 
   const S& coeff(int k, int q) const { return x_[static_cast<std::size_t>(k) * f_->state_size() + q]; }
   std::size_t size() const { return static_cast<std::size_t>(f_->state_size()); }
-  /// The recorded graph's size (nodes per order): what the coefficient arrays hold.
+  /// The recorded graph's size.
   std::size_t nodes() const { return tape_.size(); }
+  /// The nodes whose coefficients are kept (per order): the others are terms of a sum, computed
+  /// inside it (fuse()).
+  std::size_t stored_nodes() const { return stored_; }
 
  private:
   /// Records the field at x0's values: the graph of the operations the model does to the state.
@@ -313,10 +316,127 @@ template <class I, class S> class ModelSeries {
       if (input_[static_cast<std::size_t>(q)] >= 0)
         slot_[static_cast<std::size_t>(input_[static_cast<std::size_t>(q)])] = q;
     if (beta_node >= 0) slot_[static_cast<std::size_t>(beta_node)] = Ns;
+    fuse();
+  }
+
+  /// One term of a sum (an Add, Sub or Neg node with the single-use sums, products and scalings
+  /// below it): ± a node's coefficient, ± a product's Cauchy sum, or ± a node times a constant.
+  struct Term {
+    enum class Kind : std::uint8_t { Node, Product, Scaled } kind;
+    bool minus;
+    int a, b;  // Product: a·b; Node and Scaled: a; Scaled: b is the constant's index
+  };
+
+  /// Sums are computed whole: a product, scaling or sum whose only reader is a sum is a term of
+  /// it, computed where the sum is and never stored. A dot product ⟨x_i, x_j⟩ is then one node,
+  /// not d products and d − 1 partial sums each with its own coefficient arrays (with Jacobian
+  /// jets, each an array of every direction: bench key twin_prove8_ratio and the prove32x8 row of
+  /// docs/performance.md). A term is read at the sum's order only, so computing it there is the
+  /// same recurrence. The terms are added in the recorded order.
+  void fuse() {
+    using taylor::Op;
+    const int count = static_cast<int>(tape_.size());
+    std::vector<int> uses(static_cast<std::size_t>(count), 0), reader(static_cast<std::size_t>(count), -1);
+    for (int id = 0; id < count; ++id) {
+      const taylor::Node& n = tape_.node(id);
+      for (const int operand : {n.a, n.b})
+        if (operand >= 0) ++uses[static_cast<std::size_t>(operand)], reader[static_cast<std::size_t>(operand)] = id;
+    }
+    for (const int node : out_)
+      if (node >= 0) uses[static_cast<std::size_t>(node)] += 2;  // read by compute(): never a term
+    auto is_sum = [&](int id) {
+      const Op op = tape_.node(id).op;
+      return op == Op::Add || op == Op::Sub || op == Op::Neg;
+    };
+    fused_.assign(static_cast<std::size_t>(count), 0);
+    for (int id = 0; id < count; ++id) {
+      const Op op = tape_.node(id).op;
+      const bool term_kind = is_sum(id) || op == Op::Mul || op == Op::Scale;
+      const int r = reader[static_cast<std::size_t>(id)];
+      fused_[static_cast<std::size_t>(id)] = term_kind && uses[static_cast<std::size_t>(id)] == 1 && is_sum(r);
+    }
+    terms_.clear();
+    first_term_.assign(static_cast<std::size_t>(count) + 1, 0);
+    slot_of_.assign(static_cast<std::size_t>(count), -1);
+    stored_ = 0;
+    for (int id = 0; id < count; ++id) {
+      first_term_[static_cast<std::size_t>(id)] = static_cast<int>(terms_.size());
+      if (fused_[static_cast<std::size_t>(id)]) continue;
+      slot_of_[static_cast<std::size_t>(id)] = static_cast<int>(stored_++);
+      if (is_sum(id)) add_terms(id, false, true);
+    }
+    first_term_[static_cast<std::size_t>(count)] = static_cast<int>(terms_.size());
+  }
+
+  /// Appends node id's terms with sign `minus`: its operands' if it is a sum (the root, or one
+  /// fused into it), else itself as one term.
+  void add_terms(int id, bool minus, bool root) {
+    using taylor::Op;
+    const taylor::Node& n = tape_.node(id);
+    if (root || fused_[static_cast<std::size_t>(id)]) {
+      switch (n.op) {
+        case Op::Add:
+          add_terms(n.a, minus, false);
+          add_terms(n.b, minus, false);
+          return;
+        case Op::Sub:
+          add_terms(n.a, minus, false);
+          add_terms(n.b, !minus, false);
+          return;
+        case Op::Neg: add_terms(n.a, !minus, false); return;
+        case Op::Mul: terms_.push_back({Term::Kind::Product, minus, n.a, n.b}); return;
+        case Op::Scale: terms_.push_back({Term::Kind::Scaled, minus, n.a, n.c}); return;
+        default: break;
+      }
+    }
+    terms_.push_back({Term::Kind::Node, minus, id, -1});
+  }
+
+  /// Order k of sum node id: its terms added in order.
+  void sum_terms(int id, int k, S& r) {
+    const int first = first_term_[static_cast<std::size_t>(id)], last = first_term_[static_cast<std::size_t>(id) + 1];
+    bool started = false;
+    for (int t = first; t < last; ++t) {
+      const Term& term = terms_[static_cast<std::size_t>(t)];
+      if (term.kind == Term::Kind::Node && !term.minus && !started) {
+        r = at(term.a, k);
+        started = true;
+        continue;
+      }
+      if (!started) {
+        set_zero(r, dirs_);
+        started = true;
+      }
+      switch (term.kind) {
+        case Term::Kind::Node:
+          if (term.minus)
+            sub_into(r, r, at(term.a, k));
+          else
+            add_to(r, at(term.a, k));
+          break;
+        case Term::Kind::Product:
+          if (term.minus)
+            sub_cauchy(r, series(term.a), series(term.b), 0, k, k);
+          else
+            add_cauchy(r, series(term.a), series(term.b), 0, k, k);
+          break;
+        case Term::Kind::Scaled:
+          tmp_ = at(term.a, k);
+          scale(tmp_, tape_.constant_value(term.b));
+          if (term.minus)
+            sub_into(r, r, tmp_);
+          else
+            add_to(r, tmp_);
+          break;
+      }
+    }
+    if (!started) set_zero(r, dirs_);
   }
 
   /// Node-major: a node's coefficients 0..order are contiguous, as its Cauchy sums read them.
-  S& at(int node, int k) { return c_[static_cast<std::size_t>(node) * stride_ + static_cast<std::size_t>(k)]; }
+  S& at(int node, int k) {
+    return c_[static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(node)]) * stride_ + static_cast<std::size_t>(k)];
+  }
   const S* series(int node) { return &at(node, 0); }
   const I& constant(const taylor::Node& n) const { return tape_.constant_value(n.c); }
 
@@ -325,6 +445,7 @@ template <class I, class S> class ModelSeries {
     using taylor::Op;
     const int Ns = f_->state_size();
     for (int id = 0; id < static_cast<int>(tape_.size()); ++id) {
+      if (fused_[static_cast<std::size_t>(id)]) continue;
       const taylor::Node& n = tape_.node(id);
       S& r = at(id, k);
       switch (n.op) {
@@ -334,14 +455,8 @@ template <class I, class S> class ModelSeries {
           break;
         }
         case Op::Add:
-          r = at(n.a, k);
-          add_to(r, at(n.b, k));
-          break;
-        case Op::Sub: sub_into(r, at(n.a, k), at(n.b, k)); break;
-        case Op::Neg:
-          r = at(n.a, k);
-          scale(r, I(-1));
-          break;
+        case Op::Sub:
+        case Op::Neg: sum_terms(id, k, r); break;
         case Op::AddConst:
           r = at(n.a, k);
           if (k == 0) add_const(r, constant(n));
@@ -440,8 +555,13 @@ template <class I, class S> class ModelSeries {
   std::vector<int> out_;    // token coordinate q → the node of its derivative (−1: a constant)
   std::vector<I> out_value_;
   std::vector<S> x_;  // the solution's coefficients, order-major
-  std::vector<S> c_;  // every node's coefficients, node-major: node · stride_ + order
+  std::vector<S> c_;  // the stored nodes' coefficients, node-major: slot · stride_ + order
   std::size_t stride_ = 0;
+  std::vector<char> fused_;      // node → a term of a sum, not stored (fuse())
+  std::vector<int> slot_of_;     // node → its slot in c_ (−1: fused)
+  std::size_t stored_ = 0;       // slots in use
+  std::vector<Term> terms_;      // every sum's terms, sum by sum
+  std::vector<int> first_term_;  // node → its first term in terms_ (sums; node + 1 ends them)
   std::vector<S> beta_;   // compute_in_beta: β's coefficients (β, 1, 0, …)
   std::vector<S> field_;  // compute_in_beta: the field's coefficients in β, order-major
   S acc_, tmp_;
