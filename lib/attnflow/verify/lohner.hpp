@@ -344,7 +344,7 @@ template <class I> class SphereIntegrator {
     pf.V_scalar = f.V_scalar;
     pf.v = iv::mid(f.v);
     for (const I& x : f.V) pf.V.push_back(iv::mid(x));
-    if (f.model) pf.model = std::make_shared<const ModelField<P>>(f.model->instance(), f.model->sphere_extension());
+    if (f.model) pf.model = std::make_shared<const ModelField<P>>(f.model->instance());
     return pf;
   }
 
