@@ -76,8 +76,8 @@ BenchResult prove32x8_seconds(const BenchOptions& o) {
   return r;
 }
 
-/// Issue 42's goal for the twin built from Model<T> (verify/model_series.hpp): within 1.5 times the
-/// hand recurrences' time and width. prove8's instance enclosed to t = 6 both ways side by side,
+/// The twin built from Model<T> (verify/model_series.hpp) against the hand recurrences: the goal is
+/// within 1.5 times their time and width, when the hand recurrences can retire. prove8's instance enclosed to t = 6 both ways side by side,
 /// the hand path as stored and the twin with V written out as a matrix (the general path),
 /// alternating, best of 3 each; the value is the time ratio, the width ratio is in the details.
 BenchResult twin_prove8_ratio(const BenchOptions& o) {
