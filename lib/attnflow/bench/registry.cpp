@@ -158,7 +158,7 @@ BenchResult euclid8x4_seconds(const BenchOptions&) {
 BenchResult atlas_seconds(const BenchOptions&) {
   BenchResult r;
   r.unit = "s";
-  r.goal = "< 600 (issue 46: the atlas under 10 minutes)";
+  r.goal = "< 600 (the atlas under 10 minutes)";
   r.definition = "wall time of attnflow atlas (defaults: n-gon thresholds n = 3..9 on [-30, 5], window search n = 3..8)";
   const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "attnflow";
   const std::filesystem::path out = std::filesystem::temp_directory_path() / fmt::format("attnflow-bench-atlas-{}", ::getpid());
