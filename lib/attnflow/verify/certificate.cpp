@@ -469,9 +469,13 @@ nlohmann::json make_certificate(const ProveInstance& in, const ProveOptions& o, 
                          "extension Phi(X); no truncation error; outward rounding (directed rounding, exp by MPFR)")
            : std::string(in.model == "sa-euclid"
                              ? "in co-moving coordinates x = M z, M = e^{tV} (state z and M; softmax rows "
-                               "relative to a reference token r, logits from A M (z_j - z_r)); "
-                             : "") +
-                 "interval Taylor method (automatic differentiation recurrences), a-priori enclosure by the high-order "
+                               "relative to a reference token r, logits from A M (z_j - z_r)); interval Taylor "
+                               "method (automatic differentiation recurrences)"
+                             : "the field Model<T>::rhs (the model's own definition) recorded over intervals, on "
+                               "the sphere with the projection y - <x, y> x (the same field there, which the flow "
+                               "keeps invariant); interval Taylor method (automatic differentiation of the "
+                               "recorded field)") +
+                 ", a-priori enclosure by the high-order "
                  "test of Corliss and Rihm (order p), Lagrange remainder, mean-value form with Jacobian jets of order "
                  "jet_order and a Gronwall bound, Lohner QR wrapping control; outward rounding (double: directed "
                  "rounding, "
@@ -966,26 +970,17 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
   const double i_struct = mpfi ? 64 : 16, i_heap = mpfi ? 2 * limbs_block(o.digits) : 0;
   const double bI = i_struct + i_heap, bP = mpfi ? 32 + limbs_block(o.digits) : 8;
   const double bM40 = 64 + 2 * limbs_block(40);  // PreciseLowOrders::kDigits (an interval header here)
-  const bool euclid = in.model == "sa-euclid";
-  const double e = euclid ? (scalar_text(in.V, in.d) ? 1 : d * d) : 0, Ns = N + e;
-  const bool a_scalar = scalar_text(in.Q, in.d) && scalar_text(in.K, in.d);
-  // Entries of one SphereSeries of order K-1 (sphere_series.hpp, resize()): the state, y (and u
-  // = A x unless A = a·I), logits and exponentials (n² each), Z and g; sa-euclid adds the
-  // positions and, per reference slot (up to n), z_j − z_r and A M (z_j − z_r).
-  auto entries = [&](double K) {
-    double c = K * (Ns + N + (a_scalar ? 0 : N) + 2 * n * n + 2 * n) + d;
-    if (euclid) c += K * N + 2 * n * K * N + N;
-    return c;
-  };
-  // A general flow (model_series.hpp) keeps every node of the recorded field per order: per head
+  // Every flow but classic sa-euclid goes through the recorded model (flow_problem.hpp).
+  const bool recorded = in.general() || in.model != "sa-euclid";
+  // A recorded flow (model_series.hpp) keeps every node of the recorded field per order: per head
   // the products and sums of the logits (2n²d), P·(V x) (2n²d), the softmax's n² shifts,
   // exponentials, sums and quotients, Q x, K x and V x (2nd² each), the projection (~6nd).
-  const double heads = static_cast<double>(in.heads.size());
+  const double heads = static_cast<double>(std::max<std::size_t>(1, in.heads.size()));
   const double nodes = heads * (4 * n * n * d + 6 * n * n + 6 * n * d * d) + 8 * N + (in.W.empty() ? 0 : 4 * n * d * d);
   const double Ng = N;
   auto general_entries = [&](double K) { return K * (nodes + Ng); };
   const double p = o.order, q = o.jet_order;
-  if (in.general()) {
+  if (recorded) {
     // As below, with the graph's entries: the interval series (val_, atX_, centre), the points,
     // the MPFI low orders, the jets (orders ≤ q, Ng derivatives each) and the Lohner matrices.
     const double jet = bI + 24 + heap_block(Ng * i_struct) + Ng * i_heap;
@@ -994,6 +989,12 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
     g += jet * general_entries(q + 1) * 1.3;
     return kBase + g + Ng * Ng * (6 * bP + 3 * bI);
   }
+  const double e = scalar_text(in.V, in.d) ? 1 : d * d, Ns = N + e;
+  const bool a_scalar = scalar_text(in.Q, in.d) && scalar_text(in.K, in.d);
+  // Entries of sa-euclid's SphereSeries of order K-1 (sphere_series.hpp, resize()): the state,
+  // the positions, y, logits and exponentials (n² each), Z, per reference slot (up to n) z_j − z_r
+  // and A M (z_j − z_r), and u = A x at the start unless A = a·I.
+  auto entries = [&](double K) { return K * (Ns + 2 * N + 2 * n * n + n) + 2 * n * K * N + N + (a_scalar ? 0 : N) + d; };
   // lohner.hpp: the centre's series, val_ (order p) and atX_ (p − 1) in intervals, pval_ in
   // points, the MPFI low orders (double intervals only: 40 digits, orders ≤ 2).
   double bytes = bI * (2 * entries(p + 1) + entries(p)) + bP * entries(p + 1);
@@ -1004,8 +1005,8 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
   bytes += jet * entries(q + 1);
   // The jets are first sized for order q − 1 (the Jacobian over X̂), then for q (over Y): each
   // array is reallocated while the old one lives, and the heap keeps the last large one freed
-  // (q orders of the logits, or of sa-euclid's per-reference differences): measured, +30%.
-  bytes += jet * q * std::max(n * n, euclid ? n * N : 0.0);
+  // (q orders of the per-reference differences): measured, +30%.
+  bytes += jet * q * n * N;
   // The Lohner step at its peak: B of the set and of its copy, Mmid, the scaled copy, the QR
   // factors and Q in points; J, J·B and the enclosure of Q^{-1} in intervals (the Jacobian's
   // seed, Ns jets, comes before and is smaller).

@@ -34,16 +34,14 @@ template <class I> struct Problem {
   ProveInstance instance;
 
   explicit Problem(const ProveInstance& in) : n(in.n), d(in.d), instance(in) {
-    if (in.general()) {
+    if (in.general() || in.model != "sa-euclid") {
       general(in);
       return;
     }
+    // sa-euclid in its classic form: the co-moving recurrences (sphere_series.hpp).
     const std::size_t dd = static_cast<std::size_t>(d) * d;
     field.n = n;
     field.d = d;
-    const bool euclid = in.model == "sa-euclid";
-    field.softmax = in.model == "sa-sphere" || euclid;
-    field.euclid = euclid;
     std::vector<I> Q(dd), K(dd);
     for (std::size_t k = 0; k < dd; ++k) {
       Q[k] = iv::decimal<I>(in.Q[k]);
@@ -64,7 +62,6 @@ template <class I> struct Problem {
     std::string qs, ks;
     if (scalar_of(in.Q, qs) && scalar_of(in.K, ks)) {
       field.A_scalar = true;
-      field.A_symmetric = true;
       field.a = beta * iv::decimal<I>(qs) * iv::decimal<I>(ks);
     } else {
       field.A.assign(dd, I(0));
@@ -75,44 +72,27 @@ template <class I> struct Problem {
             s += Q[static_cast<std::size_t>(l * d + a)] * K[static_cast<std::size_t>(l * d + b)];
           field.A[static_cast<std::size_t>(a * d + b)] = beta * s;
         }
-      field.A_symmetric = in.Q == in.K;  // Q^T Q
     }
-    if (euclid) {
-      std::string vs;
-      field.V_scalar = scalar_of(in.V, vs);
-      if (field.V_scalar) {
-        field.v = iv::decimal<I>(vs);
-      } else {
-        for (const std::string& e : in.V) field.V.push_back(iv::decimal<I>(e));
-      }
+    std::string vs;
+    field.V_scalar = scalar_of(in.V, vs);
+    if (field.V_scalar) {
+      field.v = iv::decimal<I>(vs);
+    } else {
+      for (const std::string& e : in.V) field.V.push_back(iv::decimal<I>(e));
     }
     start.resize(static_cast<std::size_t>(n) * d);
-    if (euclid) {
-      for (std::size_t q = 0; q < start.size(); ++q) start[q] = iv::decimal<I>(in.points[q]);
-      start = state_of_tokens(start);
-      return;
-    }
-    for (int i = 0; i < n; ++i) {
-      I norm2(0);
-      for (int c = 0; c < d; ++c) {
-        const I p = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]);
-        norm2 += p * p;
-      }
-      const I norm = iv::sqrt(norm2);
-      for (int c = 0; c < d; ++c)
-        start[static_cast<std::size_t>(i * d + c)] =
-            iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
-    }
+    for (std::size_t q = 0; q < start.size(); ++q) start[q] = iv::decimal<I>(in.points[q]);
+    start = state_of_tokens(start);
   }
 
-  /// A flow without recurrences here: Model<T> on intervals gives the field (model_series.hpp);
+  /// Every flow but classic sa-euclid: Model<T> on intervals gives the field (model_series.hpp);
   /// the start is p_i/‖p_i‖ on the sphere, p_i in R^d. The flows on the sphere take the plain
-  /// projection y − ⟨x, y⟩x, as the recurrences above do: the solution from a start on the sphere
-  /// stays on it, where the model's field is the same, and the enclosure is narrower.
+  /// projection y − ⟨x, y⟩x: the solution from a start on the sphere stays on it, where the
+  /// model's field is the same, and the enclosure is narrower (attention.hpp, SphereExtension).
   void general(const ProveInstance& in) {
     field.n = n;
     field.d = d;
-    field.model = std::make_shared<const ModelField<I>>(in, SphereExtension::Plain);
+    field.model = std::make_shared<const ModelField<I>>(with_heads(in), SphereExtension::Plain);
     start.resize(static_cast<std::size_t>(n) * d);
     const bool sphere = model_info(in.model).on_sphere;
     for (int i = 0; i < n; ++i) {
@@ -125,6 +105,19 @@ template <class I> struct Problem {
       for (int c = 0; c < d; ++c)
         start[static_cast<std::size_t>(i * d + c)] = iv::decimal<I>(in.points[static_cast<std::size_t>(i * d + c)]) / norm;
     }
+  }
+
+  /// The instance with its heads written out: the classic form (no heads) has one, of Q, K and
+  /// V = I on the sphere (V for sa-euclid).
+  static ProveInstance with_heads(ProveInstance in) {
+    if (in.general()) return in;
+    std::vector<std::string> V = in.V;
+    if (in.model != "sa-euclid") {
+      V.assign(static_cast<std::size_t>(in.d) * in.d, "0");
+      for (int a = 0; a < in.d; ++a) V[static_cast<std::size_t>(a * in.d + a)] = "1";
+    }
+    in.heads = {{in.Q, in.K, V}};
+    return in;
   }
 
   /// The state at t = 0 for a box of tokens: sa-euclid's co-moving frame starts at z = x, M = I.

@@ -335,12 +335,9 @@ template <class I> class SphereIntegrator {
     SphereField<P> pf;
     pf.n = f.n;
     pf.d = f.d;
-    pf.softmax = f.softmax;
     pf.A_scalar = f.A_scalar;
-    pf.A_symmetric = f.A_symmetric;
     pf.a = iv::mid(f.a);
     for (const I& x : f.A) pf.A.push_back(iv::mid(x));
-    pf.euclid = f.euclid;
     pf.V_scalar = f.V_scalar;
     pf.v = iv::mid(f.v);
     for (const I& x : f.V) pf.V.push_back(iv::mid(x));

@@ -1,17 +1,17 @@
 #pragma once
-// Taylor coefficients of the attention flows on the sphere (V = I), by automatic
-// differentiation recurrences in interval arithmetic (the kv / CAPD way), optionally with the
-// gradient with respect to the start carried along (jets, for the Jacobian of the flow):
+// The Taylor coefficients the rigorous integrator takes, in interval arithmetic (the kv / CAPD
+// way), optionally with the gradient with respect to the start carried along (jets, for the
+// Jacobian of the flow). Every flow but sa-euclid gets them from Model<T> itself, recorded over
+// intervals (model_series.hpp): there is one definition of each field. sa-euclid keeps the
+// automatic-differentiation recurrences below, in co-moving coordinates, which the recorded model
+// (in plain coordinates) does not have: through it the same enclosures take 27 to 61 times the
+// steps (docs/performance.md, "The rigorous twin against the hand recurrences").
 //   L_ij = x_i^T A x_j,  A = β Q^T K          (Cauchy products)
 //   E_ij = exp(L_ij)                          E[k] = (1/k) Σ_{m=1}^k m L[m] E[k−m]
-//   S_i  = Σ_j E_ij x_j
-//   y_i  = S_i / Z_i, Z_i = Σ_j E_ij (SA)     y[k] = (S[k] − Σ_{m≥1} Z[m] y[k−m]) / Z[0]
-//        = S_i / n                   (USA)
-//   ẋ_i  = y_i − ⟨x_i, y_i⟩ x_i               (plain tangent projection: polynomial, no division
-//                                             by ‖x‖²; equal to the model's field on the sphere,
-//                                             which this flow keeps invariant)
-//        = V y_i                              (sa-euclid, [A] eq. (1): tokens in R^d)
-// sa-euclid is integrated in co-moving coordinates, the rescaled tokens of [A]:
+//   S_i  = Σ_j E_ij x_j,  Z_i = Σ_j E_ij
+//   y_i  = S_i / Z_i                          y[k] = (S[k] − Σ_{m≥1} Z[m] y[k−m]) / Z[0]
+//   ẋ_i  = V y_i                              ([A] eq. (1): tokens in R^d)
+// The flow is integrated in co-moving coordinates, the rescaled tokens of [A]:
 //   x_i = M z_i, M = e^{tV}:   ż_i = V (Σ_j P_ij z_j − z_i),  Ṁ = V M  (M(0) = I; V = v·I: M = m·I)
 // The state is (z, M): n·d + d² numbers (n·d + 1 for scalar V). Why: the tokens grow like e^{vt}
 // and those captured by one leader move together, so a box of x forgets that x_j − x_r is small
@@ -115,25 +115,22 @@ template <> struct JacobianJet<DInterval> {
 };
 template <class I> using jacobian_jet_t = typename JacobianJet<I>::type;
 
-/// The parameters of one flow: n tokens in R^d, A = β Q^T K, softmax (SA) or 1/n (USA), on the
-/// sphere (V = I, projected) or in R^d (sa-euclid, ẋ_i = V y_i).
+/// The parameters of one flow: the model recorded over intervals (every flow but sa-euclid), or
+/// sa-euclid's n tokens in R^d with A = β Q^T K and V, for the co-moving recurrences below.
 template <class I> struct SphereField {
   int n = 0, d = 0;
-  bool softmax = true;
-  std::vector<I> A;          // d×d row-major, β Q^T K (enclosure of the exact product)
-  bool A_scalar = false;     // A = a·I: the form is a⟨x_i, x_j⟩
-  I a = I(1);                // that a
-  bool A_symmetric = false;  // then L_ij = L_ji, computed once
-  bool euclid = false;       // sa-euclid: ẋ_i = V y_i, no projection
-  bool V_scalar = true;      // euclid: V = v·I
-  I v = I(1);
-  std::vector<I> V;  // euclid, !V_scalar: d×d row-major
-  /// Set for the flows without recurrences here: the coefficients come from Model<T> itself
-  /// (model_series.hpp), and every field above is unused.
+  /// Set for every flow but sa-euclid: the coefficients come from Model<T> itself
+  /// (model_series.hpp), and the fields below are unused.
   std::shared_ptr<const ModelField<I>> model;
+  std::vector<I> A;       // d×d row-major, β Q^T K (enclosure of the exact product)
+  bool A_scalar = false;  // A = a·I: the form is a⟨x_i, x_j⟩
+  I a = I(1);             // that a
+  bool V_scalar = true;   // V = v·I
+  I v = I(1);
+  std::vector<I> V;  // !V_scalar: d×d row-major
 
   /// The state's extra coordinates after the n·d tokens: M (co-moving frame, sa-euclid).
-  int extra() const { return euclid && !model ? (V_scalar ? 1 : d * d) : 0; }
+  int extra() const { return model ? 0 : V_scalar ? 1 : d * d; }
   int state_size() const { return n * d + extra(); }
 };
 
@@ -151,139 +148,97 @@ template <class I, class S> class SphereSeries {
     const int n = f_.n, d = f_.d, N = n * d, nn = n * n, Ns = f_.state_size();
     resize(order);
     for (int q = 0; q < Ns; ++q) x_[q] = x0[static_cast<std::size_t>(q)];
-    // The token positions: the state itself on the sphere, x = M z in the co-moving frame.
-    const std::vector<S>& pos = f_.euclid ? pos_ : x_;
     for (int k = 0; k < order; ++k) {
-      if (f_.euclid) positions(k);
-      const S* xk = &pos[static_cast<std::size_t>(k) * N];
-      const bool shift = f_.euclid && f_.softmax;       // rows relative to a reference column (top of file)
-      const bool symmetric = f_.A_symmetric && !shift;  // shifted rows are no longer symmetric
-      // u_j[k] = A x_j[k] (general A; shifted rows need it only to choose the references).
-      if (!f_.A_scalar && (!shift || k == 0)) {
-        S* uk = &u_[static_cast<std::size_t>(k) * N];
-        for (int j = 0; j < n; ++j)
-          for (int c = 0; c < d; ++c) {
-            S& t = uk[j * d + c];
-            set_zero(t, dirs_);
-            for (int e = 0; e < d; ++e) {
-              tmp_ = xk[j * d + e];
-              scale(tmp_, f_.A[static_cast<std::size_t>(c * d + e)]);
-              add_to(t, tmp_);
+      positions(k);  // the token positions x = M z
+      if (k == 0) {
+        // u_j = A x_j at the start, only to choose the rows' references (top of file).
+        if (!f_.A_scalar)
+          for (int j = 0; j < n; ++j)
+            for (int c = 0; c < d; ++c) {
+              S& t = u_[static_cast<std::size_t>(j * d + c)];
+              set_zero(t, dirs_);
+              for (int e = 0; e < d; ++e) {
+                tmp_ = pos_[static_cast<std::size_t>(j * d + e)];
+                scale(tmp_, f_.A[static_cast<std::size_t>(c * d + e)]);
+                add_to(t, tmp_);
+              }
             }
-          }
+        choose_references(pos_.data(), f_.A_scalar ? pos_.data() : u_.data());
       }
-      const S* U = f_.A_scalar ? pos.data() : u_.data();
-      if (shift && k == 0) choose_references(pos.data(), U);
-      if (shift) differences(k);
-      // L_ij[k] = Σ_m ⟨x_i[m], u_j[k−m]⟩  (shifted: A M (z_j − z_r(i)) in place of u_j)
+      differences(k);
+      // L_ij[k] − L_ir[k] = Σ_m ⟨x_i[m], A M (z_j − z_r(i))[k−m]⟩
       S* Lk = &L_[static_cast<std::size_t>(k) * nn];
       for (int i = 0; i < n; ++i)
-        for (int j = symmetric ? i : 0; j < n; ++j) {
+        for (int j = 0; j < n; ++j) {
           S& t = Lk[i * n + j];
           set_zero(t, dirs_);
-          if (shift && j == ref_[static_cast<std::size_t>(i)]) continue;  // L_ir − L_ir ≡ 0
+          if (j == ref_[static_cast<std::size_t>(i)]) continue;  // L_ir − L_ir ≡ 0
           for (int m = 0; m <= k; ++m) {
-            const S* xi = &pos[static_cast<std::size_t>(m) * N + i * d];
-            const S* uj = shift ? &adiff(row_slot(i), k - m)[j * d] : &U[static_cast<std::size_t>(k - m) * N + j * d];
+            const S* xi = &pos_[static_cast<std::size_t>(m) * N + i * d];
+            const S* uj = &adiff(row_slot(i), k - m)[j * d];
             for (int c = 0; c < d; ++c) add_mul(t, xi[c], uj[c]);
           }
           if (f_.A_scalar) scale(t, f_.a);
-          if (symmetric && j != i) Lk[j * n + i] = t;
         }
-      // E_ij[k] (symmetric A: E_ji is the same computation on the same L, hence a copy)
+      // E_ij[k]
       S* Ek = &E_[static_cast<std::size_t>(k) * nn];
-      for (int i = 0; i < n; ++i)
-        for (int j = symmetric ? i : 0; j < n; ++j) {
-          const int ij = i * n + j;
-          if (k == 0) {
-            exp_into(Ek[ij], Lk[ij]);
-          } else {
-            S& t = Ek[ij];
-            set_zero(t, dirs_);
-            for (int m = 1; m <= k; ++m) {
-              tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
-              scale(tmp_, I(m));
-              add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
-            }
-            div_int(t, k);
-          }
-          if (symmetric && j != i) Ek[j * n + i] = Ek[ij];
+      for (int ij = 0; ij < nn; ++ij) {
+        if (k == 0) {
+          exp_into(Ek[ij], Lk[ij]);
+          continue;
         }
-      // y_i[k]
+        S& t = Ek[ij];
+        set_zero(t, dirs_);
+        for (int m = 1; m <= k; ++m) {
+          tmp_ = L_[static_cast<std::size_t>(m) * nn + ij];
+          scale(tmp_, I(m));
+          add_mul(t, tmp_, E_[static_cast<std::size_t>(k - m) * nn + ij]);
+        }
+        div_int(t, k);
+      }
+      // y_i[k]: in the co-moving frame y_i = Σ_j P_ij z_j (M^{-1} is linear), the state's tokens,
+      // not the positions, and relative to the row's reference: y_i − z_r = Σ_j P_ij (z_j − z_r).
+      // Why: a box of S = Σ E z and one of y Z do not cancel, and the width of ∂E/∂z (∝ e^{2vt})
+      // would multiply |z_j| + |y_i| instead of the small |z_j − z_r| of tokens in one cluster.
+      // All d coordinates at once, so that each E_ij[m] is read once (with jets of n·d directions
+      // the E's do not stay in cache across d passes).
       S* yk = &y_[static_cast<std::size_t>(k) * N];
       S* Zk = &Z_[static_cast<std::size_t>(k) * n];
       for (int i = 0; i < n; ++i) {
-        if (f_.softmax) {
-          set_zero(Zk[i], dirs_);
-          for (int j = 0; j < n; ++j) add_to(Zk[i], Ek[i * n + j]);
-        }
-        // S_i[k] for all d coordinates at once, so that each E_ij[m] is read once (with jets
-        // of n·d directions the E's do not stay in cache across d passes). In the co-moving
-        // frame y_i = Σ_j P_ij z_j (M^{-1} is linear): the state's tokens, not the positions, and
-        // relative to the row's reference: y_i − z_r = Σ_j P_ij (z_j − z_r). Why: a box of
-        // S = Σ E z and one of y Z do not cancel, and the width of ∂E/∂z (∝ e^{2vt}) would
-        // multiply |z_j| + |y_i| instead of the small |z_j − z_r| of tokens in one cluster.
+        set_zero(Zk[i], dirs_);
+        for (int j = 0; j < n; ++j) add_to(Zk[i], Ek[i * n + j]);
         for (int c = 0; c < d; ++c) set_zero(acc_[static_cast<std::size_t>(c)], dirs_);
         for (int m = 0; m <= k; ++m)
           for (int j = 0; j < n; ++j) {
-            const S& e = E_[static_cast<std::size_t>(m) * nn + i * n + j];
-            const S* xj = &x_[static_cast<std::size_t>(k - m) * Ns + j * d];
-            if (!shift) {
-              for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, xj[c]);
-              continue;
-            }
             if (j == ref_[static_cast<std::size_t>(i)]) continue;  // z_r − z_r ≡ 0
+            const S& e = E_[static_cast<std::size_t>(m) * nn + i * n + j];
             const S* w = &zdiff(row_slot(i), k - m)[j * d];
             for (int c = 0; c < d; ++c) add_mul(acc_[static_cast<std::size_t>(c)], e, w[c]);
           }
         for (int c = 0; c < d; ++c) {
           S& s = acc_[static_cast<std::size_t>(c)];
-          if (f_.softmax) {
-            for (int m = 1; m <= k; ++m)
-              sub_mul(s, Z_[static_cast<std::size_t>(m) * n + i], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
-            div_into(yk[i * d + c], s, Z_[static_cast<std::size_t>(i)]);
-          } else {
-            div_int(s, n);
-            yk[i * d + c] = s;
-          }
+          for (int m = 1; m <= k; ++m)
+            sub_mul(s, Z_[static_cast<std::size_t>(m) * n + i], y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
+          div_into(yk[i * d + c], s, Z_[static_cast<std::size_t>(i)]);
         }
       }
+      // z[k+1] = V (y[k] − z[k]) / (k+1) with y − z = (y − z_r) − (z_i − z_r);  M[k+1] = V M[k] / (k+1)
       S* xn = &x_[static_cast<std::size_t>(k + 1) * Ns];
-      if (f_.euclid) {
-        // z[k+1] = V (y[k] − z[k]) / (k+1) with y − z = (y − z_r) − (z_i − z_r);  M[k+1] = V M[k] / (k+1)
-        const S* zk = &x_[static_cast<std::size_t>(k) * Ns];
-        for (int i = 0; i < n; ++i) {
-          const bool own = ref_[static_cast<std::size_t>(i)] == i;
-          const S* w = &zdiff(row_slot(i), k)[i * d];
-          for (int c = 0; c < d; ++c) {
-            S& t = acc_[static_cast<std::size_t>(c)];
-            if (own)
-              t = yk[i * d + c];
-            else
-              sub_into(t, yk[i * d + c], w[c]);
-          }
-          for (int c = 0; c < d; ++c) apply_V(acc_.data(), 1, &xn[i * d], k + 1, c);
-        }
-        const int e = f_.extra();
-        for (int c = 0; c < e; ++c) apply_V(&zk[N], f_.V_scalar ? 1 : d, &xn[N], k + 1, c);
-        continue;
-      }
-      // g_i[k] = Σ_m ⟨x_i[m], y_i[k−m]⟩;  ẋ_i[k] = y_i[k] − Σ_m g_i[m] x_i[k−m];  x[k+1] = ẋ[k]/(k+1)
-      S* gk = &g_[static_cast<std::size_t>(k) * n];
+      const S* zk = &x_[static_cast<std::size_t>(k) * Ns];
       for (int i = 0; i < n; ++i) {
-        set_zero(gk[i], dirs_);
-        for (int m = 0; m <= k; ++m)
-          for (int c = 0; c < d; ++c)
-            add_mul(gk[i], x_[static_cast<std::size_t>(m) * N + i * d + c],
-                    y_[static_cast<std::size_t>(k - m) * N + i * d + c]);
+        const bool own = ref_[static_cast<std::size_t>(i)] == i;
+        const S* w = &zdiff(row_slot(i), k)[i * d];
         for (int c = 0; c < d; ++c) {
-          S& t = xn[i * d + c];
-          t = yk[i * d + c];
-          for (int m = 0; m <= k; ++m)
-            sub_mul(t, g_[static_cast<std::size_t>(m) * n + i], x_[static_cast<std::size_t>(k - m) * N + i * d + c]);
-          div_int(t, k + 1);
+          S& t = acc_[static_cast<std::size_t>(c)];
+          if (own)
+            t = yk[i * d + c];
+          else
+            sub_into(t, yk[i * d + c], w[c]);
         }
+        for (int c = 0; c < d; ++c) apply_V(acc_.data(), 1, &xn[i * d], k + 1, c);
       }
+      const int e = f_.extra();
+      for (int c = 0; c < e; ++c) apply_V(&zk[N], f_.V_scalar ? 1 : d, &xn[N], k + 1, c);
     }
   }
 
@@ -404,19 +359,16 @@ template <class I, class S> class SphereSeries {
     set_zero(z, dirs_);
     x_.assign(K * Ns, z);
     order_cap_ = K;
-    if (f_.euclid) {
-      pos_.assign(K * N, z);
-      // One slot per possible reference (at most n).
-      dz_.assign(static_cast<std::size_t>(f_.n) * K * N, z);
-      mdiff_.assign(N, z);
-      adiff_.assign(dz_.size(), z);
-    }
-    if (!f_.A_scalar) u_.assign(K * N, z);
+    pos_.assign(K * N, z);
+    // One slot per possible reference (at most n).
+    dz_.assign(static_cast<std::size_t>(f_.n) * K * N, z);
+    mdiff_.assign(N, z);
+    adiff_.assign(dz_.size(), z);
+    if (!f_.A_scalar) u_.assign(N, z);
     y_.assign(K * N, z);
     L_.assign(K * nn, z);
     E_.assign(K * nn, z);
     Z_.assign(K * f_.n, z);
-    g_.assign(K * f_.n, z);
     tmp_ = z;
     acc_.assign(static_cast<std::size_t>(f_.d), z);
   }
@@ -450,7 +402,8 @@ template <class I, class S> class SphereSeries {
   std::vector<int> slot_;  // slot of reference r, or −1
   std::size_t order_cap_ = 0;
   int dirs_;
-  std::vector<S> x_, pos_, u_, y_, L_, E_, Z_, g_;
+  std::vector<S> x_, pos_, y_, L_, E_, Z_;
+  std::vector<S> u_;           // A x_j at the start (general A): the references' choice
   std::vector<S> dz_, adiff_;  // per reference slot and order: z_j − z_r, A M (z_j − z_r)
   std::vector<S> mdiff_;       // scratch: M (z_j − z_r) of one order
   std::vector<S> acc_;
