@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(enclosures_contain_the_100_digit_solution_general_qkv_d2) {
   enclosures_contain_the_reference(general_euclid_json(), grid(0.25, 8), 1e-12);
 }
 
-// The reach the co-moving coordinates bought (issue 8 asks for t = 10 at n ≤ 8, d ≤ 4): in plain
+// The reach the co-moving coordinates bought (the goal: t = 10 at n ≤ 8, d ≤ 4): in plain
 // coordinates this start lost its steps to ~1e-3 by t = 6 and did not reach t = 8 in 150 s.
 BOOST_AUTO_TEST_CASE(enclosures_reach_t10_with_8_tokens_in_d2) {
   const json j = {{"model", "sa-euclid"},

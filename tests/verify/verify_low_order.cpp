@@ -1,4 +1,4 @@
-// Enclosures at low Taylor order with long fixed steps (issue 15): at order p = 2 … 4 and steps
+// Enclosures at low Taylor order with long fixed steps: at order p = 2 … 4 and steps
 // of 1/32 the Lagrange remainder is most of every step's width, so a step that dropped it (or
 // took an a-priori box it had not validated) would miss the 100-digit solution. The default
 // settings (order 20, remainders below 1e-17) hide such a bug: there the other width terms

@@ -8,7 +8,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "attnflow/scalar.hpp"
-#include "attnflow/verify/sphere_series.hpp"
+#include "attnflow/verify/flow_problem.hpp"
 
 #include <cmath>
 #include <functional>
@@ -166,22 +166,24 @@ BOOST_AUTO_TEST_CASE(the_lower_end_rounds_down) {
   BOOST_TEST(x.lower() < 1.0);
 }
 
-// The flow's series with gradients: the midpoint–radius jets and the inf–sup jets enclose the same
-// coefficients (their intervals meet), the midpoint–radius ones at most twice as wide.
+// The flow's series with gradients (sa-sphere through the model recorded over intervals): the
+// midpoint–radius jets and the inf–sup jets enclose the same coefficients (their intervals meet),
+// the midpoint–radius ones at most twice as wide.
 BOOST_AUTO_TEST_CASE(a_flow_series_agrees_with_the_inf_sup_jets) {
   const RoundUpward up;
   const int n = 5, d = 3, N = n * d, order = 8;
-  SphereField<DInterval> f;
-  f.n = n, f.d = d, f.softmax = true, f.A_scalar = true, f.a = DInterval(1.5), f.A_symmetric = true;
+  ProveInstance in;
+  in.model = "sa-sphere";
+  in.n = n, in.d = d, in.beta = "1.5";
+  in.Q = in.K = {"1", "0", "0", "0", "1", "0", "0", "0", "1"};
   Draws r;
+  for (int q = 0; q < N; ++q) in.points.push_back(std::to_string(r.uniform(-1, 1)));
+  const Problem<DInterval> pb(in);
+  const SphereField<DInterval>& f = pb.field;
   std::vector<DInterval> box(static_cast<std::size_t>(N));
-  for (int i = 0; i < n; ++i) {
-    double x[3], s = 0;
-    for (double& c : x) c = r.uniform(-1, 1), s += c * c;
-    for (int c = 0; c < d; ++c) {
-      const double v = x[c] / std::sqrt(s);
-      box[static_cast<std::size_t>(i * d + c)] = DInterval(v, v + 1e-12);
-    }
+  for (int q = 0; q < N; ++q) {
+    const double v = iv::mid(pb.start[static_cast<std::size_t>(q)]);
+    box[static_cast<std::size_t>(q)] = DInterval(v, v + 1e-12);
   }
   std::vector<Jet<DInterval>> x0(static_cast<std::size_t>(N));
   std::vector<MidRadJet> y0(static_cast<std::size_t>(N));

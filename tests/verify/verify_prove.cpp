@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(cli_outcomes_and_bad_input) {
   }
 }
 
-// ---- issue 20, class 4: certificates that certify -----------------------------------------
+// ---- certificates that certify --------------------------------------------------------------
 // Every key make_certificate writes is either recomputed and compared, regenerated (the texts),
 // an input of the recomputation, or provenance; anything else, and any wrong type, is refused.
 BOOST_AUTO_TEST_SUITE(certificates)
@@ -370,7 +370,7 @@ BOOST_AUTO_TEST_CASE(every_field_of_a_cone_collapse_certificate_is_checked) {
   BOOST_TEST_REQUIRE(cert.contains("enclosure_at_end"));
   const Verdict ok = check(cert);
   BOOST_TEST_REQUIRE(ok.accepted, ok.message);
-  // The fields issue 20 found unchecked, each by name.
+  // Fields a certificate once carried unchecked, each by name.
   for (const auto& [pointer, path] : std::vector<std::pair<std::string, std::string>>{
            {"/enclosure_at_T/max_width", "enclosure_at_T.max_width"},
            {"/width_trace/3/max_width", "width_trace[3].max_width"},
@@ -652,7 +652,7 @@ BOOST_AUTO_TEST_CASE(every_stored_certificate_is_verified) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// ---- issue 20, class 6: Ctrl-C and memory ----------------------------------------------------
+// ---- Ctrl-C and memory ----------------------------------------------------------------------
 BOOST_AUTO_TEST_SUITE(interrupts_and_memory)
 
 namespace {

@@ -1,5 +1,6 @@
-// The rigorous integrator's Taylor recurrences (verify/sphere_series.hpp) are a reformulation of
-// the models, not a second definition: their order-0 and order-1 coefficients at a state must
+// The rigorous integrator's Taylor series (verify/sphere_series.hpp: sa-euclid's co-moving
+// recurrences, and Model<T> recorded over intervals for the sphere flows) compute the models'
+// field, not a second definition of it: their order-0 and order-1 coefficients at a state must
 // enclose that state and Model<mpfr>::reference_rhs there. Checked at random points with general
 // Q, K (and V) for sa-sphere, usa-sphere and sa-euclid (whose series lives in co-moving
 // coordinates x = e^{tV} z: at t = 0, z = x and ż = ẋ − V x). The series runs in MPFI at 60

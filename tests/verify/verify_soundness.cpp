@@ -1,9 +1,10 @@
-// Soundness of the rigorous integrator, term by term (issue 15): tests in which each error term
+// Soundness of the rigorous integrator, term by term: tests in which each error term
 // of a validated Taylor step is most of the answer, so that removing it makes a test fail — the
 // Lagrange remainder h^p a_p(Y), the a-priori inclusion test, the Jacobian's remainder and
 // Gronwall spread, the enclosure of the inverse of Lohner's Q, and the certified predicates on
 // boxes that straddle their boundary. The flows' own 100-digit tests (verify_prove, …) run at
-// high order, where these terms are tiny; here the reference is a closed-form flow:
+// high order, where these terms are tiny; here the reference is a closed-form flow (its
+// coefficients from the model recorded over intervals, model_series.hpp):
 //   usa-sphere, β = 0, n = 2, d = 2: θ1' = sin(θ2 − θ1)/2, θ2' = −sin(θ2 − θ1)/2, so the mean
 //   angle μ stays put and the half gap α obeys tan α(t) = tan α(0) e^{−t}.
 // tests/mutants/ plants the bugs these tests must catch (tests/mutants/run).
@@ -542,11 +543,8 @@ SphereField<DInterval> euclid_field(int n, int d, std::vector<double> A = {}) {
   SphereField<DInterval> f;
   f.n = n;
   f.d = d;
-  f.softmax = true;
-  f.euclid = true;
   if (A.empty()) {
     f.A_scalar = true;
-    f.A_symmetric = true;
     f.a = DInterval(1);
   } else {
     for (double a : A) f.A.push_back(DInterval(a));

@@ -76,62 +76,6 @@ BenchResult prove32x8_seconds(const BenchOptions& o) {
   return r;
 }
 
-/// The twin built from Model<T> (verify/model_series.hpp) against the hand recurrences: the goal is
-/// within 1.5 times their time and width, when the hand recurrences can retire. prove8's instance enclosed to t = 6 both ways side by side,
-/// the hand path as stored and the twin with V written out as a matrix (the general path),
-/// alternating, best of 3 each; the value is the time ratio, the width ratio is in the details.
-BenchResult twin_prove8_ratio(const BenchOptions& o) {
-  const std::string goal = "<= 1.5 in time and in width (the twin against the hand recurrences)";
-  if (o.quick) return not_available("not measured with --quick (about 10 s)", goal);
-  const std::string path = std::string(attnflow::source_dir()) + "/proofs/instances/prove8.json";
-  BenchResult r;
-  r.unit = "ratio";
-  r.goal = goal;
-  r.definition = "wall time of prove --enclose 6 on proofs/instances/prove8.json through the twin (V written out) "
-                 "over that through the hand recurrences, alternating, best of 3 each; details: both times, "
-                 "widths at t = 6, steps";
-  try {
-    nlohmann::json twin = read_json_file(path);
-    const int d = twin.at("d").get<int>();
-    nlohmann::json rows = nlohmann::json::array();
-    for (int a = 0; a < d; ++a) {
-      nlohmann::json row = nlohmann::json::array();
-      for (int b = 0; b < d; ++b) row.push_back(a == b ? 1 : 0);
-      rows.push_back(row);
-    }
-    twin["V"] = rows;
-    const verify::ProveInstance hand_in = verify::prove_instance_from_config(load_sim_config(path));
-    const verify::ProveInstance twin_in = verify::prove_instance_from_config(parse_sim_config(twin));
-    if (hand_in.general() || !twin_in.general()) throw std::logic_error("the two paths were not the ones meant");
-    struct Side {
-      double best = INFINITY, width = 0;
-      long steps = 0;
-    } sides[2];
-    const verify::ProveInstance* ins[2] = {&hand_in, &twin_in};
-    for (int round = 0; round < 3; ++round)
-      for (int k = 0; k < 2; ++k) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const verify::FlowResult f = verify::enclose_flow(*ins[k], {6.0}, verify::ProveOptions{});
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (!f.ok) throw std::runtime_error(std::string(k ? "twin" : "hand") + " lost at t = " + fmt::format("{:g}", f.t_reached) + ": " + f.reason);
-        sides[k].best = std::min(sides[k].best, s);
-        sides[k].width = f.boxes.back().max_width();
-        sides[k].steps = f.steps;
-      }
-    r.value = sides[1].best / sides[0].best;
-    const double width_ratio = sides[1].width / sides[0].width;
-    r.goal_met = r.value <= 1.5 && width_ratio <= 1.5 ? 1 : 0;
-    r.details = {{"hand_seconds", sides[0].best}, {"twin_seconds", sides[1].best},
-                 {"hand_width_t6", sides[0].width}, {"twin_width_t6", sides[1].width},
-                 {"width_ratio", width_ratio},     {"hand_steps", sides[0].steps},
-                 {"twin_steps", sides[1].steps}};
-  } catch (const std::exception& e) {
-    r.value = std::nan("");
-    r.details = {{"error", e.what()}};
-  }
-  return r;
-}
-
 /// The reach of the rigorous sa-euclid integrator, goal n ≤ 8, d ≤ 4, t ≤ 10 at least.
 /// proofs/instances/euclid8x4.json: 8 tokens in d = 4, Q = K = V = I, uniform start.
 BenchResult euclid8x4_seconds(const BenchOptions&) {
@@ -297,7 +241,6 @@ const std::vector<Benchmark>& benchmarks() {
          return prove_seconds_capd("prove8", 19, 25);
        }},
       {"prove32x8_seconds", prove32x8_seconds},
-      {"twin_prove8_ratio", twin_prove8_ratio},
       {"euclid8x4_seconds", euclid8x4_seconds},
       {"atlas_seconds", atlas_seconds},
       {"equilibrium64x8_seconds", equilibrium64x8_seconds},

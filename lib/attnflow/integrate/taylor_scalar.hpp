@@ -1,7 +1,7 @@
 #pragma once
 // A scalar that records what a function does to it, so that its Taylor coefficients in the
-// inputs' direction can be computed afterwards by automatic-differentiation recurrences (the
-// floating twin of verify/sphere_series.hpp's hand-written ones). Model<T>::rhs, written once
+// inputs' direction can be computed afterwards by automatic-differentiation recurrences (over
+// intervals the same recording gives the rigorous twin, verify/model_series.hpp). Model<T>::rhs, written once
 // as a template, is evaluated on taylor::Var<T> once per step: each operation on a non-constant
 // appends a node to the thread's current Tape; constants (weights, β) fold at once, so Q = I
 // costs nothing. Tape::sweep(k) then computes every node's k-th coefficient from the lower ones

@@ -114,7 +114,7 @@ enum class SphereExtension {
   NormInvariant,
   /// y − ⟨x, y⟩ x. For enclosures of solutions that start on the sphere (verify/flow_problem.hpp):
   /// the exact solution never leaves it, where the two fields are one, and over a box around the
-  /// sphere the quotient by ‖x‖² only widens the enclosure. The hand recurrences use this form.
+  /// sphere the quotient by ‖x‖² only widens the enclosure.
   Plain
 };
 

@@ -13,6 +13,7 @@ template <class U, class T, class F> Model<U> convert_model(const Model<T>& m, F
   u.d = m.d;
   u.beta = convert(m.beta);
   u.causal = m.causal;
+  u.sphere_extension = m.sphere_extension;
   u.mask = m.mask;
   for (const auto& h : m.heads)
     u.heads.push_back(Head<U>{h.Q.template converted<U>(convert), h.K.template converted<U>(convert),

@@ -211,7 +211,7 @@ ProveInstance ProveInstance::from_json(const nlohmann::json& j) {
 
 namespace {
 
-/// Whether a continuous config is one of the classic forms the hand-written recurrences take:
+/// Whether a continuous config is one of the classic forms prove's theorems are stated for:
 /// sa-sphere or usa-sphere with one head and V = I, or sa-euclid with one head; no mask.
 bool classic_flow(const SimConfig& c) {
   if (c.heads.size() != 1 || c.causal) return false;

@@ -176,7 +176,7 @@ template <class I> inline void tanh_into(Jet<I>& out, const Jet<I>& a) {
 // Each takes one node's coefficients as a contiguous array (ModelSeries keeps them node-major) and
 // is a small function of its own, flattened, so that the interval product and sum inline into its
 // loop; inside the sweep's large switch the compiler calls them out of line, once per term (bench
-// key twin_prove8_ratio). The terms are summed in the recurrences' order, m ascending.
+// keys prove8_seconds and prove32x8_seconds). The terms are summed in the recurrences' order, m ascending.
 
 /// acc += Σ_{m=lo..hi} a[m]·b[k−m].
 template <class S>
@@ -330,7 +330,7 @@ template <class I, class S> class ModelSeries {
   /// Sums are computed whole: a product, scaling or sum whose only reader is a sum is a term of
   /// it, computed where the sum is and never stored. A dot product ⟨x_i, x_j⟩ is then one node,
   /// not d products and d − 1 partial sums each with its own coefficient arrays (with Jacobian
-  /// jets, each an array of every direction: bench key twin_prove8_ratio and the prove32x8 row of
+  /// jets, each an array of every direction: bench key prove32x8_seconds and the prove32x8 rows of
   /// docs/performance.md). A term is read at the sum's order only, so computing it there is the
   /// same recurrence. The terms are added in the recorded order.
   void fuse() {
