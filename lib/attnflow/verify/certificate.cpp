@@ -972,11 +972,17 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
   const double bM40 = 64 + 2 * limbs_block(40);  // PreciseLowOrders::kDigits (an interval header here)
   // Every flow but classic sa-euclid goes through the recorded model (flow_problem.hpp).
   const bool recorded = in.general() || in.model != "sa-euclid";
-  // A recorded flow (model_series.hpp) keeps every node of the recorded field per order: per head
-  // the products and sums of the logits (2n²d), P·(V x) (2n²d), the softmax's n² shifts,
-  // exponentials, sums and quotients, Q x, K x and V x (2nd² each), the projection (~6nd).
-  const double heads = static_cast<double>(std::max<std::size_t>(1, in.heads.size()));
-  const double nodes = heads * (4 * n * n * d + 6 * n * n + 6 * n * d * d) + 8 * N + (in.W.empty() ? 0 : 4 * n * d * d);
+  // A recorded flow (model_series.hpp) keeps coefficients of the nodes it stores: a sum's products
+  // and partial sums are computed inside it (ModelSeries::fuse), so per head the n² logits (n²/2
+  // when Q = K: recorded once per pair), their exponentials and the row sums, and about 5 per
+  // token coordinate (Q x, K x, V x, the weighted sums, the projection). Counted on the recorded
+  // field for sa-sphere and usa-sphere, n = 4 … 32, d = 2 … 8: 1.5n² + 4nd + 3.5n stored nodes
+  // with Q = K, 3n² + (3 + 4.4d)n without.
+  auto symmetric = [](const std::vector<std::string>& Q, const std::vector<std::string>& K) { return Q == K; };
+  double nodes = 4 * n + (in.W.empty() ? 0 : 3 * N);
+  if (in.heads.empty())
+    nodes += (symmetric(in.Q, in.K) ? 1.5 : 3) * n * n + 5 * N;
+  for (const HeadWeights& h : in.heads) nodes += (symmetric(h.Q, h.K) ? 1.5 : 3) * n * n + 5 * N;
   const double Ng = N;
   auto general_entries = [&](double K) { return K * (nodes + Ng); };
   const double p = o.order, q = o.jet_order;
@@ -986,7 +992,9 @@ double proof_memory_bytes(const ProveInstance& in, const ProveOptions& o) {
     const double jet = bI + 24 + heap_block(Ng * i_struct) + Ng * i_heap;
     double g = bI * (2 * general_entries(p + 1) + general_entries(p)) + bP * general_entries(p + 1);
     if (!mpfi) g += bM40 * general_entries(3);
-    g += jet * general_entries(q + 1) * 1.3;
+    // The jets' arrays are sized for order q − 1 (the Jacobian over X̂), then reassigned for q
+    // (over Y): both live at that moment.
+    g += jet * (general_entries(q) + general_entries(q + 1));
     return kBase + g + Ng * Ng * (6 * bP + 3 * bI);
   }
   const double e = scalar_text(in.V, in.d) ? 1 : d * d, Ns = N + e;
