@@ -35,6 +35,7 @@ class CheckProgress : public CheckEvents {
   }
   void check_started(const std::string& id, std::size_t index) override {
     current_ = id;
+    index_ = index;
     planned_ = 0, finished_ = 0, inner_ = 0;
     for (auto& f : running_) f = 0;
     if (!quiet_ && !line_.on_terminal()) std::fprintf(stderr, "attnflow: [%zu/%zu] %s\n", index + 1, total_, id.c_str());
@@ -53,7 +54,14 @@ class CheckProgress : public CheckEvents {
     running_[static_cast<std::size_t>(slot)] = std::clamp(fraction, 0.0, 1.0);
     draw();
   }
-  void check_done(const nlohmann::json&, double) override {
+  // Each verdict as soon as its check ends, so the first comes seconds after the run starts
+  // rather than with the table at the end.
+  void check_done(const nlohmann::json& result, double seconds) override {
+    if (!quiet_)
+      line_.print_line(fmt::format("attnflow: [{}/{}] {}: got {}, expected {}: {} ({})", index_ + 1, total_,
+                                   result.value("id", ""), result.value("verdict", ""), result.value("expected", ""),
+                                   result.value("as_expected", false) ? "ok" : "UNEXPECTED",
+                                   seconds < 10 ? fmt::format("{:.1f}s", seconds) : duration_text(seconds)));
     ++done_;
     inner_ = 0;
     draw();
@@ -81,7 +89,7 @@ class CheckProgress : public CheckEvents {
 
   bool quiet_;
   ProgressLine line_;
-  std::size_t total_ = 0, done_ = 0, already_ = 0;
+  std::size_t total_ = 0, done_ = 0, already_ = 0, index_ = 0;
   std::string current_;
   std::atomic<long> planned_{0}, finished_{0};
   std::atomic<double> inner_{0};

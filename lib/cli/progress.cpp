@@ -121,4 +121,16 @@ void ProgressLine::clear() {
   shown_ = false;
 }
 
+void ProgressLine::print_line(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const bool redraw = terminal_ && shown_;
+  if (redraw) std::fprintf(stderr, "\r\033[K");
+  std::fprintf(stderr, "%s\n", text.c_str());
+  std::fflush(stderr);
+  if (redraw) {
+    shown_ = false;
+    if (pending_) draw_locked(std::chrono::steady_clock::now());
+  }
+}
+
 }  // namespace attnflow::cli

@@ -27,6 +27,9 @@ class ProgressLine {
   void draw(const std::string& label, double fraction, const std::string& detail = "");
   /// Erases the line (before other output, and at the end).
   void clear();
+  /// Writes `text` as a line of its own on stderr, above the redrawn line on a terminal (which is
+  /// then drawn again), whether or not progress is drawn.
+  void print_line(const std::string& text);
   double elapsed_seconds() const;
   bool drawing() const { return enabled_; }
   bool on_terminal() const { return terminal_; }
